@@ -1,0 +1,56 @@
+"""Gathering the objects whose types implement a protocol, in dispatch order."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+# Types that can never carry an override; every protocol starts from these.
+BASIC_TYPES: frozenset[type] = frozenset(
+    {int, float, complex, bool, str, bytes, type(None), slice, type(Ellipsis), range}
+)
+
+SEQUENCE_TYPES = (list, tuple)
+
+
+def insert_implementer(types: list[type], objs: list[Any], tp: type, obj: Any) -> None:
+    """Add ``obj`` unless its type is already present: subclasses before superclasses, else left to right."""
+    if tp in types:
+        return
+    index = len(types)
+    for i, seen in enumerate(types):
+        if issubclass(tp, seen):
+            index = i
+            break
+    types.insert(index, tp)
+    objs.insert(index, obj)
+
+
+def collect(values: Iterable[Any], is_implementer: Callable[[type], bool], plain: set) -> tuple[list[type], list[Any]]:
+    """Return ``(types, objects)`` of the implementers among ``values``.
+
+    Elements of list and tuple arguments count too (``cat([a, s])``, index
+    tuples), one level deep and into a list nested in a tuple (``t[[0, 1], s]``).
+    """
+    types: list[type] = []
+    objs: list[Any] = []
+    for v in values:
+        tp = type(v)
+        if tp in plain:
+            continue
+        if tp is list or tp is tuple or (issubclass(tp, SEQUENCE_TYPES) and not is_implementer(tp)):
+            for e in v:
+                etp = type(e)
+                if etp in plain:
+                    continue
+                if etp is list or etp is tuple:
+                    for ee in e:
+                        eetp = type(ee)
+                        if eetp not in plain and is_implementer(eetp):
+                            insert_implementer(types, objs, eetp, ee)
+                    continue
+                if is_implementer(etp):
+                    insert_implementer(types, objs, etp, e)
+            continue
+        if is_implementer(tp):
+            insert_implementer(types, objs, tp, v)
+    return types, objs

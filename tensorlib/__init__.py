@@ -1,0 +1,186 @@
+"""tensorlib: a NumPy-backed tensor library with autograd, in PyTorch's image.
+
+Every public function, Tensor method, operator and property here is
+overridable through the ``__torch_function__`` protocol (see
+:mod:`tensorlib.overrides`); the few that are not are listed by
+``tensorlib.overrides.get_ignored_functions()``.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+from . import _dtype
+from ._autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from ._dtype import (
+    bool,
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ._methods import OPERATORS, OWN_METHODS, SAME_AS_FUNCTION, method_signature
+from ._namespace import expose, make_methods_overridable, register_ignored
+from ._protocol import protocol as _protocol
+from ._repr import set_printoptions
+from ._size import Size
+from ._tensor import Tensor, _NO_WRAP, device
+from .ops import activation as _A
+from .ops import creation as _C
+from .ops import elementwise as _E
+from .ops import indexing as _I
+from .ops import linalg as _L
+from .ops import reduction as _R
+from .ops import shape as _S
+from .ops.creation import Generator, default_generator
+
+# torch's dtype aliases
+half = float16
+float = float32  # noqa: A001
+double = float64
+short = int16
+int = int32  # noqa: A001
+long = int64
+cfloat = complex64
+cdouble = complex128
+
+strided = "tensorlib.strided"
+__version__ = "0.1.0"
+
+Tensor.__module__ = __name__
+Size.__module__ = __name__
+dtype.__module__ = __name__
+device.__module__ = __name__
+
+
+def _names(module: object, names: str) -> dict:
+    return {n: getattr(module, n) for n in names.split()}
+
+
+def reshape(input: Tensor, shape: tuple) -> Tensor:
+    """The elements of ``input`` in a new shape (a view when possible)."""
+    return _S.reshape(input, shape)
+
+
+def permute(input: Tensor, dims: tuple) -> Tensor:
+    """``input`` with its dims reordered (a view)."""
+    return _S.permute(input, dims)
+
+
+def result_type(tensor1: object, tensor2: object) -> dtype:
+    """The dtype an arithmetic op between the two operands would produce."""
+    from .ops._util import result_dtype
+
+    return result_dtype(tensor1, tensor2)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input`` has a floating point dtype."""
+    return _E.tensor_arg(input, "is_floating_point")._data.dtype.kind == "f"
+
+
+def is_complex(input: Tensor) -> bool:
+    """Whether ``input`` has a complex dtype."""
+    return _E.tensor_arg(input, "is_complex")._data.dtype.kind == "c"
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """The truth value of a one-element tensor."""
+    x = _E.tensor_arg(input, "is_nonzero")
+    if x._data.size != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with no values is ambiguous" if x._data.size == 0
+            else "Boolean value of Tensor with more than one value is ambiguous"
+        )
+    return _builtins.bool(x._data.reshape(()).item())
+
+
+def can_cast(from_: dtype, to: dtype) -> _builtins.bool:
+    """Whether torch's casting rules allow ``from_`` to be cast to ``to`` in an in-place op."""
+    order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    return order[from_.np.kind] <= order[to.np.kind]
+
+
+_OVERRIDABLE = {
+    **_names(_E, """add sub subtract rsub mul multiply div divide true_divide floor_divide remainder fmod pow
+        float_power neg negative abs absolute exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan
+        sinh cosh tanh asinh acosh atanh sigmoid reciprocal square relu floor ceil trunc fix frac sign sgn round conj
+        real imag lerp maximum minimum fmax fmin clamp clip clamp_min clamp_max where eq ne lt le gt ge greater
+        greater_equal less less_equal not_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or
+        bitwise_xor bitwise_not isnan isinf isfinite isposinf isneginf isclose allclose equal nan_to_num clone
+        positive abs_ exp_ exp2_ expm1_ log_ log2_ log10_ log1p_ sqrt_ rsqrt_ sin_ cos_ tan_ asin_ acos_ atan_ sinh_
+        cosh_ tanh_ asinh_ acosh_ atanh_ sigmoid_ reciprocal_ square_ relu_ floor_ ceil_ trunc_ fix_ frac_ round_
+        neg_ negative_ clamp_ clip_"""),
+    **_names(_R, """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean
+        logsumexp all any count_nonzero cumsum cumprod median mode"""),
+    **_names(_L, """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tensordot einsum tril triu trace
+        norm cross cdist"""),
+    **_names(_S, """flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis broadcast_to
+        broadcast_tensors narrow select unbind split chunk tensor_split cat concat concatenate stack hstack vstack
+        atleast_1d atleast_2d flip fliplr flipud roll tile repeat_interleave diagonal diag diag_embed adjoint"""),
+    **_names(_I, """gather scatter scatter_add index_select index_add index_fill index_put masked_fill masked_select
+        masked_scatter nonzero argwhere argsort sort msort topk kthvalue unique take take_along_dim bincount
+        searchsorted bucketize"""),
+    **_names(_A, "softmax log_softmax erf erfc erf_ erfc_"),
+    **_names(_C, """zeros_like ones_like empty_like full_like rand_like randn_like randint_like normal bernoulli
+        multinomial poisson numel"""),
+    "reshape": reshape,
+    "permute": permute,
+    "result_type": result_type,
+    "is_floating_point": is_floating_point,
+    "is_complex": is_complex,
+    "is_nonzero": is_nonzero,
+}
+
+_IGNORED = {
+    **_names(_C, """tensor as_tensor asarray from_numpy is_tensor zeros ones empty full eye arange linspace logspace
+        rand randn randint randperm manual_seed seed initial_seed get_rng_state set_rng_state"""),
+    "broadcast_shapes": _S.broadcast_shapes,
+    "can_cast": can_cast,
+}
+
+globals().update(expose(__name__, _OVERRIDABLE))
+globals().update(_IGNORED)
+register_ignored(
+    __name__,
+    list(_IGNORED)
+    + """get_default_dtype set_default_dtype promote_types set_printoptions is_grad_enabled no_grad enable_grad
+    set_grad_enabled inference_mode Tensor Size dtype device Generator""".split(),
+)
+
+# Tensor: methods that are functions, methods of their own, operators, and the class's own methods/properties.
+make_methods_overridable(
+    Tensor,
+    extra={**OWN_METHODS, **OPERATORS},
+    from_functions=SAME_AS_FUNCTION,
+    signature_of=method_signature,
+    skip={"__new__", "__init__", "__torch_function__", "__hash__", "_get_meta", "__init_subclass__", "__array_priority__"},
+)
+_protocol.registry.add_ignored(Tensor, ["__new__", "__init__", "__torch_function__", "__hash__"])
+_protocol.add_plain_type(Tensor)
+for _t in (Size, dtype, device):
+    _protocol.add_plain_type(_t)
+_NO_WRAP.add(Tensor.grad.__get__)
+
+from . import autograd, nn, optim, overrides, return_types  # noqa: E402
+from . import linalg  # noqa: E402
+from . import overrides as _overrides  # noqa: E402  (torch's historical spelling)
+
+__all__ = sorted(
+    [n for n in _OVERRIDABLE]
+    + [n for n in _IGNORED]
+    + """Tensor Size dtype device Generator default_generator no_grad enable_grad set_grad_enabled is_grad_enabled
+    inference_mode get_default_dtype set_default_dtype promote_types set_printoptions bool uint8 int8 int16 int32
+    int64 float16 float32 float64 complex64 complex128 half float double short int long cfloat cdouble autograd nn
+    optim overrides linalg return_types""".split()
+)

@@ -1,0 +1,387 @@
+"""The backward engine: an iterative, dependency-counted walk of the graph.
+
+No recursion, so graph depth is bounded only by memory. Each node runs once,
+after every node that feeds it a gradient; gradients arriving at the same node
+input are summed. Leaves accumulate into ``.grad`` through their
+``AccumulateGrad`` node.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from .._tensor import Size, Tensor, _wrap
+from .grad_mode import STATE
+from .graph import Node, new_node
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds incoming gradients into ``variable.grad``."""
+
+    __slots__ = ("variable",)
+
+    def apply(self, grads: list) -> tuple:
+        var = self.variable
+        g = grads[0]
+        if g is None:
+            return ()
+        meta = var._get_meta()
+        if meta.hooks:
+            for hook in list(meta.hooks.values()):
+                r = hook(g)
+                if r is not None:
+                    g = r
+        _accumulate(var, meta, g)
+        if meta.post_acc_hooks:
+            for hook in list(meta.post_acc_hooks.values()):
+                hook(var)
+        return ()
+
+
+def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
+    old = meta.grad
+    if STATE.enabled:  # create_graph: keep the gradient's own history
+        meta.grad = g if old is None else _add(old, g)
+        return
+    data = g._data
+    if data.dtype != var._data.dtype:
+        data = data.astype(var._data.dtype)
+    if old is None:
+        # Store without copying only if nothing else can see this array: it owns
+        # its memory and the gradient tensor is its only referrer.
+        if data.base is not None or sys.getrefcount(data) > 3 or not data.flags.writeable:
+            data = data.copy()
+        meta.grad = _wrap(data)
+        return
+    od = old._data
+    if od.flags.writeable and od.shape == data.shape and old._grad_fn is None:
+        np.add(od, data, out=od)
+        c = old._version
+        if c is not None:
+            c[0] += 1
+    else:
+        meta.grad = _wrap(od + data)
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The (cached) AccumulateGrad node of leaf ``t``: one per leaf while a graph holds it."""
+    meta = t._get_meta()
+    ref = meta.grad_acc
+    node = ref() if ref is not None else None
+    if node is None:
+        node = new_node(AccumulateGrad, ())
+        node.variable = t
+        meta.grad_acc = weakref.ref(node)
+    return node
+
+
+def _add(a: Tensor, b: Tensor) -> Tensor:
+    from ..ops.elementwise import add
+
+    return add(a, b)
+
+
+def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any] | None) -> list[Tensor]:
+    out = []
+    for i, t in enumerate(outputs):
+        g = grads[i] if grads is not None and i < len(grads) else None
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t._data.dtype.kind not in "fc":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype!r}"
+                )
+            g = _wrap(np.ones(t._data.shape, dtype=t._data.dtype))
+        elif isinstance(g, Tensor):
+            if g._data.shape != t._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)!r} and output[{i}] "
+                    f"has a shape of {Size(t._data.shape)!r}."
+                )
+            if g._data.dtype.kind != t._data.dtype.kind and not (
+                g._data.dtype.kind in "fc" and t._data.dtype.kind in "fc"
+            ):
+                raise RuntimeError(
+                    f"For complex Tensors, both grad_output and output are required to have the same dtype. "
+                    f"Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype!r} and output[{i}] has a dtype "
+                    f"of {t.dtype!r}."
+                )
+            if not STATE.enabled:
+                # A fresh object around the caller's array, so accumulation never writes into it.
+                g = _wrap(g._data)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        out.append(g)
+    return out
+
+
+def _as_tuple(x: Any, what: str) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    if isinstance(x, (tuple, list)):
+        return tuple(x)
+    if x is None:
+        return ()
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}")
+
+
+def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"outputs must be Tensors, got {type(t).__name__} at index {i}")
+    fn = t._grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    if t._requires_grad:
+        return grad_accumulator(t), 0
+    raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves (or of ``inputs`` only)."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to backward()")
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors, "tensors")
+    grads = None if grad_tensors is None else _as_tuple(grad_tensors, "grad_tensors")
+    if grads is not None and len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    input_list = _as_tuple(inputs, "inputs") if inputs is not None else None
+    if input_list is not None and len(input_list) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        root_grads = _make_grads(outputs, grads)
+        if input_list is None:
+            _execute(roots, root_grads, retain_graph, None)
+            return
+        targets, _ = _targets(input_list, "backward")
+        captured = _execute(roots, root_grads, retain_graph, targets)
+        for t, key in zip(input_list, targets):
+            if t._grad_fn is None:
+                continue  # leaves accumulated through their AccumulateGrad
+            g = captured.get(key)
+            if g is not None:
+                meta = t._get_meta()
+                meta.grad = g if meta.grad is None else _add(meta.grad, g)
+    finally:
+        STATE.enabled = prev
+
+
+def _targets(inputs: Sequence[Any], fname: str) -> tuple[list, list]:
+    keys = []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fname}: inputs must be Tensors, got {type(t).__name__} at index {i}")
+        if not t._requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+        if t._grad_fn is None:
+            keys.append((grad_accumulator(t), 0))
+        else:
+            keys.append((t._grad_fn, t._output_nr))
+    return keys, inputs
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned rather than accumulated into ``.grad``."""
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by tensorlib.autograd.grad")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _as_tuple(outputs, "outputs")
+    ins = _as_tuple(inputs, "inputs")
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    grads = None if grad_outputs is None else _as_tuple(grad_outputs, "grad_outputs")
+    if grads is not None and len(grads) != len(outs):
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(grads)} grad_outputs and {len(outs)} outputs"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_root_edge(t, i) for i, t in enumerate(outs)]
+    targets, _ = _targets(ins, "grad")
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        root_grads = _make_grads(outs, grads)
+        captured = _execute(roots, root_grads, retain_graph, targets, accumulate=False)
+    finally:
+        STATE.enabled = prev
+    result = []
+    for i, key in enumerate(targets):
+        g = captured.get(key)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                g = _wrap(np.zeros(ins[i]._data.shape, dtype=ins[i]._data.dtype))
+        result.append(g)
+    return tuple(result)
+
+
+def _dependencies(roots: Iterable[Node]) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _needed(roots: list[Node], deps: dict[Node, int], targets: set[Node]) -> set[Node]:
+    """Nodes from which some target can be reached (only those run when targets are given)."""
+    order = []
+    remaining = dict(deps)
+    ready = [n for n in dict.fromkeys(roots) if remaining.get(n, 0) == 0]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            remaining[nxt] -= 1
+            if remaining[nxt] == 0:
+                ready.append(nxt)
+    needed: set[Node] = set()
+    for node in reversed(order):
+        if node in targets or any(nxt in needed for nxt, _ in node.next_functions if nxt is not None):
+            needed.add(node)
+    return needed
+
+
+def _execute(
+    roots: list[tuple[Node, int]],
+    root_grads: list[Tensor],
+    retain_graph: bool,
+    targets: list | None,
+    accumulate: bool = True,
+) -> dict:
+    """Run the graph from ``roots``; return gradients captured at ``targets`` (``(node, output_nr)`` keys)."""
+    root_nodes = [n for n, _ in roots]
+    deps = _dependencies(root_nodes)
+    buffers: dict[Node, list] = {}
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.num_outputs
+        buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+    needed = None
+    captured: dict = {}
+    capture_keys: set = set()
+    if targets is not None:
+        target_nodes = {n for n, _ in targets}
+        needed = _needed(root_nodes, deps, target_nodes)
+        capture_keys = set(targets)
+    ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
+    while ready:
+        node = ready.pop()
+        grads = buffers.pop(node, None)
+        run = needed is None or node in needed
+        if run and grads is not None:
+            hooks = node._hooks
+            if hooks is not None:
+                grads = _pre_hooks(node, hooks, grads)
+            if capture_keys:
+                for nr, g in enumerate(grads):
+                    if (node, nr) in capture_keys and g is not None:
+                        captured[(node, nr)] = g
+            if type(node) is AccumulateGrad:
+                if accumulate and (targets is None or (node, 0) in capture_keys):
+                    node.apply(grads)
+                outs: Any = ()
+            elif needed is not None and node in target_nodes and not any(
+                nxt in needed for nxt, _ in node.next_functions if nxt is not None
+            ):
+                outs = ()
+            else:
+                outs = node.apply(grads)
+                if hooks is not None and hooks.post:
+                    for hook in list(hooks.post.values()):
+                        r = hook(outs, tuple(grads))
+                        if r is not None:
+                            outs = tuple(r)
+            if not retain_graph:
+                node.release()
+        else:
+            outs = ()
+        for i, (nxt, nr) in enumerate(node.next_functions):
+            if nxt is None:
+                continue
+            g = outs[i] if i < len(outs) else None
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt.num_outputs
+                old = buf[nr]
+                buf[nr] = g if old is None else _add(old, g)
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                ready.append(nxt)
+    return captured
+
+
+def _pre_hooks(node: Node, hooks: Any, grads: list) -> list:
+    grads = list(grads)
+    for nr, store in hooks.tensor_pre.items():
+        g = grads[nr]
+        if g is None:
+            continue
+        for hook in list(store.values()):
+            r = hook(g)
+            if r is not None:
+                g = r
+        grads[nr] = g
+    for nr, ref in hooks.retain.items():
+        t = ref()
+        g = grads[nr]
+        if t is not None and g is not None:
+            meta = t._get_meta()
+            if STATE.enabled:
+                meta.grad = g if meta.grad is None else _add(meta.grad, g)
+            else:
+                meta.grad = _wrap(g._data.copy()) if meta.grad is None else _wrap(meta.grad._data + g._data)
+    for hook in list(hooks.pre.values()):
+        r = hook(tuple(grads))
+        if r is not None:
+            grads = list(r)
+    return grads

@@ -1,0 +1,119 @@
+"""Thread-local switches for gradient recording: ``no_grad``, ``enable_grad``, ``set_grad_enabled``."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _GradState(threading.local):
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+STATE = _GradState()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations on tensors that require grad are recorded in this thread."""
+    return STATE.enabled
+
+
+class _GradModeContext:
+    """Base of the grad-mode context managers; each also works as a decorator."""
+
+    _target: bool
+
+    def __init__(self) -> None:
+        self._prev: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._prev.append(STATE.enabled)
+        STATE.enabled = self._target
+
+    def __exit__(self, *exc: Any) -> None:
+        STATE.enabled = self._prev.pop()
+
+    def __call__(self, func: F) -> F:
+        if inspect.isclass(func):
+            raise TypeError(f"{type(self).__name__} cannot decorate a class; decorate its methods instead")
+        target = self._target
+        if inspect.isgeneratorfunction(func):
+
+            @functools.wraps(func)
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+                gen = func(*args, **kwargs)
+                prev = STATE.enabled
+                try:
+                    STATE.enabled = target
+                    value = next(gen)
+                    while True:
+                        STATE.enabled = prev
+                        sent = yield value
+                        STATE.enabled = target
+                        value = gen.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+                finally:
+                    STATE.enabled = prev
+
+            return gen_wrapper  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = STATE.enabled
+            STATE.enabled = target
+            try:
+                return func(*args, **kwargs)
+            finally:
+                STATE.enabled = prev
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):
+    """Context manager and decorator that disables gradient recording in this thread."""
+
+    _target = False
+
+
+class enable_grad(_GradModeContext):
+    """Context manager and decorator that enables gradient recording (e.g. inside ``no_grad``)."""
+
+    _target = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Enable or disable gradient recording: at once, or as a context manager or decorator.
+
+    As in torch, ``set_grad_enabled(False)`` used as a plain call switches the
+    mode immediately; used with ``with`` it restores the previous mode on exit.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__()
+        if not isinstance(mode, (bool, int)):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+        self._target = bool(mode)
+        self._entry_prev = STATE.enabled
+        STATE.enabled = self._target
+
+    def __enter__(self) -> None:
+        self._prev.append(self._entry_prev)
+        STATE.enabled = self._target
+
+    def __call__(self, func: F) -> F:
+        STATE.enabled = self._entry_prev
+        return super().__call__(func)
+
+
+class inference_mode(_GradModeContext):
+    """Like ``no_grad`` (this library has no separate inference tensors)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__()
+        self._target = not mode

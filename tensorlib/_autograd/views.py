@@ -1,0 +1,139 @@
+"""History rewriting for in-place operations, including in-place writes through views.
+
+When an in-place op changes a view, its base changes too. The base then gets a
+``CopySlices`` node: the gradient of the region the view covers goes to the
+in-place op's node, the rest to the base's previous history; the view's new
+history is "that region of the base".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from .graph import Node, new_node
+
+
+def _edge(t: Tensor) -> tuple:
+    from ..ops._util import edge
+
+    return edge(t)
+
+
+def rebase_history(t: Tensor, res: Tensor) -> None:
+    """Make ``t`` (just overwritten in place with ``res``'s values) carry ``res``'s history."""
+    base = t._base
+    if base is None:
+        _set_history(t, res._grad_fn, res._output_nr)
+        return
+    index = region_index(base._data, t._data)
+    node = new_node(CopySlices, (_edge(base), (res._grad_fn, res._output_nr)))
+    node.index = index
+    node.base_shape = base._data.shape
+    _set_history(base, node, 0)
+    view_node = new_node(RegionBackward, ((node, 0),))
+    view_node.index = index
+    view_node.base_shape = base._data.shape
+    _set_history(t, view_node, 0)
+
+
+def _set_history(t: Tensor, fn: Any, output_nr: int) -> None:
+    t._grad_fn = fn
+    t._requires_grad = True
+    if output_nr or t._meta is not None:
+        t._get_meta().output_nr = output_nr
+
+
+def region_index(base: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """For each element of ``view``, the flat index of the ``base`` element sharing its memory."""
+    origin = base.__array_interface__["data"][0]
+    base_pos = _positions(base, origin).ravel()
+    order = np.argsort(base_pos, kind="stable")
+    sorted_pos = base_pos[order]
+    view_pos = _positions(view, origin)
+    found = np.searchsorted(sorted_pos, view_pos)
+    found = np.clip(found, 0, len(sorted_pos) - 1)
+    if not np.array_equal(sorted_pos[found], view_pos):
+        raise RuntimeError("internal error: view does not lie inside its base")
+    return order[found]
+
+
+def _positions(arr: np.ndarray, origin: int) -> np.ndarray:
+    pos = np.full(arr.shape, arr.__array_interface__["data"][0] - origin, dtype=np.int64)
+    for k, (n, stride) in enumerate(zip(arr.shape, arr.strides)):
+        shape = [1] * arr.ndim
+        shape[k] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+    return pos
+
+
+def take_region(g: Tensor, index: np.ndarray) -> Tensor:
+    """The elements of (base-shaped) ``g`` at ``index``, differentiably."""
+    data = g._data.reshape(-1)[index]
+    from .grad_mode import STATE
+
+    if g._requires_grad and STATE.enabled:
+        node = new_node(RegionBackward, (_edge(g),))
+        node.index = index
+        node.base_shape = g._data.shape
+        out = _wrap(data)
+        out._grad_fn = node
+        out._requires_grad = True
+        return out
+    return _wrap(data)
+
+
+def put_region(r: Tensor, index: np.ndarray, base_shape: tuple, fill: Tensor | None = None) -> Tensor:
+    """A base-shaped tensor equal to ``fill`` (or zeros) with ``r`` scattered at ``index``, differentiably."""
+    from .grad_mode import STATE
+
+    if fill is None:
+        data = np.zeros(int(np.prod(base_shape)), dtype=r._data.dtype)
+    else:
+        data = fill._data.reshape(-1).copy()
+    np.add.at(data, index.reshape(-1), r._data.reshape(-1))
+    data = data.reshape(base_shape)
+    if r._requires_grad and STATE.enabled:
+        node = new_node(PutRegionBackward, (_edge(r),))
+        node.index = index
+        out = _wrap(data)
+        out._grad_fn = node
+        out._requires_grad = True
+        return out
+    return _wrap(data)
+
+
+class RegionBackward(Node):
+    """Backward of taking a region of a base: scatter the gradient into a zero base."""
+
+    __slots__ = ("index", "base_shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (put_region(g, self.index, self.base_shape),)
+
+
+class PutRegionBackward(Node):
+    __slots__ = ("index",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (take_region(g, self.index),)
+
+
+class CopySlices(Node):
+    """Grad_fn of a base after an in-place op on one of its views."""
+
+    __slots__ = ("index", "base_shape")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        g_base = None
+        if self.needs(0):
+            mask = np.ones(int(np.prod(self.base_shape)), dtype=g._data.dtype)
+            mask[self.index.reshape(-1)] = 0
+            from ..ops.elementwise import mul
+
+            g_base = mul(g, _wrap(mask.reshape(self.base_shape)))
+        g_region = take_region(g, self.index) if self.needs(1) else None
+        return g_base, g_region

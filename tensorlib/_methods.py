@@ -1,0 +1,380 @@
+"""The Tensor methods and operators that are ops, as a table: name -> raw implementation.
+
+Most methods are the function of the same name with ``self`` as ``input``
+(and no ``out=``); their signatures are derived from the function's. The rest
+are written here. ``tensorlib/__init__`` makes all of them overridable.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor
+from .ops import activation as A
+from .ops import creation as C
+from .ops import elementwise as E
+from .ops import indexing as I
+from .ops import linalg as L
+from .ops import reduction as R
+from .ops import shape as S
+
+# Functions whose method form is ``tensor.name(*args)`` == ``name(tensor, *args)``.
+SAME_AS_FUNCTION: dict[str, Callable] = {}
+_FUNCTION_METHODS = {
+    E: """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power neg negative
+        abs absolute exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh asinh
+        acosh atanh sigmoid reciprocal square relu floor ceil trunc fix frac sign sgn round conj lerp maximum minimum
+        fmax fmin clamp clip clamp_min clamp_max eq ne lt le gt ge greater greater_equal less less_equal not_equal
+        logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isnan isinf
+        isfinite isposinf isneginf isclose allclose equal nan_to_num clone positive real imag
+        add_ sub_ mul_ div_ pow_ neg_ negative_ abs_ exp_ exp2_ expm1_ log_ log2_ log10_ log1p_ sqrt_ rsqrt_ sin_
+        cos_ tan_ asin_ acos_ atan_ sinh_ cosh_ tanh_ asinh_ acosh_ atanh_ sigmoid_ reciprocal_ square_ relu_ floor_
+        ceil_ trunc_ fix_ frac_ sign_ round_ clamp_ clip_ zero_ fill_ copy_ remainder_ floor_divide_ lerp_""",
+    R: """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean logsumexp all
+        any count_nonzero cumsum cumprod median mode""",
+    L: "mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tril triu trace norm cross",
+    S: """view_as reshape_as flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis
+        expand_as broadcast_to contiguous narrow select unbind split chunk tensor_split flip fliplr flipud roll tile
+        repeat_interleave diagonal diag diag_embed adjoint""",
+    I: """gather scatter scatter_ scatter_add scatter_add_ index_select index_add index_fill index_put index_put_
+        masked_fill masked_fill_ masked_select masked_scatter nonzero argwhere argsort sort msort topk kthvalue unique
+        take take_along_dim bincount""",
+    A: "softmax log_softmax erf erf_ erfc erfc_",
+    C: "uniform_ normal_ random_ bernoulli_ exponential_",
+}
+for _mod, _names in _FUNCTION_METHODS.items():
+    for _name in _names.split():
+        SAME_AS_FUNCTION[_name] = getattr(_mod, _name)
+
+
+def method_signature(func: Callable) -> inspect.Signature:
+    """The method form of a function's signature: first parameter renamed ``self``, no ``out``."""
+    sig = inspect.signature(func)
+    params = list(sig.parameters.values())
+    if params and params[0].kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        params[0] = params[0].replace(name="self")
+    params = [p for p in params if p.name != "out"]
+    return sig.replace(parameters=params, return_annotation=inspect.Signature.empty)
+
+
+# -- methods with their own signatures ------------------------------------------------------
+
+
+def view(self: Tensor, *shape: Any) -> Tensor:
+    """A view with a new shape (``t.view(2, 3)`` or ``t.view((2, 3))``); ``t.view(dtype)`` reinterprets."""
+    return S.view(self, *shape)
+
+
+def reshape(self: Tensor, *shape: Any) -> Tensor:
+    """The same elements in a new shape (a view when possible)."""
+    return S.reshape(self, *shape)
+
+
+def permute(self: Tensor, *dims: Any) -> Tensor:
+    """Reorder dims (a view)."""
+    return S.permute(self, *dims)
+
+
+def expand(self: Tensor, *sizes: Any) -> Tensor:
+    """A broadcast view of this tensor with ``sizes`` (-1 keeps a dim)."""
+    return S.expand(self, *sizes)
+
+
+def repeat(self: Tensor, *sizes: Any) -> Tensor:
+    """Tile this tensor ``sizes[i]`` times along each dim."""
+    return S.repeat(self, *sizes)
+
+
+def where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
+    """``self`` where ``condition`` holds, else ``y``."""
+    return E.where(condition, self, y)
+
+
+def _cast(target: Any, name: str) -> Callable:
+    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
+        return E.to_dtype(self, target)
+
+    cast.__name__ = cast.__qualname__ = name
+    cast.__doc__ = f"This tensor as {target!r} (itself if it already is)."
+    return cast
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Convert dtype (and check the device): ``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``."""
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    device = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, (str, type(self.device))):
+            device = a
+        elif isinstance(a, bool):
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: got {type(a).__name__}")
+    if device is not None:
+        from ._tensor import device as _device
+
+        _device(device)
+    if dtype is None:
+        return E.clone(self) if copy else self
+    return E.to_dtype(self, dtype, copy=copy)
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor converted to ``other``'s dtype."""
+    return E.to_dtype(self, other.dtype)
+
+
+def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor from ``data`` with this tensor's dtype by default."""
+    return C.tensor(data, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+
+
+def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Zeros of ``size`` with this tensor's dtype by default."""
+    return C.zeros(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+
+
+def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Ones of ``size`` with this tensor's dtype by default."""
+    return C.ones(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+
+
+def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor of ``size`` with this tensor's dtype by default."""
+    return C.empty(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+
+
+def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``fill_value`` of ``size`` with this tensor's dtype by default."""
+    return C.full(size, fill_value, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """In-place :func:`index_add`."""
+    return E.inplace_apply(self, I.index_add, (dim, index, source), {"alpha": alpha}, "index_add_")
+
+
+def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """In-place :func:`index_fill`."""
+    return E.inplace_apply(self, I.index_fill, (dim, index, value), {}, "index_fill_")
+
+
+def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+    """Apply a Python function to every element in place (slow; for tests and debugging)."""
+    from .ops._util import bump_version, check_inplace, writable
+
+    check_inplace(self, "apply_")
+    a = writable(self)
+    flat = a.reshape(-1)
+    for i, v in enumerate(flat.tolist()):
+        flat[i] = callable(v)
+    if not np.shares_memory(flat, a):
+        a[...] = flat.reshape(a.shape)
+    bump_version(self)
+    return self
+
+
+# -- operators ------------------------------------------------------------------------------
+
+_NUMBER = (int, float, bool, complex, np.number, np.bool_)
+
+
+def _operand(other: Any) -> bool:
+    return isinstance(other, (Tensor,) + _NUMBER)
+
+
+def _binary(name: str, func: Callable, reflected: bool = False) -> Callable:
+    if reflected:
+
+        def op(self: Tensor, other: Any) -> Any:
+            if not _operand(other):
+                return NotImplemented
+            return func(other, self) if isinstance(other, Tensor) else _reflected(func, self, other)
+
+    else:
+
+        def op(self: Tensor, other: Any) -> Any:
+            if not _operand(other):
+                return NotImplemented
+            return func(self, other)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"The ``{name}`` operator."
+    return op
+
+
+def _reflected(func: Callable, self: Tensor, scalar: Any) -> Tensor:
+    """``scalar <op> self`` for functions whose first argument must be a tensor."""
+    if func is E.sub:
+        return E.rsub(self, scalar)
+    if func is E.div:
+        return E.mul(E.reciprocal(self), scalar)
+    if func is E.floor_divide:
+        return E.floor_divide(E.full_like_scalar(scalar, self), self)
+    if func is E.remainder:
+        return E.remainder(E.full_like_scalar(scalar, self), self)
+    if func is E.pow:
+        return E.pow(scalar, self)
+    if func in (E.add, E.mul, E.bitwise_and, E.bitwise_or, E.bitwise_xor, E.eq, E.ne):
+        return func(self, scalar)
+    raise TypeError(f"unsupported operand for reflected {func.__name__}")
+
+
+def _inplace(name: str, func: Callable) -> Callable:
+    def op(self: Tensor, other: Any) -> Any:
+        if not _operand(other):
+            return NotImplemented
+        return func(self, other)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"The ``{name}`` operator (in place)."
+    return op
+
+
+def _matmul_op(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return L.matmul(self, other)
+
+
+def _rmatmul_op(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return L.matmul(other, self)
+
+
+def _bitwise_inplace(func: Callable, name: str) -> Callable:
+    def op(self: Tensor, other: Any) -> Tensor:
+        return E.inplace_apply(self, func, (other,), {}, name)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+bitwise_and_ = _bitwise_inplace(E.bitwise_and, "bitwise_and_")
+bitwise_or_ = _bitwise_inplace(E.bitwise_or, "bitwise_or_")
+bitwise_xor_ = _bitwise_inplace(E.bitwise_xor, "bitwise_xor_")
+
+
+def _unary_op(name: str, func: Callable) -> Callable:
+    def op(self: Tensor) -> Tensor:
+        return func(self)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"The ``{name}`` operator."
+    return op
+
+
+def _contains(self: Tensor, element: Any) -> bool:
+    if isinstance(element, (Tensor,) + _NUMBER):
+        return bool(E.eq(self, element)._data.any())
+    raise RuntimeError(
+        f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
+    )
+
+
+def _reversed(self: Tensor) -> Tensor:
+    if self._data.ndim == 0:
+        return self
+    return S.flip(self, 0)
+
+
+OPERATORS: dict[str, Callable] = {
+    "__add__": _binary("__add__", E.add),
+    "__radd__": _binary("__radd__", E.add, reflected=True),
+    "__iadd__": _inplace("__iadd__", E.add_),
+    "__sub__": _binary("__sub__", E.sub),
+    "__rsub__": _binary("__rsub__", E.sub, reflected=True),
+    "__isub__": _inplace("__isub__", E.sub_),
+    "__mul__": _binary("__mul__", E.mul),
+    "__rmul__": _binary("__rmul__", E.mul, reflected=True),
+    "__imul__": _inplace("__imul__", E.mul_),
+    "__truediv__": _binary("__truediv__", E.div),
+    "__rtruediv__": _binary("__rtruediv__", E.div, reflected=True),
+    "__itruediv__": _inplace("__itruediv__", E.div_),
+    "__floordiv__": _binary("__floordiv__", E.floor_divide),
+    "__rfloordiv__": _binary("__rfloordiv__", E.floor_divide, reflected=True),
+    "__ifloordiv__": _inplace("__ifloordiv__", E.floor_divide_),
+    "__mod__": _binary("__mod__", E.remainder),
+    "__rmod__": _binary("__rmod__", E.remainder, reflected=True),
+    "__imod__": _inplace("__imod__", E.remainder_),
+    "__pow__": _binary("__pow__", E.pow),
+    "__rpow__": _binary("__rpow__", E.pow, reflected=True),
+    "__ipow__": _inplace("__ipow__", E.pow_),
+    "__matmul__": _matmul_op,
+    "__rmatmul__": _rmatmul_op,
+    "__and__": _binary("__and__", E.bitwise_and),
+    "__rand__": _binary("__rand__", E.bitwise_and, reflected=True),
+    "__iand__": _inplace("__iand__", bitwise_and_),
+    "__or__": _binary("__or__", E.bitwise_or),
+    "__ror__": _binary("__ror__", E.bitwise_or, reflected=True),
+    "__ior__": _inplace("__ior__", bitwise_or_),
+    "__xor__": _binary("__xor__", E.bitwise_xor),
+    "__rxor__": _binary("__rxor__", E.bitwise_xor, reflected=True),
+    "__ixor__": _inplace("__ixor__", bitwise_xor_),
+    "__eq__": _binary("__eq__", E.eq),
+    "__ne__": _binary("__ne__", E.ne),
+    "__lt__": _binary("__lt__", E.lt),
+    "__le__": _binary("__le__", E.le),
+    "__gt__": _binary("__gt__", E.gt),
+    "__ge__": _binary("__ge__", E.ge),
+    "__neg__": _unary_op("__neg__", E.neg),
+    "__pos__": _unary_op("__pos__", E.positive),
+    "__abs__": _unary_op("__abs__", E.abs),
+    "__invert__": _unary_op("__invert__", E.bitwise_not),
+    "__getitem__": I.getitem,
+    "__setitem__": I.setitem,
+    "__contains__": _contains,
+    "__reversed__": _reversed,
+}
+OPERATORS["__matmul__"].__name__ = OPERATORS["__matmul__"].__qualname__ = "__matmul__"
+OPERATORS["__rmatmul__"].__name__ = OPERATORS["__rmatmul__"].__qualname__ = "__rmatmul__"
+OPERATORS["__contains__"].__name__ = OPERATORS["__contains__"].__qualname__ = "__contains__"
+OPERATORS["__reversed__"].__name__ = OPERATORS["__reversed__"].__qualname__ = "__reversed__"
+
+# Methods with their own signature (raw implementations).
+OWN_METHODS: dict[str, Callable] = {
+    "view": view,
+    "reshape": reshape,
+    "permute": permute,
+    "expand": expand,
+    "repeat": repeat,
+    "where": where,
+    "to": to,
+    "type_as": type_as,
+    "new_tensor": new_tensor,
+    "new_zeros": new_zeros,
+    "new_ones": new_ones,
+    "new_empty": new_empty,
+    "new_full": new_full,
+    "index_add_": index_add_,
+    "index_fill_": index_fill_,
+    "apply_": apply_,
+    "bitwise_and_": bitwise_and_,
+    "bitwise_or_": bitwise_or_,
+    "bitwise_xor_": bitwise_xor_,
+    "double": _cast(_dtype.float64, "double"),
+    "float": _cast(_dtype.float32, "float"),
+    "half": _cast(_dtype.float16, "half"),
+    "long": _cast(_dtype.int64, "long"),
+    "int": _cast(_dtype.int32, "int"),
+    "short": _cast(_dtype.int16, "short"),
+    "char": _cast(_dtype.int8, "char"),
+    "byte": _cast(_dtype.uint8, "byte"),
+    "bool": _cast(_dtype.bool, "bool"),
+    "cfloat": _cast(_dtype.complex64, "cfloat"),
+    "cdouble": _cast(_dtype.complex128, "cdouble"),
+}

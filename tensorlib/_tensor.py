@@ -1,0 +1,727 @@
+"""The Tensor: a NumPy array plus autograd metadata.
+
+This module holds the data layout, construction helpers used on every op's
+hot path, properties and the methods that are not ops. Op methods
+(``t.add``, ``t + u``, ...) are attached in :mod:`tensorlib._methods`, and the
+public surface is made overridable in :mod:`tensorlib.__init__`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from . import _dtype
+from ._autograd.grad_mode import STATE as _GRAD
+from ._dtype import FROM_NP, dtype as _DType
+from dispatch import disabled_handler
+
+from ._protocol import protocol
+from ._size import Size
+
+_new = object.__new__
+
+_LEGACY_NAMES = {
+    "bool": "BoolTensor",
+    "uint8": "ByteTensor",
+    "int8": "CharTensor",
+    "int16": "ShortTensor",
+    "int32": "IntTensor",
+    "int64": "LongTensor",
+    "float16": "HalfTensor",
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}
+
+
+def legacy_type_name(npdt: np.dtype) -> str:
+    """``tensorlib.FloatTensor`` and friends, as ``Tensor.type()`` reports them."""
+    return "tensorlib." + _LEGACY_NAMES[FROM_NP[npdt].name]
+
+
+class _TensorMeta:
+    """Autograd state that most tensors never need, created on first use."""
+
+    __slots__ = ("grad", "output_nr", "hooks", "retains_grad", "grad_acc", "post_acc_hooks")
+
+    def __init__(self) -> None:
+        self.grad: Tensor | None = None
+        self.output_nr = 0
+        self.hooks: dict | None = None
+        self.retains_grad = False
+        self.grad_acc: Any = None
+        self.post_acc_hooks: dict | None = None
+
+
+class Tensor:
+    """A multi-dimensional array with automatic differentiation, backed by a NumPy array.
+
+    Construct tensors with :func:`tensorlib.tensor`, :func:`tensorlib.zeros` and
+    friends. ``Tensor(2, 3)`` (an uninitialised float tensor of that shape) and
+    ``Tensor([1, 2])`` (float data) are the legacy constructor forms.
+    """
+
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_version", "_base", "_meta", "__dict__", "__weakref__")
+
+    # Makes NumPy's binary operators defer to ours (``array + tensor`` -> Tensor.__radd__).
+    __array_priority__ = 1000
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
+        data = _legacy_construct(args, kwargs)
+        t = _new(cls)
+        _init(t, data)
+        return t
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Construction happens in __new__; subclasses may define their own __init__.
+        pass
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
+        """Default handler: run ``func`` with subclass dispatch off and return results as ``cls``."""
+        if kwargs is None:
+            kwargs = {}
+        for t in types:
+            if not issubclass(cls, t):
+                return NotImplemented
+        ret = protocol.call_with_subclasses_disabled(func, args, kwargs)
+        if func in _NO_WRAP:
+            return ret
+        return _convert(ret, cls)
+
+    # -- properties (raw getters; made overridable in tensorlib/__init__) ----
+
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension, as a :class:`tensorlib.Size`."""
+        return Size(self._data.shape)
+
+    @property
+    def dtype(self) -> _DType:
+        """The element type."""
+        return FROM_NP[self._data.dtype]
+
+    @property
+    def device(self) -> "device":
+        """Always the CPU."""
+        return _CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def layout(self) -> str:
+        return "tensorlib.strided"
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for this tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        _set_requires_grad(self, value)
+
+    @property
+    def grad(self) -> "Tensor | None":
+        """The gradient accumulated by backward (leaves and tensors that called ``retain_grad``)."""
+        m = self._meta
+        if self._grad_fn is not None and (m is None or not m.retains_grad):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return m.grad if m is not None else None
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        _set_grad(self, value)
+
+    @property
+    def grad_fn(self) -> Any:
+        """The node that produced this tensor (None for leaves)."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors not produced by a recorded operation."""
+        return self._grad_fn is None
+
+    @property
+    def retains_grad(self) -> bool:
+        m = self._meta
+        return m is not None and m.retains_grad
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _output_nr(self) -> int:
+        m = self._meta
+        return m.output_nr if m is not None else 0
+
+    @property
+    def data(self) -> "Tensor":
+        """A tensor sharing this one's memory, detached from autograd, whose changes are not tracked."""
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def _version_value(self) -> int:
+        c = self._version
+        return 0 if c is None else c[0]
+
+    @property
+    def is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def T(self) -> "Tensor":
+        """The dimensions reversed."""
+        from .ops.shape import permute
+
+        return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> "Tensor":
+        """The last two dimensions swapped."""
+        from .ops.shape import transpose
+
+        return transpose(self, -2, -1)
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    # -- plain methods ---------------------------------------------------------
+
+    def size(self, dim: int | None = None) -> "Size | int":
+        """The shape, or the size of dimension ``dim``."""
+        shape = self._data.shape
+        if dim is None:
+            return Size(shape)
+        return shape[wrap_dim(dim, len(shape))]
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._data.size
+
+    def nelement(self) -> int:
+        return self._data.size
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def stride(self, dim: int | None = None) -> "tuple[int, ...] | int":
+        """Element strides of each dimension (or of ``dim``)."""
+        item = self._data.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[wrap_dim(dim, len(strides))]
+
+    def storage_offset(self) -> int:
+        base = self._base
+        if base is None:
+            return 0
+        return (self._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]) // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def get_device(self) -> int:
+        return -1
+
+    def item(self) -> "int | float | bool | complex":
+        """The value of a one-element tensor as a Python number."""
+        a = self._data
+        if a.size != 1:
+            raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        return a.item() if a.ndim == 0 else a.reshape(()).item()
+
+    def tolist(self) -> Any:
+        """The data as (nested) Python lists of Python numbers."""
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array behind this tensor (shared memory)."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        a = self._data
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing this one's data (and version counter), cut from the graph."""
+        t = _wrap(self._data)
+        c = self._version
+        if c is None:
+            c = self._version = [0]
+        t._version = c
+        return t
+
+    def detach_(self) -> "Tensor":
+        """Cut this tensor from the graph in place, making it a leaf."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, this is a view created in a custom Function: detach it before returning."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
+        if self._meta is not None:
+            self._meta.output_nr = 0
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set ``requires_grad`` in place and return self."""
+        _set_requires_grad(self, requires_grad)
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self._grad_fn
+        if fn is None:
+            return
+        import weakref
+
+        meta = self._get_meta()
+        if meta.retains_grad:
+            return
+        meta.retains_grad = True
+        fn._hooks_obj().retain[meta.output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook: Any) -> Any:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
+        from ._autograd.graph import add_hook
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self._grad_fn
+        if fn is None:
+            meta = self._get_meta()
+            if meta.hooks is None:
+                meta.hooks = {}
+            return add_hook(meta.hooks, hook)
+        store = fn._hooks_obj().tensor_pre.setdefault(self._output_nr, {})
+        return add_hook(store, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
+        from ._autograd.graph import add_hook
+
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        meta = self._get_meta()
+        if meta.post_acc_hooks is None:
+            meta.post_acc_hooks = {}
+        return add_hook(meta.post_acc_hooks, hook)
+
+    def backward(
+        self,
+        gradient: "Tensor | None" = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Accumulate the gradient of this tensor w.r.t. graph leaves into their ``.grad``."""
+        from ._autograd.engine import backward
+
+        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
+
+    def as_subclass(self, cls: type) -> "Tensor":
+        """This tensor's data as an instance of ``cls`` (a Tensor subclass), still attached to the graph."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): cls must be a subclass of tensorlib.Tensor, got {cls!r}")
+        from .ops.shape import alias
+
+        return alias(self, cls)
+
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> "str | Tensor":
+        """The legacy type name (``tensorlib.FloatTensor``), or a copy cast to ``dtype``."""
+        if dtype is None:
+            return legacy_type_name(self._data.dtype)
+        if isinstance(dtype, str):
+            target = _dtype_from_type_string(dtype)
+        elif isinstance(dtype, _DType):
+            target = dtype
+        else:
+            raise TypeError(f"type(): invalid type {dtype!r}")
+        from .ops.elementwise import to_dtype
+
+        return to_dtype(self, target)
+
+    def cpu(self, memory_format: Any = None) -> "Tensor":
+        return self
+
+    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> "Tensor":
+        raise RuntimeError("tensorlib is a CPU-only library: CUDA is not available")
+
+    def __len__(self) -> int:
+        shape = self._data.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        from .ops.shape import unbind
+
+        return iter(unbind(self, 0))
+
+    def __bool__(self) -> bool:
+        a = self._data
+        if a.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'more than one value' if a.size else 'no values'} is ambiguous")
+        return bool(a.reshape(()).item())
+
+    def __float__(self) -> float:
+        return float(_scalar_value(self))
+
+    def __int__(self) -> int:
+        return int(_scalar_value(self))
+
+    def __complex__(self) -> complex:
+        return complex(_scalar_value(self))
+
+    def __index__(self) -> int:
+        a = self._data
+        if a.dtype.kind not in "iub" or a.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(a.reshape(()).item())
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        from ._repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, format_spec: str) -> str:
+        if self._data.ndim == 0 and format_spec:
+            return format(self._data.item(), format_spec)
+        return object.__format__(repr(self), format_spec)
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, protocol_version: Any) -> Any:
+        meta = self._meta
+        grad = meta.grad if meta is not None else None
+        return (_rebuild, (type(self), self._data.copy(), self._requires_grad, grad, dict(self.__dict__) if self.__dict__ else None))
+
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment. "
+                "If you were attempting to deepcopy a module, this may be because of a tensorlib.nn.utils.weight_norm "
+                "usage, see https://github.com/pytorch/pytorch/pull/103001"
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        import copy
+
+        new = _new(type(self))
+        _init(new, self._data.copy())
+        new._requires_grad = self._requires_grad
+        memo[id(self)] = new
+        meta = self._meta
+        if meta is not None and meta.grad is not None:
+            new._get_meta().grad = copy.deepcopy(meta.grad, memo)
+        if self.__dict__:
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+    # -- helpers (not public) --------------------------------------------------
+
+    def _get_meta(self) -> _TensorMeta:
+        m = self._meta
+        if m is None:
+            m = self._meta = _TensorMeta()
+        return m
+
+
+class device:
+    """A device description; only ``'cpu'`` exists in this library."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: "str | device" = "cpu", index: int | None = None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if not isinstance(type, str):
+            raise TypeError(f"device(): argument 'type' must be str, not {type.__class__.__name__}")
+        kind, _, idx = type.partition(":")
+        if kind != "cpu":
+            raise RuntimeError(f"tensorlib only supports the 'cpu' device, got '{type}'")
+        self.type = "cpu"
+        self.index = int(idx) if idx else index
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')" if self.index is None else f"device(type='cpu', index={self.index})"
+
+    def __str__(self) -> str:
+        return "cpu" if self.index is None else f"cpu:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (RuntimeError, ValueError):
+                return False
+        return isinstance(other, device) and other.type == self.type
+
+    def __hash__(self) -> int:
+        return hash(self.type)
+
+
+_CPU = device("cpu")
+
+
+def _init(t: Tensor, data: np.ndarray) -> None:
+    t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
+    t._version = None
+    t._base = None
+    t._meta = None
+
+
+def _wrap(data: np.ndarray) -> Tensor:
+    """A new plain Tensor around ``data`` (no copy, no checks: the hot path of every op)."""
+    t = _new(Tensor)
+    t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
+    t._version = None
+    t._base = None
+    t._meta = None
+    return t
+
+
+def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
+    """A tensor around ``data``, a NumPy view of ``base``'s data: shares its version counter."""
+    t = _new(cls)
+    t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
+    c = base._version
+    if c is None:
+        c = base._version = [0]
+    t._version = c
+    b = base._base
+    t._base = base if b is None else b
+    t._meta = None
+    return t
+
+
+def bump_version(t: Tensor) -> None:
+    """Record an in-place modification of ``t`` (and of every tensor sharing its counter)."""
+    c = t._version
+    if c is None:
+        t._version = [1]
+    else:
+        c[0] += 1
+
+
+def wrap_dim(dim: Any, ndim: int) -> int:
+    """Normalise a possibly negative dimension, raising torch's IndexError when out of range."""
+    if type(dim) is not int:
+        dim = _index_value(dim, "dim")
+    lo = -ndim if ndim else -1
+    hi = ndim - 1 if ndim else 0
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 else (dim if ndim else 0)
+
+
+def _index_value(v: Any, what: str) -> int:
+    if isinstance(v, Tensor):
+        return v.__index__()
+    try:
+        return v.__index__()
+    except AttributeError:
+        raise TypeError(f"{what} must be an int, not {type(v).__name__}") from None
+
+
+def _scalar_value(t: Tensor) -> Any:
+    a = t._data
+    if a.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return a.reshape(()).item()
+
+
+def _set_requires_grad(t: Tensor, value: Any) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"requires_grad must be a bool, got {type(value).__name__}")
+    value = bool(value)
+    if t._grad_fn is not None:
+        if not value:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+                "in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        return
+    if value and t._data.dtype.kind not in "fc":
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    t._requires_grad = value
+
+
+def _set_grad(t: Tensor, value: Any) -> None:
+    if value is not None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+        if value._data.dtype != t._data.dtype:
+            raise RuntimeError(
+                f"assigned grad has data of a different type: expected {FROM_NP[t._data.dtype]!r}, "
+                f"got {FROM_NP[value._data.dtype]!r}"
+            )
+        if value._data.shape != t._data.shape:
+            raise RuntimeError(
+                f"assigned grad has data of a different size: expected {list(t._data.shape)}, "
+                f"got {list(value._data.shape)}"
+            )
+    if value is None and t._meta is None:
+        return
+    t._get_meta().grad = value
+
+
+def _dtype_from_type_string(name: str) -> _DType:
+    short = name.rsplit(".", 1)[-1]
+    for key, legacy in _LEGACY_NAMES.items():
+        if legacy == short:
+            return getattr(_dtype, key)
+    raise ValueError(f"invalid type: '{name}'")
+
+
+def _legacy_construct(args: tuple, kwargs: dict) -> np.ndarray:
+    """The legacy ``Tensor(...)`` forms: sizes give uninitialised data, a sequence gives values."""
+    device_arg = kwargs.pop("device", None)
+    if device_arg is not None:
+        device(device_arg)
+    if kwargs:
+        raise TypeError(f"Tensor(): got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
+    np_float = _dtype.DEFAULT.np_float
+    if not args:
+        return np.empty((0,), dtype=np_float)
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, Tensor):
+            return a._data
+        if isinstance(a, Size):
+            return np.empty(tuple(a), dtype=np_float)
+        if isinstance(a, (list, tuple, np.ndarray)) or hasattr(a, "__array__"):
+            from .ops.creation import array_from_data
+
+            return array_from_data(a, _dtype.DEFAULT.float)
+    sizes = []
+    for i, s in enumerate(args):
+        if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
+            raise TypeError(
+                f"Tensor(): argument 'size' must be a tuple of ints, but found element of type "
+                f"{type(s).__name__} at pos {i}"
+            )
+        n = s.__index__()
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(args)}")
+        sizes.append(n)
+    return np.empty(tuple(sizes), dtype=np_float)
+
+
+def _rebuild(cls: type, data: np.ndarray, requires_grad: bool, grad: Any, state: dict | None) -> Tensor:
+    t = _new(cls)
+    _init(t, data)
+    t._requires_grad = requires_grad
+    if grad is not None:
+        t._get_meta().grad = grad
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+def _convert(ret: Any, cls: type) -> Any:
+    """Return ``ret`` with plain Tensors (also inside tuples and lists) viewed as ``cls``."""
+    if isinstance(ret, Tensor):
+        if not isinstance(ret, cls):
+            return ret.as_subclass(cls)
+        return ret
+    if isinstance(ret, tuple):
+        items = [_convert(r, cls) for r in ret]
+        if hasattr(ret, "_fields"):
+            return type(ret)(*items)
+        return type(ret)(items) if type(ret) is not tuple else tuple(items)
+    if isinstance(ret, list):
+        return [_convert(r, cls) for r in ret]
+    return ret
+
+
+# Filled in by tensorlib/__init__ once the overridable accessors exist: the
+# results of these are returned as they are (torch does not wrap ``.grad``).
+_NO_WRAP: set = set()
+
+
+# Assign as ``__torch_function__`` to make a Tensor subclass dispatch like a plain Tensor.
+_disabled_torch_function_impl = disabled_handler
+
+
+def is_grad_recording(*tensors: Tensor) -> bool:
+    for t in tensors:
+        if t._requires_grad:
+            return _GRAD.enabled
+    return False
+
+
+def _as_sequence_shape(size: Sequence[Any], what: str = "size") -> tuple[int, ...]:
+    out = []
+    for i, s in enumerate(size):
+        if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
+            raise TypeError(f"{what} must be a tuple of ints, but found element of type {type(s).__name__} at pos {i}")
+        out.append(s.__index__())
+    return tuple(out)

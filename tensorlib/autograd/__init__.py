@@ -1,0 +1,31 @@
+"""``tensorlib.autograd``: custom differentiable Functions, the backward engine, grad modes, gradcheck."""
+
+from __future__ import annotations
+
+from .._autograd.engine import backward, grad
+from .._autograd.function import Function, FunctionCtx, once_differentiable
+from .._autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .._autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .._autograd.graph import Node
+from .._tensor import Tensor as Variable
+from . import function, graph
+
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "GradcheckError",
+    "Node",
+    "Variable",
+    "backward",
+    "enable_grad",
+    "function",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "inference_mode",
+    "is_grad_enabled",
+    "no_grad",
+    "once_differentiable",
+    "set_grad_enabled",
+]

@@ -1,0 +1,5 @@
+"""``tensorlib.autograd.graph``: the graph node type."""
+
+from .._autograd.graph import Node
+
+__all__ = ["Node"]

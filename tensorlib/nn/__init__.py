@@ -1,0 +1,10 @@
+"""``tensorlib.nn``: modules, parameters, functional forms and initialisers."""
+
+from . import functional, init
+from . import modules as _modules
+from .modules import *  # noqa: F401,F403
+from .parameter import Buffer, Parameter
+
+__all__ = ["Buffer", "Parameter", "functional", "init"] + sorted(
+    n for n, v in vars(_modules).items() if isinstance(v, type) and not n.startswith("_")
+)

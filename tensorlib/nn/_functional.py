@@ -1,0 +1,607 @@
+"""Raw implementations behind :mod:`tensorlib.nn.functional` (made overridable there)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node, SavedTensor, unpack
+from ..ops import activation as A
+from ..ops import creation as C
+from ..ops import elementwise as E
+from ..ops import indexing as I
+from ..ops import linalg as L
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim
+
+# -- linear layers -------------------------------------------------------------------------------
+
+
+class AddmmBackward0(Node):
+    """``input @ weight.T + bias`` for 2-D input: one node for the whole layer."""
+
+    __slots__ = ("input", "weight", "has_bias")
+    _saved_slots = ("input", "weight")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        gi = gw = gb = None
+        if self.needs(0):
+            gi = L.mm(g, unpack(self, self.weight))
+        if self.needs(1):
+            gw = L.mm(S.t(g), unpack(self, self.input))
+        if self.has_bias and self.needs(2):
+            gb = R.sum(g, 0)
+        return gi, gw, gb
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``."""
+    x = tensor_arg(input, "linear")
+    w = tensor_arg(weight, "linear", "weight", 2)
+    a, wd = x._data, w._data
+    if a.ndim == 2 and wd.ndim == 2 and a.dtype == wd.dtype and (bias is None or isinstance(bias, Tensor)):
+        if a.shape[1] != wd.shape[1]:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {wd.shape[1]}x{wd.shape[0]})"
+            )
+        r = a @ wd.T
+        if bias is not None:
+            bd = bias._data
+            if bd.dtype != a.dtype:
+                raise RuntimeError(f"expected scalar type {x.dtype.name} but found {bias.dtype.name}")
+            try:
+                r += bd
+            except ValueError:
+                raise RuntimeError(
+                    f"The size of tensor a ({r.shape[-1]}) must match the size of tensor b ({bd.shape[-1] if bd.ndim else 1}) "
+                    f"at non-singleton dimension 1"
+                ) from None
+        if GRAD.enabled and (x._requires_grad or w._requires_grad or (bias is not None and bias._requires_grad)):
+            res, node = record(AddmmBackward0, r, (x, w, bias))
+            node.input = SavedTensor(x, False) if node.needs(1) else None
+            node.weight = SavedTensor(w, False) if node.needs(0) else None
+            node.has_bias = bias is not None
+            return res
+        return wrap(r)
+    out = L.matmul(x, S.t(w) if wd.ndim == 2 else w)
+    return E.add(out, bias) if bias is not None else out
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x1^T A x2 + b`` for each output feature."""
+    out = L.einsum("bi,oij,bj->bo", tensor_arg(input1, "bilinear", "input1"), weight, input2)
+    return E.add(out, bias) if bias is not None else out
+
+
+# -- activations -------------------------------------------------------------------------------------
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(x, 0)``."""
+    return E.relu_(input) if inplace else E.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place :func:`relu`."""
+    return E.relu_(input)
+
+
+def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> Tensor:
+    if inplace:
+        return E.inplace_apply(input, result_fn, (), {}, name)
+    return result_fn(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``."""
+    return _maybe_inplace(input, lambda x: E.where(E.gt(x, threshold), x, value), inplace, "threshold_")
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """``clamp(x, min_val, max_val)``."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _maybe_inplace(input, lambda x: E.clamp(x, min_val, max_val), inplace, "hardtanh_")
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` for positive ``x``, else ``negative_slope * x``."""
+    return _maybe_inplace(input, lambda x: E.where(E.gt(x, 0), x, E.mul(x, negative_slope)), inplace, "leaky_relu_")
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
+    return _maybe_inplace(
+        input, lambda x: E.where(E.gt(x, 0), x, E.mul(E.expm1(E.clamp(x, max=0.0)), alpha)), inplace, "elu_"
+    )
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    return _maybe_inplace(
+        input,
+        lambda x: E.where(E.gt(x, 0), x, E.mul(E.expm1(E.div(E.clamp(x, max=0.0), alpha)), alpha)),
+        inplace,
+        "celu_",
+    )
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Scaled ELU with the self-normalising constants."""
+    return _maybe_inplace(
+        input,
+        lambda x: E.mul(E.where(E.gt(x, 0), x, E.mul(E.expm1(E.clamp(x, max=0.0)), _SELU_ALPHA)), _SELU_SCALE),
+        inplace,
+        "selu_",
+    )
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
+    x = tensor_arg(input, "gelu")
+    if approximate == "tanh":
+        inner = E.mul(E.add(x, E.mul(E.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
+        return E.mul(E.mul(x, 0.5), E.add(E.tanh(inner), 1.0))
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return E.mul(E.mul(x, 0.5), E.add(A.erf(E.mul(x, 1.0 / math.sqrt(2.0))), 1.0))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * sigmoid(x)``."""
+    return _maybe_inplace(input, lambda x: E.mul(x, E.sigmoid(x)), inplace, "silu_")
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``."""
+    return _maybe_inplace(input, lambda x: E.mul(x, E.tanh(softplus(x))), inplace, "mish_")
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+    x = tensor_arg(input, "softplus")
+    bx = E.mul(x, beta)
+    soft = E.div(E.log1p(E.exp(E.clamp(bx, max=threshold))), beta)
+    return E.where(E.gt(bx, threshold), x, soft)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``."""
+    x = tensor_arg(input, "softsign")
+    return E.div(x, E.add(E.abs(x), 1))
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x))``, computed stably."""
+    x = tensor_arg(input, "logsigmoid")
+    return E.neg(softplus(E.neg(x)))
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``."""
+    x = tensor_arg(input, "tanhshrink")
+    return E.sub(x, E.tanh(x))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
+    x = tensor_arg(input, "softshrink")
+    return E.where(E.gt(x, lambd), E.sub(x, lambd), E.where(E.lt(x, -lambd), E.add(x, lambd), 0.0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` outside ``[-lambd, lambd]``, else 0."""
+    x = tensor_arg(input, "hardshrink")
+    return E.where(E.gt(E.abs(x), lambd), x, 0.0)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
+    return _maybe_inplace(input, lambda x: E.clamp(E.add(E.div(x, 6.0), 0.5), 0.0, 1.0), inplace, "hardsigmoid_")
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * hardsigmoid(x)``."""
+    return _maybe_inplace(input, lambda x: E.mul(x, hardsigmoid(x)), inplace, "hardswish_")
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """Elementwise logistic function."""
+    return E.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    """Elementwise hyperbolic tangent."""
+    return E.tanh(input)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """Softmax along ``dim``."""
+    return A.softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """Softmax of ``-input`` along ``dim``."""
+    return A.softmax(E.neg(tensor_arg(input, "softmin")), dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """Log-softmax along ``dim``."""
+    return A.log_softmax(input, dim, dtype)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: first half times sigmoid of the second half along ``dim``."""
+    x = tensor_arg(input, "glu")
+    d = wrap_dim(dim, x._data.ndim)
+    if x._data.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {x._data.shape[d]}")
+    a, b = S.chunk(x, 2, d)
+    return E.mul(a, E.sigmoid(b))
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)`` (only when training)."""
+    x = tensor_arg(input, "dropout")
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        mask = np.zeros(x._data.shape, dtype=x._data.dtype)
+    else:
+        keep = C._rng(None).random(x._data.shape) >= p
+        mask = (keep / (1.0 - p)).astype(x._data.dtype)
+    if inplace:
+        return E.mul_(x, wrap(mask))
+    return E.mul(x, wrap(mask))
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Integer class labels as one-hot int64 vectors (last dim)."""
+    t = tensor_arg(tensor, "one_hot", "tensor")
+    a = t._data
+    if a.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    n = int(a.max()) + 1 if num_classes == -1 else num_classes
+    if a.size and a.max() >= n:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return wrap(np.eye(n, dtype=np.int64)[a])
+
+
+# -- losses -------------------------------------------------------------------------------------------
+
+
+def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        sa = True if size_average is None else size_average
+        rd = True if reduce is None else reduce
+        return "none" if not rd else ("mean" if sa else "sum")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return R.mean(loss)
+    if reduction == "sum":
+        return R.sum(loss)
+    return loss
+
+
+def _check_target_size(input: Tensor, target: Tensor, name: str) -> None:
+    if target._data.shape != input._data.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape!r}) that is different to the input size ({input.shape!r}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean squared error."""
+    x = tensor_arg(input, "mse_loss")
+    t = tensor_arg(target, "mse_loss", "target", 2)
+    _check_target_size(x, t, "mse_loss")
+    d = E.sub(x, t)
+    loss = E.mul(d, d)
+    if weight is not None:
+        loss = E.mul(loss, weight)
+    return _reduce(loss, _reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error."""
+    x = tensor_arg(input, "l1_loss")
+    t = tensor_arg(target, "l1_loss", "target", 2)
+    _check_target_size(x, t, "l1_loss")
+    loss = E.abs(E.sub(x, t))
+    if weight is not None:
+        loss = E.mul(loss, weight)
+    return _reduce(loss, _reduction(size_average, reduce, reduction))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
+    """Quadratic for errors below ``delta``, linear above."""
+    x = tensor_arg(input, "huber_loss")
+    t = tensor_arg(target, "huber_loss", "target", 2)
+    d = E.sub(x, t)
+    ad = E.abs(d)
+    loss = E.where(E.lt(ad, delta), E.mul(E.mul(d, d), 0.5), E.mul(E.sub(ad, 0.5 * delta), delta))
+    if weight is not None:
+        loss = E.mul(loss, weight)
+    return _reduce(loss, _reduction(None, None, reduction))
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Huber loss scaled by ``1 / beta``."""
+    x = tensor_arg(input, "smooth_l1_loss")
+    t = tensor_arg(target, "smooth_l1_loss", "target", 2)
+    d = E.sub(x, t)
+    ad = E.abs(d)
+    if beta == 0:
+        loss = ad
+    else:
+        loss = E.where(E.lt(ad, beta), E.div(E.mul(E.mul(d, d), 0.5), beta), E.sub(ad, 0.5 * beta))
+    return _reduce(loss, _reduction(size_average, reduce, reduction))
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of class ``target`` given log-probabilities ``input`` (class dim 1)."""
+    x = tensor_arg(input, "nll_loss")
+    t = tensor_arg(target, "nll_loss", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    ta = t._data
+    if ta.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {E._type_title(ta.dtype)}")
+    if x._data.ndim == 1:
+        x = S.unsqueeze(x, 0)
+        t = S.unsqueeze(t, 0)
+        ta = t._data
+    if x._data.ndim < 2:
+        raise ValueError(f"Expected 2 or more dimensions (got {x._data.ndim})")
+    n, c = x._data.shape[0], x._data.shape[1]
+    if ta.shape[0] != n:
+        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({ta.shape[0]}).")
+    if ta.shape != (n,) + x._data.shape[2:]:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of size: : {list(ta.shape)}")
+    valid = ta != ignore_index
+    if np.any((ta[valid] < 0) | (ta[valid] >= c)):
+        bad = ta[valid][(ta[valid] < 0) | (ta[valid] >= c)][0]
+        raise IndexError(f"Target {bad} is out of bounds.")
+    safe = np.where(valid, ta, 0)
+    picked = S.squeeze(I.gather(x, 1, wrap(np.expand_dims(safe, 1))), 1)
+    w = np.ones(c, dtype=x._data.dtype) if weight is None else weight._data
+    wt = (w[safe] * valid).astype(x._data.dtype)
+    loss = E.neg(E.mul(picked, wrap(wt)))
+    if red == "none":
+        return loss
+    if red == "sum":
+        return R.sum(loss)
+    return E.div(R.sum(loss), float(wt.sum()))
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    ignore_index: int = -100,
+    reduce: Any = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross entropy between logits ``input`` (class dim 1) and class indices or class probabilities ``target``."""
+    x = tensor_arg(input, "cross_entropy")
+    t = tensor_arg(target, "cross_entropy", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    class_dim = 0 if x._data.ndim == 1 else 1
+    logp = A.log_softmax(x, class_dim)
+    if t._data.dtype.kind in "fc":
+        if t._data.shape != x._data.shape:
+            raise RuntimeError("cross_entropy: expected target of the same shape as input when it holds probabilities")
+        c = x._data.shape[class_dim]
+        probs = t if label_smoothing == 0 else E.add(E.mul(t, 1 - label_smoothing), label_smoothing / c)
+        terms = E.mul(logp, probs)
+        if weight is not None:
+            shape = [1] * x._data.ndim
+            shape[class_dim] = c
+            terms = E.mul(terms, S.reshape(weight, shape))
+        return _reduce(E.neg(R.sum(terms, class_dim)), red)
+    nll = nll_loss(logp, t, weight, None, ignore_index, None, red)
+    if label_smoothing == 0:
+        return nll
+    c = x._data.shape[class_dim]
+    valid = t._data != ignore_index
+    smooth_terms = logp if weight is None else E.mul(logp, S.reshape(weight, [1] * class_dim + [c] + [1] * (x._data.ndim - class_dim - 1)))
+    smooth = E.neg(R.sum(smooth_terms, class_dim))
+    smooth = E.mul(smooth, wrap(valid.astype(x._data.dtype)))
+    if red == "mean":
+        if weight is None:
+            smooth = E.div(R.sum(smooth), float(valid.sum()))
+        else:
+            denom = float((weight._data[np.where(valid, t._data, 0)] * valid).sum())
+            smooth = E.div(R.sum(smooth), denom)
+    elif red == "sum":
+        smooth = R.sum(smooth)
+    return E.add(E.mul(nll, 1 - label_smoothing), E.mul(smooth, label_smoothing / c))
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy between probabilities ``input`` and ``target`` (log clamped at -100, as torch)."""
+    x = tensor_arg(input, "binary_cross_entropy")
+    t = tensor_arg(target, "binary_cross_entropy", "target", 2)
+    if t._data.shape != x._data.shape:
+        raise ValueError(
+            f"Using a target size ({t.shape!r}) that is different to the input size ({x.shape!r}) is deprecated. "
+            "Please ensure they have the same size."
+        )
+    if np.any((x._data < 0) | (x._data > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_p = E.clamp(E.log(x), min=-100.0)
+    log_1p = E.clamp(E.log(E.rsub(x, 1)), min=-100.0)
+    loss = E.neg(E.add(E.mul(t, log_p), E.mul(E.rsub(t, 1), log_1p)))
+    if weight is not None:
+        loss = E.mul(loss, weight)
+    return _reduce(loss, _reduction(size_average, reduce, reduction))
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Binary cross entropy on logits, computed stably (``sigmoid`` folded in)."""
+    x = tensor_arg(input, "binary_cross_entropy_with_logits")
+    t = tensor_arg(target, "binary_cross_entropy_with_logits", "target", 2)
+    if t._data.shape != x._data.shape:
+        raise ValueError(f"Target size ({t.shape!r}) must be the same as input size ({x.shape!r})")
+    log_sig = logsigmoid(x)
+    log_one_minus = logsigmoid(E.neg(x))
+    pos = E.mul(t, log_sig)
+    if pos_weight is not None:
+        pos = E.mul(pos, pos_weight)
+    loss = E.neg(E.add(pos, E.mul(E.rsub(t, 1), log_one_minus)))
+    if weight is not None:
+        loss = E.mul(loss, weight)
+    return _reduce(loss, _reduction(size_average, reduce, reduction))
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """KL divergence with log-probabilities ``input`` and (log-)probabilities ``target``."""
+    x = tensor_arg(input, "kl_div")
+    t = tensor_arg(target, "kl_div", "target", 2)
+    if log_target:
+        loss = E.mul(E.exp(t), E.sub(t, x))
+    else:
+        safe_log = E.log(E.where(E.gt(t, 0), t, 1.0))
+        loss = E.where(E.gt(t, 0), E.mul(t, E.sub(safe_log, x)), 0.0)
+    red = _reduction(size_average, reduce, reduction)
+    if red == "batchmean":
+        return E.div(R.sum(loss), x._data.shape[0])
+    return _reduce(loss, red)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
+    a = tensor_arg(x1, "cosine_similarity", "x1")
+    b = tensor_arg(x2, "cosine_similarity", "x2", 2)
+    dot = R.sum(E.mul(a, b), dim)
+    na = E.clamp(L.vector_norm(a, 2, dim), min=eps)
+    nb = E.clamp(L.vector_norm(b, 2, dim), min=eps)
+    return E.div(dot, E.mul(na, nb))
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
+    a = tensor_arg(x1, "pairwise_distance", "x1")
+    b = tensor_arg(x2, "pairwise_distance", "x2", 2)
+    return L.vector_norm(E.add(E.sub(a, b), eps), p, -1, keepdim)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    x = tensor_arg(input, "normalize")
+    n = E.clamp(L.vector_norm(x, p, dim, keepdim=True), min=eps)
+    res = E.div(x, n)
+    return res if out is None else E.write_out(out, res, "normalize")
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` selected by the indices in ``input``."""
+    idx = tensor_arg(input, "embedding")
+    w = tensor_arg(weight, "embedding", "weight", 2)
+    if idx._data.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int")
+    flat = S.reshape(idx, (-1,))
+    out = I.index_select(w, 0, flat)
+    if padding_idx is not None and w._requires_grad and GRAD.enabled:
+        p = padding_idx if padding_idx >= 0 else w._data.shape[0] + padding_idx
+        mask = (flat._data != p).astype(w._data.dtype)[:, None]
+        # same values, but no gradient reaches the padding row
+        out = E.add(E.mul(out, wrap(mask)), wrap(out._data * (1 - mask)))
+    return S.reshape(out, idx._data.shape + (w._data.shape[1],))
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
+    x = tensor_arg(input, "layer_norm")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if x._data.shape[x._data.ndim - len(shape):] != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
+            f"but got input of size{list(x._data.shape)}"
+        )
+    dims = tuple(range(x._data.ndim - len(shape), x._data.ndim))
+    mu = R.mean(x, dims, keepdim=True)
+    var = R.var(x, dims, keepdim=True, correction=0)
+    y = E.mul(E.sub(x, mu), E.rsqrt(E.add(var, eps)))
+    if weight is not None:
+        y = E.mul(y, weight)
+    if bias is not None:
+        y = E.add(y, bias)
+    return y
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dims: ``(left, right, top, bottom, ...)``; modes constant/reflect/replicate/circular."""
+    x = tensor_arg(input, "pad")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    n = len(pad) // 2
+    if n > x._data.ndim:
+        raise RuntimeError("Padding length too large")
+    widths = [(0, 0)] * (x._data.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
+    np_mode = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}.get(mode)
+    if np_mode is None:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    # negative pads crop
+    crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in widths)
+    x = I.basic_getitem(x, crop) if any(lo < 0 or hi < 0 for lo, hi in widths) else x
+    widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    a = x._data
+    kwargs = {"constant_values": 0 if value is None else value} if np_mode == "constant" else {}
+    r = np.pad(a, widths, mode=np_mode, **kwargs)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(PadBackward0, r, (x,))
+        node.widths, node.mode, node.shape = widths, np_mode, a.shape
+        return res
+    return wrap(r)
+
+
+class PadBackward0(Node):
+    __slots__ = ("widths", "mode", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        if self.mode == "constant":
+            key = tuple(slice(lo, lo + s) for (lo, _), s in zip(self.widths, self.shape))
+            return (I.basic_getitem(g, key),)
+        # reflect/replicate/circular: each output element came from one input element
+        index = np.arange(int(np.prod(self.shape))).reshape(self.shape)
+        src = np.pad(index, self.widths, mode=self.mode)
+        flat_g = S.reshape(g, (-1,))
+        out = I.index_put_key(wrap(np.zeros(int(np.prod(self.shape)), dtype=g._data.dtype)), (src.reshape(-1),), flat_g, accumulate=True)
+        return (S.reshape(out, self.shape),)

@@ -1,0 +1,192 @@
+"""Raw implementations behind :mod:`tensorlib.nn.init`: in-place initialisers run without recording."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops import creation as C
+from ..ops._util import bump_version, tensor_arg, writable
+
+
+def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:
+    t = tensor_arg(tensor, fname, "tensor")
+    a = writable(t)
+    np.copyto(a, values, casting="unsafe")
+    bump_version(t)
+    return t
+
+
+def calculate_gain(nonlinearity: str, param: Any = None) -> float:
+    """The recommended gain for an activation (as torch.nn.init.calculate_gain)."""
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "sigmoid")
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    shape = tensor_arg(tensor, "_calculate_fan_in_and_fan_out", "tensor")._data.shape
+    if len(shape) < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _fan(tensor: Tensor, mode: str) -> int:
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _rng(generator: Any) -> np.random.Generator:
+    return C._rng(generator)
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with samples from U(a, b)."""
+    shape = tensor_arg(tensor, "uniform_", "tensor")._data.shape
+    return _fill(tensor, _rng(generator).uniform(a, b, size=shape), "uniform_")
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with samples from N(mean, std^2)."""
+    shape = tensor_arg(tensor, "normal_", "tensor")._data.shape
+    return _fill(tensor, _rng(generator).normal(mean, std, size=shape), "normal_")
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator: Any = None) -> Tensor:
+    """Fill with N(mean, std^2) samples redrawn until they lie in [a, b]."""
+    shape = tensor_arg(tensor, "trunc_normal_", "tensor")._data.shape
+    rng = _rng(generator)
+    out = rng.normal(mean, std, size=shape)
+    bad = (out < a) | (out > b)
+    while bad.any():
+        out[bad] = rng.normal(mean, std, size=int(bad.sum()))
+        bad = (out < a) | (out > b)
+    return _fill(tensor, out, "trunc_normal_")
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val``."""
+    return _fill(tensor, val, "constant_")
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones."""
+    return _fill(tensor, 1, "ones_")
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros."""
+    return _fill(tensor, 0, "zeros_")
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """Fill a 2-D tensor with the identity."""
+    t = tensor_arg(tensor, "eye_", "tensor")
+    if t._data.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _fill(t, np.eye(*t._data.shape), "eye_")
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a {3,4,5}-D conv weight so the convolution is the identity."""
+    t = tensor_arg(tensor, "dirac_", "tensor")
+    shape = t._data.shape
+    if len(shape) not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if shape[0] % groups:
+        raise ValueError("dim 0 must be divisible by groups")
+    out = np.zeros(shape)
+    per = shape[0] // groups
+    centre = tuple(s // 2 for s in shape[2:])
+    for g in range(groups):
+        for d in range(min(per, shape[1])):
+            out[(g * per + d, d) + centre] = 1
+    return _fill(t, out, "dirac_")
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Glorot normal: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    """He uniform: U(-b, b) with b = gain * sqrt(3 / fan)."""
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    """He normal: N(0, std^2) with std = gain / sqrt(fan)."""
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix scaled by ``gain``."""
+    t = tensor_arg(tensor, "orthogonal_", "tensor")
+    shape = t._data.shape
+    if len(shape) < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    rows, cols = shape[0], int(np.prod(shape[1:]))
+    flat = _rng(generator).normal(size=(rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(t, gain * q.reshape(shape), "orthogonal_")
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """Fill a 2-D tensor with N(0, std^2) values, zeroing a ``sparsity`` fraction of each column."""
+    t = tensor_arg(tensor, "sparse_", "tensor")
+    if t._data.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = t._data.shape
+    rng = _rng(generator)
+    out = rng.normal(0, std, size=(rows, cols))
+    zeros = int(math.ceil(sparsity * rows))
+    for c in range(cols):
+        out[rng.permutation(rows)[:zeros], c] = 0
+    return _fill(t, out, "sparse_")
+
+
+INITIALISERS = [
+    "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_", "xavier_uniform_",
+    "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
+]

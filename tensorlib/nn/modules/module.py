@@ -1,0 +1,543 @@
+"""``nn.Module``: the base class of layers and models."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable, Iterator, NamedTuple
+
+from ..._autograd.graph import RemovableHandle, add_hook
+from ..._tensor import Tensor
+from ..parameter import Buffer, Parameter
+
+
+class _IncompatibleKeys(NamedTuple):
+    missing_keys: list
+    unexpected_keys: list
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+
+
+def _typename(v: Any) -> str:
+    if isinstance(v, Tensor):
+        return "tensorlib." + type(v).__name__ if type(v) is Tensor else type(v).__name__
+    return type(v).__module__ + "." + type(v).__qualname__ if type(v).__module__ != "builtins" else type(v).__qualname__
+
+
+def _addindent(s: str, n: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    return lines[0] + "\n" + "\n".join(" " * n + line for line in lines[1:])
+
+
+class Module:
+    """Base class for neural network layers: holds parameters, buffers and submodules.
+
+    Assigning a :class:`Parameter` or a Module to an attribute registers it;
+    subclasses implement ``forward`` and are called like functions.
+    """
+
+    training: bool
+    dump_patches = False
+    call_super_init = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args or kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__() got unexpected arguments: Module.__init__ takes no arguments"
+            )
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+
+    forward: Callable[..., Any]
+
+    def _forward_unimplemented(self, *input: Any) -> Any:
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    forward = _forward_unimplemented  # type: ignore[assignment]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        d = self.__dict__
+        pre = d.get("_forward_pre_hooks")
+        post = d.get("_forward_hooks")
+        if not pre and not post:
+            return self.forward(*args, **kwargs)
+        for hook in list(pre.values()):
+            r = hook(self, args)
+            if r is not None:
+                args = r if isinstance(r, tuple) else (r,)
+        result = self.forward(*args, **kwargs)
+        for hook in list(post.values()):
+            r = hook(self, args, result)
+            if r is not None:
+                result = r
+        return result
+
+    # -- registration ------------------------------------------------------------------
+
+    def _check_init(self, what: str) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {what} before Module.__init__() call")
+
+    @staticmethod
+    def _check_name(name: Any, kind: str, owner: "Module") -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if not name:
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter (or a None placeholder) under ``name``."""
+        self._check_init("parameters")
+        self._check_name(name, "parameter", self)
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' (tensorlib.nn.Parameter or None required)"
+            )
+        if param is not None and param._grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created explicitly. "
+                f"To express '{name}' as a function of another Tensor, compute the value in the forward() method."
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer: state that is not a parameter but belongs in ``state_dict`` (if persistent)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name(name, "buffer", self)
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (tensorlib Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: "Module | None") -> None:
+        """Add a submodule under ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        self._check_name(name, "module", self)
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' (tensorlib.nn.Parameter or None expected)"
+                )
+            params[name] = None
+            return
+        modules = d.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' (tensorlib.nn.Module or None expected)")
+            modules[name] = None
+            return
+        buffers = d.get("_buffers")
+        if isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._forget(name)
+            from ..._tensor import _wrap
+
+            self.register_buffer(name, _wrap(value._data), value.persistent)
+            return
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' (tensorlib.Tensor or None expected)")
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        d = self.__dict__
+        d.pop(name, None)
+        for key in ("_parameters", "_buffers", "_modules"):
+            store = d.get(key)
+            if store is not None:
+                store.pop(name, None)
+        np_set = d.get("_non_persistent_buffers_set")
+        if np_set is not None:
+            np_set.discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            store = d.get(key)
+            if store is not None and name in store:
+                return store[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        d = self.__dict__
+        for key in ("_parameters", "_buffers", "_modules"):
+            store = d.get(key)
+            if store is not None and name in store:
+                del store[name]
+                d.get("_non_persistent_buffers_set", set()).discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list:
+        keys = list(super().__dir__())
+        keys += list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(set(k for k in keys if not k[0].isdigit()))
+
+    # -- traversal -------------------------------------------------------------------------
+
+    def _named_members(self, get: Callable, prefix: str, recurse: bool, remove_duplicate: bool) -> Iterator:
+        seen: set = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mod_prefix, mod in modules:
+            for k, v in get(mod):
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                if remove_duplicate:
+                    seen.add(id(v))
+                yield (mod_prefix + ("." if mod_prefix else "") + k, v)
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(name, parameter)`` pairs, submodules' with dotted names."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """All parameters (each once), in registration order."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(name, buffer)`` pairs."""
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """All buffers."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_children(self) -> Iterator[tuple[str, "Module"]]:
+        """Direct submodules with their names."""
+        seen: set = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self) -> Iterator["Module"]:
+        """Direct submodules."""
+        for _, m in self.named_children():
+            yield m
+
+    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
+        """This module and all submodules, depth first, with dotted names."""
+        if memo is None:
+            memo = set()
+        stack = [(prefix, self)]
+        while stack:
+            name, mod = stack.pop()
+            if remove_duplicate:
+                if id(mod) in memo:
+                    continue
+                memo.add(id(mod))
+            yield name, mod
+            children = [
+                (name + ("." if name else "") + child_name, child)
+                for child_name, child in mod._modules.items()
+                if child is not None
+            ]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator["Module"]:
+        """This module and all submodules."""
+        for _, m in self.named_modules():
+            yield m
+
+    def get_submodule(self, target: str) -> "Module":
+        """The submodule at dotted path ``target``."""
+        if target == "":
+            return self
+        mod: Module = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if name not in mod._parameters:
+            raise AttributeError(f"{mod._get_name()} has no parameter `{name}`")
+        return mod._parameters[name]
+
+    def get_buffer(self, target: str) -> Tensor:
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if name not in mod._buffers:
+            raise AttributeError(f"{mod._get_name()} has no buffer `{name}`")
+        return mod._buffers[name]
+
+    # -- modes and bulk operations ---------------------------------------------------------
+
+    def train(self, mode: bool = True) -> "Module":
+        """Set training mode (affects Dropout, BatchNorm, ...) on this module and its children."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self) -> "Module":
+        """Set evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset parameter gradients (to None by default, else to zeros)."""
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    g = p.grad
+                    if g._grad_fn is not None:
+                        g = g.detach()
+                        p.grad = g
+                    g._data[...] = 0
+
+    def apply(self, fn: Callable[["Module"], None]) -> "Module":
+        """Call ``fn`` on every submodule (children first) and on this module."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply_to_tensors(self, fn: Callable[[Tensor], Tensor]) -> "Module":
+        from ..._autograd.grad_mode import no_grad
+
+        for m in self.modules():
+            with no_grad():
+                for name, p in m._parameters.items():
+                    if p is None:
+                        continue
+                    new = fn(p)
+                    if new is not p:
+                        p._data = new._data
+                    if p.grad is not None:
+                        g = fn(p.grad)
+                        if g is not p.grad:
+                            p.grad._data = g._data
+                for name, b in m._buffers.items():
+                    if b is not None:
+                        m._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> "Module":
+        """Convert floating point parameters and buffers (``to(dtype)``; devices other than cpu are refused)."""
+        from ..._dtype import dtype as DType
+        from ..._tensor import device as Device
+
+        dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
+        for a in args:
+            if isinstance(a, DType):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, Device)):
+                device = a
+        if device is not None:
+            Device(device)
+        if dtype is None:
+            return self
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype!r}")
+        return self._apply_to_tensors(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def double(self) -> "Module":
+        from ... import _dtype
+
+        return self.to(_dtype.float64)
+
+    def float(self) -> "Module":
+        from ... import _dtype
+
+        return self.to(_dtype.float32)
+
+    def half(self) -> "Module":
+        from ... import _dtype
+
+        return self.to(_dtype.float16)
+
+    def cpu(self) -> "Module":
+        return self
+
+    def cuda(self, device: Any = None) -> "Module":
+        raise RuntimeError("tensorlib is a CPU-only library: CUDA is not available")
+
+    def type(self, dst_type: Any) -> "Module":
+        return self._apply_to_tensors(lambda t: t.type(dst_type))
+
+    # -- state dict ------------------------------------------------------------------------
+
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> "OrderedDict[str, Tensor]":
+        """Parameters and persistent buffers by dotted name (detached unless ``keep_vars``)."""
+        if args:
+            destination = args[0] if len(args) > 0 else destination
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            r = hook(self, destination, prefix)
+            if r is not None:
+                destination = r
+        return destination
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
+        """Copy values from ``state_dict`` into parameters and buffers; report missing and unexpected keys."""
+        from ..._autograd.grad_mode import no_grad
+
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing: list = []
+        unexpected: list = []
+        errors: list = []
+        expected = set()
+        for mod_name, mod in self.named_modules():
+            prefix = mod_name + "." if mod_name else ""
+            local = list(mod._parameters.items()) + [
+                (n, b) for n, b in mod._buffers.items() if n not in mod._non_persistent_buffers_set
+            ]
+            for name, current in local:
+                if current is None:
+                    continue
+                key = prefix + name
+                expected.add(key)
+                if key not in state_dict:
+                    missing.append(key)
+                    continue
+                value = state_dict[key]
+                if not isinstance(value, Tensor):
+                    errors.append(
+                        f'While copying the parameter named "{key}", expected tensorlib.Tensor or Tensor-like object '
+                        f"from checkpoint but received {type(value)}"
+                    )
+                    continue
+                if value.shape != current.shape:
+                    errors.append(
+                        f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
+                        f"the shape in current model is {current.shape}."
+                    )
+                    continue
+                if assign:
+                    if isinstance(current, Parameter):
+                        setattr(mod, name, Parameter(value.detach(), current.requires_grad))
+                    else:
+                        mod._buffers[name] = value
+                else:
+                    with no_grad():
+                        current.copy_(value)
+        for key in state_dict:
+            if key not in expected:
+                unexpected.append(key)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(self._get_name(), "\n\t".join(errors))
+            )
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- hooks ----------------------------------------------------------------------------------
+
+    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(module, args)`` before ``forward``; a non-None return replaces the args."""
+        return add_hook(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after ``forward``; a non-None return replaces the output."""
+        return add_hook(self._forward_hooks, hook)
+
+    # -- printing ----------------------------------------------------------------------------------
+
+    def extra_repr(self) -> str:
+        """Extra information shown in this module's repr (override in subclasses)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({name}): " + _addindent(repr(m), 2) for name, m in self._modules.items()]
+        lines += children
+        main = self._get_name() + "("
+        if lines:
+            if len(lines) == 1 and not children:
+                main += lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+    def __getstate__(self) -> dict:
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+

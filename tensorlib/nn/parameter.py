@@ -1,0 +1,79 @@
+"""``nn.Parameter``: a Tensor that a Module registers as a learnable parameter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import DEFAULT
+from .._repr import tensor_repr
+from .._tensor import Tensor, _disabled_torch_function_impl, _init
+
+
+class Parameter(Tensor):
+    """A tensor that is a module parameter: assigning one to a Module attribute registers it.
+
+    ``Parameter(data)`` shares ``data``'s memory and requires grad by default.
+    For dispatch it behaves like a plain Tensor (its ops return plain Tensors
+    and it never takes precedence over a duck type's ``__torch_function__``).
+    """
+
+    __torch_function__ = _disabled_torch_function_impl
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
+        if data is None:
+            arr = np.empty((0,), dtype=DEFAULT.np_float)
+        elif isinstance(data, Tensor):
+            arr = data._data
+        else:
+            raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
+        p = object.__new__(cls)
+        _init(p, arr)
+        if isinstance(data, Tensor) and data._version is not None:
+            p._version = data._version
+        if requires_grad:
+            if arr.dtype.kind not in "fc":
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            p._requires_grad = True
+        return p
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + tensor_repr(self, prefix="tensor(")
+
+    def __deepcopy__(self, memo: dict) -> "Parameter":
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(_copy_tensor(self), self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, proto: Any) -> Any:
+        return (_rebuild_parameter, (self._data.copy(), self._requires_grad))
+
+
+def _copy_tensor(t: Tensor) -> Tensor:
+    from .._tensor import _wrap
+
+    return _wrap(t._data.copy())
+
+
+def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:
+    from .._tensor import _wrap
+
+    return Parameter(_wrap(data), requires_grad)
+
+
+class Buffer(Tensor):
+    """Marks a tensor to be registered as a module buffer when assigned as an attribute."""
+
+    __torch_function__ = _disabled_torch_function_impl
+
+    def __new__(cls, data: Tensor, *, persistent: bool = True) -> "Buffer":
+        b = object.__new__(cls)
+        _init(b, data._data)
+        b.persistent = persistent
+        return b

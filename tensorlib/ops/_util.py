@@ -1,0 +1,230 @@
+"""What every op needs: argument checks, type promotion, recording a node, ``out=``."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.grad_mode import STATE as GRAD
+from .._autograd.graph import Node, new_node
+from .._dtype import FROM_NP, PROMOTE
+from .._tensor import Tensor, _wrap, bump_version, wrap_dim
+
+__all__ = [
+    "GRAD",
+    "Node",
+    "Tensor",
+    "as_tensor_arg",
+    "binary_arrays",
+    "bump_version",
+    "check_inplace",
+    "edge",
+    "float_array",
+    "record",
+    "scalar_or_tensor",
+    "tensor_arg",
+    "wrap",
+    "wrap_dim",
+    "write_out",
+]
+
+wrap = _wrap
+
+_SCALARS = (int, float, bool, complex)
+_pybool = type(True)
+
+
+def tensor_arg(x: Any, fname: str, argname: str = "input", pos: int = 1) -> Tensor:
+    """``x`` if it is a Tensor, else torch's TypeError naming the function and argument."""
+    if isinstance(x, Tensor):
+        return x
+    raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+def scalar_or_tensor(x: Any, fname: str, argname: str, pos: int) -> Any:
+    if isinstance(x, (Tensor, int, float, complex, np.number, np.bool_)):
+        return x
+    raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor or Number, not {type(x).__name__}")
+
+
+def as_tensor_arg(x: Any, like: Tensor) -> Tensor:
+    """A tensor for ``x``: tensors pass through, scalars become 0-dim tensors of ``like``'s promoted type."""
+    if isinstance(x, Tensor):
+        return x
+    dt = result_dtype(like, x)
+    return _wrap(np.asarray(x, dtype=dt.np))
+
+
+def result_dtype(a: Any, b: Any) -> _dtype.dtype:
+    """torch's result dtype of a binary op between tensors and/or Python scalars."""
+    dims, zeros, scalars = [], [], []
+    for v in (a, b):
+        if isinstance(v, Tensor):
+            (dims if v._data.ndim else zeros).append(FROM_NP[v._data.dtype])
+        else:
+            scalars.append(v)
+    return _dtype.result_type_of(dims, zeros, scalars)
+
+
+def _scalar_kind(v: Any) -> str:
+    t = type(v)
+    if t is float:
+        return "f"
+    if t is int:
+        return "i"
+    if t is _pybool:
+        return "b"
+    if t is complex:
+        return "c"
+    if isinstance(v, (np.bool_,)):
+        return "b"
+    if isinstance(v, (int, np.integer)):
+        return "i"
+    if isinstance(v, (float, np.floating)):
+        return "f"
+    if isinstance(v, (complex, np.complexfloating)):
+        return "c"
+    raise TypeError(f"unsupported operand type {type(v).__name__}")
+
+
+def binary_arrays(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]:
+    """The operands of a binary op as NumPy values that compute in torch's result dtype.
+
+    The common cases (same dtype, or a Python scalar of the tensor's category)
+    return at once; only mixed-dtype operands are cast.
+    """
+    a = x._data
+    if isinstance(y, Tensor):
+        b = y._data
+        if a.dtype is b.dtype:
+            return a, b
+        rd = result_dtype(x, y).np
+        return (a if a.dtype is rd else a.astype(rd)), (b if b.dtype is rd else b.astype(rd))
+    kind = a.dtype.kind
+    try:
+        sk = _scalar_kind(y)
+    except TypeError:
+        raise TypeError(
+            f"{fname}(): argument 'other' must be Tensor or Number, not {type(y).__name__}"
+        ) from None
+    if sk == "b" or (sk == "i" and kind in "iufc") or (sk == "f" and kind in "fc") or (sk == "c" and kind == "c"):
+        if type(y) not in _SCALARS:
+            y = y.item()
+        if sk == "i" and kind in "iu":
+            info = np.iinfo(a.dtype)
+            if not info.min <= y <= info.max:
+                # torch wraps the scalar into the tensor's type; NumPy refuses it.
+                y = np.array(y).astype(a.dtype).item()
+        return a, y
+    rd = result_dtype(x, y).np
+    return a.astype(rd), (y.item() if type(y) not in _SCALARS else y)
+
+
+def float_array(a: np.ndarray) -> np.ndarray:
+    """``a`` itself if floating or complex, else cast to the default float dtype (torch's int -> float ops)."""
+    if a.dtype.kind in "fc":
+        return a
+    return a.astype(_dtype.DEFAULT.np_float)
+
+
+def edge(t: Tensor) -> tuple:
+    """The graph edge a gradient for ``t`` flows into."""
+    fn = t._grad_fn
+    if fn is not None:
+        m = t._meta
+        return (fn, m.output_nr if m is not None else 0)
+    if t._requires_grad:
+        from .._autograd.engine import grad_accumulator
+
+        return (grad_accumulator(t), 0)
+    return (None, 0)
+
+
+_NO_EDGE = (None, 0)
+
+
+def record(node_cls: type, data: np.ndarray, inputs: Sequence[Any]) -> tuple[Tensor, Any]:
+    """Wrap ``data`` as the output of a new ``node_cls`` node with edges to ``inputs``.
+
+    Returns ``(output, node)`` so the caller can attach what backward needs.
+    Non-Tensor or non-differentiable inputs get an empty edge.
+    """
+    edges = tuple(edge(t) if isinstance(t, Tensor) and t._requires_grad else _NO_EDGE for t in inputs)
+    node = new_node(node_cls, edges)
+    out = _wrap(data)
+    out._grad_fn = node
+    out._requires_grad = True
+    return out, node
+
+
+def needs_grad(*tensors: Any) -> bool:
+    """Whether an op on these operands must be recorded (grad mode on and some input requires grad)."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t._requires_grad:
+            return GRAD.enabled
+    return False
+
+
+def check_inplace(t: Tensor, fname: str) -> None:
+    """Refuse in-place changes that would corrupt the graph (a leaf that requires grad, or a view of one)."""
+    if GRAD.enabled:
+        if t._requires_grad and t._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        base = t._base
+        if base is not None and base._requires_grad and base._grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
+
+
+def writable(t: Tensor) -> np.ndarray:
+    a = t._data
+    if not a.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation."
+        )
+    return a
+
+
+def write_out(out: Any, result: Tensor, fname: str) -> Tensor:
+    """Store ``result`` into the ``out=`` tensor (resizing it if needed) and return ``out``."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{fname}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if GRAD.enabled and (result._requires_grad or out._requires_grad):
+        raise RuntimeError(
+            f"{fname}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
+    src = result._data
+    if out._data.dtype != src.dtype:
+        if not np.can_cast(src.dtype, out._data.dtype, casting="same_kind"):
+            raise RuntimeError(
+                f"result type {FROM_NP[src.dtype].name.capitalize()} can't be cast to the desired output type "
+                f"{FROM_NP[out._data.dtype].name.capitalize()}"
+            )
+    if out._data.shape != src.shape:
+        out._data = np.empty(src.shape, dtype=out._data.dtype)
+    else:
+        writable(out)
+    np.copyto(out._data, src, casting="unsafe")
+    bump_version(out)
+    return out
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """A dim argument (int, sequence or None) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(wrap_dim(d, ndim) for d in dim)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
+        return tuple(sorted(dims))
+    return (wrap_dim(dim, ndim),)
+
+
+def promote_pair(a: _dtype.dtype, b: _dtype.dtype) -> _dtype.dtype:
+    return PROMOTE[(a, b)]

@@ -1,0 +1,98 @@
+"""Softmax-family ops and activation functions beyond the elementwise basics."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._autograd.graph import Node, SavedTensor, unpack
+from . import elementwise as E
+from . import reduction as R
+from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim
+
+
+def _softmax_input(input: Tensor, dim: Any, dtype: Any, fname: str) -> tuple[Tensor, int]:
+    x = tensor_arg(input, fname)
+    if dtype is not None:
+        x = E.to_dtype(x, dtype)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(f'"{fname}_lastdim_kernel_impl" not implemented for \'{E._type_title(x._data.dtype)}\'')
+    if dim is None:
+        # torch's legacy implicit-dim rule
+        nd = x._data.ndim
+        dim = 0 if nd in (0, 1, 3) else 1
+    return x, wrap_dim(dim, x._data.ndim)
+
+
+def _shifted(a: np.ndarray, d: int) -> np.ndarray:
+    if a.ndim == 0:
+        return a - a
+    m = np.max(a, axis=d, keepdims=True) if a.size else 0
+    return a - np.where(np.isfinite(m), m, 0)
+
+
+class SoftmaxBackward0(Node):
+    __slots__ = ("result", "dim")
+    _saved_slots = ("result",)
+
+    def backward(self, g: Tensor) -> tuple:
+        y = unpack(self, self.result)
+        s = R.sum(E.mul(g, y), self.dim, keepdim=True) if y._data.ndim else E.mul(g, y)
+        return (E.mul(y, E.sub(g, s)),)
+
+
+def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
+    x, d = _softmax_input(input, dim, dtype, "softmax")
+    e = np.exp(_shifted(x._data, d))
+    r = np.asarray(e / (np.sum(e, axis=d, keepdims=True) if e.ndim else e))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(SoftmaxBackward0, r, (x,))
+        node.result = SavedTensor(res, True)
+        node.dim = d
+        return res
+    return wrap(r)
+
+
+class LogSoftmaxBackward0(Node):
+    __slots__ = ("result", "dim")
+    _saved_slots = ("result",)
+
+    def backward(self, g: Tensor) -> tuple:
+        y = unpack(self, self.result)
+        s = R.sum(g, self.dim, keepdim=True) if y._data.ndim else g
+        return (E.sub(g, E.mul(E.exp(y), s)),)
+
+
+def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed stably."""
+    x, d = _softmax_input(input, dim, dtype, "log_softmax")
+    z = _shifted(x._data, d)
+    r = np.asarray(z - (np.log(np.sum(np.exp(z), axis=d, keepdims=True)) if z.ndim else 0))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(LogSoftmaxBackward0, r, (x,))
+        node.result = SavedTensor(res, True)
+        node.dim = d
+        return res
+    return wrap(r)
+
+
+def _erf_np(a: np.ndarray) -> np.ndarray:
+    erf = np.frompyfunc(math.erf, 1, 1)
+    return erf(a).astype(a.dtype) if a.ndim else np.asarray(math.erf(float(a)), dtype=a.dtype)
+
+
+def _erf_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
+    return E.mul(g, E.mul(E.exp(E.neg(E.mul(x, x))), 2.0 / math.sqrt(math.pi)))
+
+
+erf, erf_ = E._unary("erf", _erf_np, _erf_grad, "x", "Elementwise Gauss error function.")
+
+
+def _erfc_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
+    return E.neg(_erf_grad(g, x, y))
+
+
+erfc, erfc_ = E._unary("erfc", lambda a: 1 - _erf_np(a), _erfc_grad, "x", "Elementwise complementary error function.")

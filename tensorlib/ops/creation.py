@@ -1,0 +1,634 @@
+"""Tensor creation: from data, filled, ranges, random; and the random generator."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from .. import _dtype
+from .._dtype import FROM_NP, dtype as DType
+from .._size import Size
+from .._tensor import Tensor, _wrap, device as _device
+from ._util import tensor_arg, write_out
+
+_pybool = type(True)
+
+
+# -- random generator ---------------------------------------------------------------------
+
+
+class Generator:
+    """A source of random numbers (a seeded NumPy ``PCG64`` stream)."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        _device(device)
+        self._initial_seed = 67280421310721
+        self._rng = np.random.Generator(np.random.PCG64(self._initial_seed))
+
+    def manual_seed(self, seed: int) -> "Generator":
+        """Reseed; the same seed replays the same numbers."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"manual_seed expected an int, got {type(seed).__name__}")
+        seed = int(seed)
+        if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
+            raise RuntimeError(f"Overflow when unpacking long: seed {seed} is out of range")
+        self._initial_seed = seed
+        self._rng = np.random.Generator(np.random.PCG64(seed & 0xFFFF_FFFF_FFFF_FFFF))
+        return self
+
+    def seed(self) -> int:
+        """Reseed from the operating system's entropy and return the new seed."""
+        s = int(np.random.SeedSequence().entropy) & 0xFFFF_FFFF_FFFF_FFFF
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._initial_seed
+
+    def get_state(self) -> Tensor:
+        """The generator state as a uint8 tensor (for ``set_state``)."""
+        import pickle
+
+        return _wrap(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), dtype=np.uint8).copy())
+
+    def set_state(self, new_state: Tensor) -> "Generator":
+        import pickle
+
+        self._rng.bit_generator.state = pickle.loads(tensor_arg(new_state, "set_state", "new_state")._data.tobytes())
+        return self
+
+    @property
+    def device(self) -> _device:
+        return _device("cpu")
+
+
+default_generator = Generator()
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    return (generator if generator is not None else default_generator)._rng
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generator: the same seed gives the same random tensors."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator non-deterministically and return the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed the default generator was last seeded with."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Restore the default generator's state."""
+    default_generator.set_state(new_state)
+
+
+# -- from data -------------------------------------------------------------------------------
+
+
+def _infer_np_dtype(a: np.ndarray, from_python: bool) -> np.dtype:
+    kind = a.dtype.kind
+    if kind == "b":
+        return np.dtype(np.bool_)
+    if kind in "iu":
+        if not from_python and a.dtype in FROM_NP:
+            return a.dtype
+        return np.dtype(np.int64)
+    if kind == "f":
+        if not from_python and a.dtype in FROM_NP:
+            return a.dtype
+        return _dtype.DEFAULT.np_float
+    if kind == "c":
+        if not from_python and a.dtype in FROM_NP:
+            return a.dtype
+        return _dtype.DEFAULT.complex.np
+    raise TypeError(f"can't convert np.ndarray of type numpy.{a.dtype}. The only supported types are: "
+                    "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
+
+
+def _check_scalars(data: Any, depth: int = 0) -> None:
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, (list, tuple)):
+        for e in data:
+            _check_scalars(e, depth + 1)
+    elif data is None:
+        raise TypeError("new(): invalid data type 'NoneType'")
+    elif not isinstance(data, (int, float, complex, np.number, np.bool_, Tensor, np.ndarray)) and not hasattr(
+        data, "__array__"
+    ):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _ragged_error(data: Any) -> ValueError:
+    def walk(x: Any, dim: int) -> ValueError | None:
+        if not isinstance(x, (list, tuple)) or not x:
+            return None
+        lens = [len(e) if isinstance(e, (list, tuple)) else None for e in x]
+        first = lens[0]
+        for ln in lens:
+            if ln != first:
+                return ValueError(
+                    f"expected sequence of length {first} at dim {dim + 1} (got {ln})"
+                    if ln is not None and first is not None
+                    else f"expected sequence of length {first} at dim {dim + 1} (got {ln})"
+                )
+        for e in x:
+            err = walk(e, dim + 1)
+            if err:
+                return err
+        return None
+
+    return walk(data, 0) or ValueError("tensor data is ragged")
+
+
+def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
+    """A fresh NumPy array holding ``data`` with torch's dtype inference (or ``dtype``)."""
+    if isinstance(data, Tensor):
+        a = data._data.copy()
+        return a if dtype is None else a.astype(dtype.np)
+    if isinstance(data, np.ndarray):
+        if dtype is not None:
+            return np.array(data, dtype=dtype.np)
+        return np.array(data, dtype=_infer_np_dtype(data, False))
+    _check_scalars(data)
+    from_python = True
+    if isinstance(data, (np.number, np.bool_)):
+        from_python = False
+    if isinstance(data, (list, tuple)) and _contains_tensor(data):
+        data = _tensors_to_arrays(data)
+    try:
+        a = np.array(data)
+    except ValueError:
+        raise _ragged_error(data) from None
+    except OverflowError:
+        raise RuntimeError("Overflow when unpacking long") from None
+    if a.dtype == object:
+        raise _ragged_error(data)
+    if dtype is not None:
+        if a.dtype.kind == "c" and dtype.np.kind != "c":
+            raise TypeError(f"can't convert complex to {dtype.name}")
+        return a.astype(dtype.np)
+    return a.astype(_infer_np_dtype(a, from_python), copy=False)
+
+
+def _contains_tensor(data: Any) -> bool:
+    for e in data:
+        if isinstance(e, Tensor):
+            return True
+        if isinstance(e, (list, tuple)) and _contains_tensor(e):
+            return True
+    return False
+
+
+def _tensors_to_arrays(data: Any) -> Any:
+    out = []
+    for e in data:
+        if isinstance(e, Tensor):
+            if e._data.ndim and e._data.size != 1:
+                out.append(e._data.tolist())
+            else:
+                out.append(e._data.reshape(()).item())
+        elif isinstance(e, (list, tuple)):
+            out.append(_tensors_to_arrays(e))
+        else:
+            out.append(e)
+    return out
+
+
+def _finish(a: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
+    if device is not None:
+        _device(device)
+    t = _wrap(a)
+    if requires_grad:
+        if a.dtype.kind not in "fc":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
+def tensor(data: Any, *, dtype: DType | None = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
+    _dtype_arg(dtype, "tensor")
+    return _finish(array_from_data(data, dtype), requires_grad, device)
+
+
+def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, sharing memory with tensors and NumPy arrays when the dtype allows."""
+    _dtype_arg(dtype, "as_tensor")
+    if device is not None:
+        _device(device)
+    if isinstance(data, Tensor):
+        if dtype is None or data._data.dtype == dtype.np:
+            return data
+        from .elementwise import to_dtype
+
+        return to_dtype(data, dtype)
+    if isinstance(data, np.ndarray) and data.dtype in FROM_NP and (dtype is None or data.dtype == dtype.np):
+        return _wrap(data)
+    return _wrap(array_from_data(data, dtype))
+
+
+def asarray(obj: Any, *, dtype: DType | None = None, device: Any = None, copy: bool | None = None, requires_grad: bool = False) -> Tensor:
+    """Like :func:`as_tensor`; ``copy=True`` always copies, ``copy=False`` never does."""
+    if copy:
+        t = tensor(obj, dtype=dtype)
+    else:
+        t = as_tensor(obj, dtype=dtype, device=device)
+        if copy is False and isinstance(obj, (Tensor, np.ndarray)) and np.asarray(obj).__array_interface__["data"][0] != t._data.__array_interface__["data"][0]:
+            raise ValueError("asarray(): copy=False but a copy is needed")
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array (changes to one show in the other)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype not in FROM_NP:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The only supported types are: float64, float32, "
+            "float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+        )
+    return _wrap(ndarray)
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is a tensorlib Tensor (or subclass)."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    return tensor_arg(input, "numel")._data.size
+
+
+# -- filled ------------------------------------------------------------------------------------
+
+
+def _dtype_arg(dtype: Any, fname: str) -> None:
+    if dtype is not None and not isinstance(dtype, DType):
+        raise TypeError(f"{fname}(): argument 'dtype' must be tensorlib.dtype, not {type(dtype).__name__}")
+
+
+def _size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = size[0]
+    out = []
+    for i, s in enumerate(size):
+        if isinstance(s, Tensor):
+            s = s.__index__()
+        if isinstance(s, (_pybool, float)) or not hasattr(s, "__index__"):
+            raise TypeError(
+                f"{fname}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                f"{type(s).__name__} at pos {i}"
+            )
+        n = s.__index__()
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {[int(x) for x in size]}")
+        out.append(n)
+    return tuple(out)
+
+
+def _np_dtype(dtype: DType | None, default: Any = None) -> np.dtype:
+    if dtype is not None:
+        return dtype.np
+    return default if default is not None else _dtype.DEFAULT.np_float
+
+
+def _out_or(out: Any, t: Tensor, fname: str) -> Tensor:
+    if out is None:
+        return t
+    return write_out(out, t, fname)
+
+
+def zeros(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros with shape ``size``."""
+    _dtype_arg(dtype, "zeros")
+    return _out_or(out, _finish(np.zeros(_size(size, "zeros"), dtype=_np_dtype(dtype)), requires_grad, device), "zeros")
+
+
+def ones(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones with shape ``size``."""
+    _dtype_arg(dtype, "ones")
+    return _out_or(out, _finish(np.ones(_size(size, "ones"), dtype=_np_dtype(dtype)), requires_grad, device), "ones")
+
+
+def empty(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """An uninitialised tensor with shape ``size``."""
+    _dtype_arg(dtype, "empty")
+    return _out_or(out, _finish(np.empty(_size(size, "empty"), dtype=_np_dtype(dtype)), requires_grad, device), "empty")
+
+
+def _fill_dtype(fill_value: Any) -> np.dtype:
+    return _dtype.scalar_dtype(fill_value).np
+
+
+def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from it)."""
+    _dtype_arg(dtype, "full")
+    shape = _size((size,) if not isinstance(size, (tuple, list, Size)) else (size,), "full")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    npdt = dtype.np if dtype is not None else _fill_dtype(fill_value)
+    return _out_or(out, _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, device), "full")
+
+
+def _like(input: Tensor, dtype: DType | None, fname: str) -> tuple[tuple, np.dtype]:
+    x = tensor_arg(input, fname)
+    _dtype_arg(dtype, fname)
+    return x._data.shape, (dtype.np if dtype is not None else x._data.dtype)
+
+
+def zeros_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """Zeros with ``input``'s shape (and dtype unless given)."""
+    shape, npdt = _like(input, dtype, "zeros_like")
+    return _finish(np.zeros(shape, dtype=npdt), requires_grad, device)
+
+
+def ones_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """Ones with ``input``'s shape (and dtype unless given)."""
+    shape, npdt = _like(input, dtype, "ones_like")
+    return _finish(np.ones(shape, dtype=npdt), requires_grad, device)
+
+
+def empty_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """An uninitialised tensor with ``input``'s shape (and dtype unless given)."""
+    shape, npdt = _like(input, dtype, "empty_like")
+    return _finish(np.empty(shape, dtype=npdt), requires_grad, device)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """``fill_value`` with ``input``'s shape (and dtype unless given)."""
+    shape, npdt = _like(input, dtype, "full_like")
+    return _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, device)
+
+
+def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """An ``n x m`` matrix with ones on the diagonal."""
+    _dtype_arg(dtype, "eye")
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and (isinstance(v, (_pybool, float)) or not hasattr(v, "__index__")):
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
+    return _out_or(out, _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device), "eye")
+
+
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` to ``end`` (exclusive) in steps of ``step``; ``arange(n)`` counts from 0."""
+    _dtype_arg(dtype, "arange")
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for v in vals:
+        if not isinstance(v, (int, float, np.number)) or isinstance(v, _pybool):
+            raise TypeError(f"arange(): argument 'end' must be Number, not {type(v).__name__}")
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        npdt = np.dtype(np.int64) if is_int else _dtype.DEFAULT.np_float
+    else:
+        npdt = dtype.np
+    n = max(int(math.ceil((end - start) / step)), 0)
+    a = (start + step * np.arange(n, dtype=np.float64 if npdt.kind == "f" else np.int64)).astype(npdt)
+    return _out_or(out, _finish(a, requires_grad, device), "arange")
+
+
+def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    _dtype_arg(dtype, "linspace")
+    if isinstance(steps, (float, _pybool)) or not hasattr(steps, "__index__"):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    s = start.item() if isinstance(start, Tensor) else start
+    e = end.item() if isinstance(end, Tensor) else end
+    a = np.linspace(s, e, steps, dtype=np.float64).astype(_np_dtype(dtype))
+    return _out_or(out, _finish(a, requires_grad, device), "linspace")
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``base ** linspace(start, end, steps)``."""
+    _dtype_arg(dtype, "logspace")
+    a = np.logspace(start, end, steps, base=base, dtype=np.float64).astype(_np_dtype(dtype))
+    return _out_or(out, _finish(a, requires_grad, device), "logspace")
+
+
+# -- random ---------------------------------------------------------------------------------------
+
+
+def _float_dtype(dtype: DType | None, fname: str) -> np.dtype:
+    npdt = _np_dtype(dtype)
+    if npdt.kind not in "fc":
+        raise RuntimeError(f"\"{fname}\" not implemented for '{FROM_NP[npdt].name}'")
+    return npdt
+
+
+def _sample(rng: np.random.Generator, kind: str, shape: tuple, npdt: np.dtype) -> np.ndarray:
+    gen_dt = npdt if npdt in (np.dtype(np.float32), np.dtype(np.float64)) else np.dtype(np.float32)
+    if npdt.kind == "c":
+        real_dt = np.float32 if npdt == np.complex64 else np.float64
+        if kind == "normal":
+            # unit variance overall, as torch: each part has variance 1/2
+            re = rng.standard_normal(shape, dtype=real_dt) * np.sqrt(0.5)
+            im = rng.standard_normal(shape, dtype=real_dt) * np.sqrt(0.5)
+        else:
+            re = rng.random(shape, dtype=real_dt)
+            im = rng.random(shape, dtype=real_dt)
+        return (re + 1j * im).astype(npdt)
+    if kind == "normal":
+        a = rng.standard_normal(shape, dtype=gen_dt)
+    else:
+        a = rng.random(shape, dtype=gen_dt)
+    return a if a.dtype == npdt else a.astype(npdt)
+
+
+def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform random numbers in ``[0, 1)`` with shape ``size``."""
+    _dtype_arg(dtype, "rand")
+    a = _sample(_rng(generator), "uniform", _size(size, "rand"), _float_dtype(dtype, "rand"))
+    return _out_or(out, _finish(a, requires_grad, device), "rand")
+
+
+def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal random numbers with shape ``size``."""
+    _dtype_arg(dtype, "randn")
+    a = _sample(_rng(generator), "normal", _size(size, "randn"), _float_dtype(dtype, "randn"))
+    return _out_or(out, _finish(a, requires_grad, device), "randn")
+
+
+def rand_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """:func:`rand` with ``input``'s shape and dtype."""
+    shape, npdt = _like(input, dtype, "rand_like")
+    return _finish(_sample(_rng(None), "uniform", shape, npdt), requires_grad, device)
+
+
+def randn_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """:func:`randn` with ``input``'s shape and dtype."""
+    shape, npdt = _like(input, dtype, "randn_like")
+    return _finish(_sample(_rng(None), "normal", shape, npdt), requires_grad, device)
+
+
+def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Random integers in ``[low, high)`` with shape ``size``; ``randint(high, size)`` starts at 0."""
+    if size is None:
+        if high is None:
+            raise TypeError("randint() missing required argument 'size'")
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    shape = _size((size,) if isinstance(size, (tuple, list, Size)) else ((size,),), "randint")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    a = _rng(generator).integers(low, high, size=shape, dtype=np.int64)
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    return _out_or(out, _finish(a, requires_grad, device), "randint")
+
+
+def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """:func:`randint` with ``input``'s shape and dtype."""
+    if high is None:
+        low, high = 0, low
+    shape, npdt = _like(input, dtype, "randint_like")
+    return _finish(_rng(None).integers(low, high, size=shape).astype(npdt), requires_grad, device)
+
+
+def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of ``0 .. n-1``."""
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    a = _rng(generator).permutation(n).astype(dtype.np if dtype is not None else np.int64)
+    return _out_or(out, _finish(a, requires_grad, device), "randperm")
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
+    rng = _rng(generator)
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        if np.any(np.asarray(s) < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        ref = mean if isinstance(mean, Tensor) else std
+        npdt = ref._data.dtype if ref._data.dtype.kind == "f" else _dtype.DEFAULT.np_float
+        a = (m + s * _sample(rng, "normal", shape, np.dtype(npdt))).astype(npdt)
+        return _out_or(out, _finish(a, requires_grad, device), "normal")
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments: scalar mean and std need a size")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    npdt = _float_dtype(dtype, "normal")
+    a = (mean + std * _sample(rng, "normal", _size((size,) if isinstance(size, (tuple, list, Size)) else ((size,),), "normal"), npdt)).astype(npdt)
+    return _out_or(out, _finish(a, requires_grad, device), "normal")
+
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
+    """Draw 0/1 samples with probabilities ``input`` (or ``p``)."""
+    x = tensor_arg(input, "bernoulli")
+    probs = x._data if p is None else np.full(x._data.shape, p)
+    if np.any((probs < 0) | (probs > 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    a = (_rng(generator).random(x._data.shape) < probs).astype(x._data.dtype)
+    return _out_or(out, _wrap(a), "bernoulli")
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
+    """Sample category indices from the (unnormalised) weights in each row of ``input``."""
+    x = tensor_arg(input, "multinomial")
+    w = x._data.astype(np.float64)
+    if w.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    rows = w.reshape(-1, w.shape[-1])
+    rng = _rng(generator)
+    res = []
+    for row in rows:
+        total = row.sum()
+        if total <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and num_samples > np.count_nonzero(row):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        res.append(rng.choice(len(row), size=num_samples, replace=replacement, p=row / total))
+    a = np.asarray(res, dtype=np.int64).reshape(w.shape[:-1] + (num_samples,))
+    return _out_or(out, _wrap(a), "multinomial")
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Poisson samples with rates ``input``."""
+    x = tensor_arg(input, "poisson")
+    return _wrap(_rng(generator).poisson(x._data).astype(x._data.dtype))
+
+
+# -- in-place random fills (Tensor methods) --------------------------------------------------------
+
+
+def _fill_random(self: Tensor, a: np.ndarray, fname: str) -> Tensor:
+    from ._util import bump_version, check_inplace, writable
+
+    check_inplace(self, fname)
+    dst = writable(self)
+    np.copyto(dst, a, casting="unsafe")
+    bump_version(self)
+    return self
+
+
+def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with uniform samples from ``[from_, to)``."""
+    tensor_arg(self, "uniform_", "self")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+    a = from_ + (to - from_) * _sample(_rng(generator), "uniform", self._data.shape, np.dtype(np.float64))
+    return _fill_random(self, a, "uniform_")
+
+
+def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with normal samples."""
+    tensor_arg(self, "normal_", "self")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    a = mean + std * _sample(_rng(generator), "normal", self._data.shape, np.dtype(np.float64))
+    return _fill_random(self, a, "normal_")
+
+
+def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with random integers in ``[from_, to)``."""
+    if to is None:
+        to = 2**24 if self._data.dtype.kind == "f" else int(np.iinfo(self._data.dtype).max) + 1 if self._data.dtype.kind in "iu" else 2
+        if from_ != 0 and to is not None and from_ >= to:
+            from_, to = 0, from_
+    a = _rng(generator).integers(from_, to, size=self._data.shape)
+    return _fill_random(self, a, "random_")
+
+
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with 0/1 samples with probability ``p``."""
+    probs = p._data if isinstance(p, Tensor) else p
+    a = _rng(generator).random(self._data.shape) < probs
+    return _fill_random(self, a, "bernoulli_")
+
+
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with exponential samples of rate ``lambd``."""
+    return _fill_random(self, _rng(generator).exponential(1.0 / lambd, size=self._data.shape), "exponential_")

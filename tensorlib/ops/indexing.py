@@ -1,0 +1,692 @@
+"""Indexing: ``t[key]``, ``t[key] = v``, gather/scatter, index_select, masks, sorting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._autograd.graph import Node, new_node
+from .._tensor import _make_view
+from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
+from . import elementwise as E
+from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, bump_version
+
+ndarray = np.ndarray
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+_INDEX_ERROR = (
+    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})"
+)
+
+
+def _convert_index(k: Any) -> tuple[Any, bool]:
+    """One index element as NumPy understands it, and whether it is basic (gives a view)."""
+    tk = type(k)
+    if tk is int or tk is slice or k is None or k is Ellipsis:
+        if tk is slice:
+            for part in (k.start, k.stop, k.step):
+                if part is not None and not isinstance(part, (int, np.integer)):
+                    if isinstance(part, Tensor):
+                        k = slice(*(p.__index__() if isinstance(p, Tensor) else p for p in (k.start, k.stop, k.step)))
+                        break
+                    raise TypeError(f"slice indices must be integers or None or have an __index__ method")
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+        return k, True
+    if isinstance(k, Tensor):
+        a = k._data
+        if a.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return a, False
+    if tk is bool:
+        return k, False
+    if isinstance(k, (np.integer,)):
+        return int(k), True
+    if isinstance(k, (list, tuple)):
+        arr = np.asarray([_flatten_seq_item(e) for e in k]) if k else np.zeros(0, dtype=np.int64)
+        if arr.dtype.kind not in "iub":
+            raise IndexError(_INDEX_ERROR.format(type(k[0]).__name__ if k else "list"))
+        return arr, False
+    if isinstance(k, ndarray):
+        if k.dtype.kind not in "iub":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        return k, False
+    if hasattr(k, "__index__") and not isinstance(k, float):
+        return k.__index__(), True
+    raise IndexError(_INDEX_ERROR.format(type(k).__name__))
+
+
+def _flatten_seq_item(e: Any) -> Any:
+    if isinstance(e, Tensor):
+        return e._data
+    if isinstance(e, (list, tuple)):
+        return [_flatten_seq_item(x) for x in e]
+    if isinstance(e, float):
+        raise IndexError(_INDEX_ERROR.format("float"))
+    return e
+
+
+def convert_key(key: Any) -> tuple[Any, bool]:
+    """A torch index as a NumPy key, and whether indexing with it gives a view."""
+    if type(key) is tuple:
+        parts = []
+        basic = True
+        for k in key:
+            nk, b = _convert_index(k)
+            parts.append(nk)
+            basic = basic and b
+        return tuple(parts), basic
+    nk, basic = _convert_index(key)
+    return nk, basic
+
+
+def _reraise_index(e: Exception, shape: tuple) -> Exception:
+    msg = str(e)
+    if "out of bounds" in msg:
+        return IndexError(msg.replace("for axis", "for dimension"))
+    if "too many indices" in msg:
+        return IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    if "shape mismatch" in msg or "broadcast" in msg:
+        return IndexError(f"shape mismatch: indexing tensors could not be broadcast together: {msg}")
+    if "boolean index did not match" in msg:
+        return IndexError(msg.replace("boolean index", "The shape of the mask").replace("array", "tensor"))
+    return IndexError(msg)
+
+
+class SliceBackward0(Node):
+    """Backward of basic indexing (slices, ints, None, Ellipsis): embed into zeros."""
+
+    __slots__ = ("key", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (embed(g, self.key, self.shape, basic=True),)
+
+
+class IndexBackward0(Node):
+    """Backward of advanced indexing: scatter-add into zeros (repeated indices accumulate)."""
+
+    __slots__ = ("key", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (embed(g, self.key, self.shape, basic=False),)
+
+
+class EmbedBackward(Node):
+    __slots__ = ("key", "basic")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (_getitem_converted(g, self.key, self.basic),)
+
+
+def embed(g: Tensor, key: Any, shape: tuple, basic: bool) -> Tensor:
+    """Zeros of ``shape`` with ``g`` placed (added, for advanced keys) at ``key``; differentiable."""
+    z = np.zeros(shape, dtype=g._data.dtype)
+    if basic:
+        z[key] = g._data
+    else:
+        np.add.at(z, key, g._data)
+    if g._requires_grad and GRAD.enabled:
+        res, node = record(EmbedBackward, z, (g,))
+        node.key, node.basic = key, basic
+        return res
+    return wrap(z)
+
+
+def basic_getitem(x: Tensor, key: Any) -> Tensor:
+    """``x[key]`` for an already-basic NumPy key: a view."""
+    return _getitem_converted(x, key, True)
+
+
+def _getitem_converted(x: Tensor, key: Any, basic: bool) -> Tensor:
+    a = x._data
+    try:
+        r = a[key]
+    except IndexError as e:
+        raise _reraise_index(e, a.shape) from None
+    except (ValueError, TypeError) as e:
+        raise _reraise_index(e, a.shape) from None
+    if type(r) is not ndarray:
+        # An integer index into a 0-d result: keep a 0-d view of the same memory.
+        r = a[key + (Ellipsis,)] if type(key) is tuple else a[(key, Ellipsis)]
+    if basic:
+        t = _make_view(x, r)
+        if x._requires_grad and GRAD.enabled:
+            node = new_node(SliceBackward0, (edge(x),))
+            node.key, node.shape = key, a.shape
+            t._grad_fn = node
+            t._requires_grad = True
+        return t
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(IndexBackward0, r, (x,))
+        node.key, node.shape = key, a.shape
+        return res
+    return wrap(r)
+
+
+def getitem(self: Tensor, key: Any) -> Tensor:
+    """``self[key]`` with torch's (NumPy-like) indexing rules."""
+    if type(key) is int and self._data.ndim:
+        a = self._data
+        n = a.shape[0]
+        if key < -n or key >= n:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {n}")
+        return _getitem_converted(self, (key, Ellipsis), True)
+    if self._data.ndim == 0 and type(key) is int:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    nk, basic = convert_key(key)
+    return _getitem_converted(self, nk, basic)
+
+
+class IndexPutBackward0(Node):
+    """``out = input`` with ``values`` written at ``key`` (the out-of-place form of ``input[key] = values``)."""
+
+    __slots__ = ("key", "values_meta", "accumulate")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        gi = gv = None
+        if self.needs(0):
+            if self.accumulate:
+                gi = g
+            else:
+                mask = np.ones(g._data.shape, dtype=bool)
+                mask[self.key] = False
+                gi = E.mul(g, wrap(mask))
+        if self.needs(1):
+            gv = E.reduce_to(_getitem_converted(g, self.key, False), self.values_meta)
+        return gi, gv
+
+
+def index_put_key(input: Tensor, key: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``values`` written (or added) at the converted NumPy ``key``."""
+    a = input._data.copy()
+    v = values._data if isinstance(values, Tensor) else values
+    try:
+        if accumulate:
+            np.add.at(a, key, v)
+        else:
+            a[key] = v
+    except (IndexError, ValueError, TypeError) as e:
+        if isinstance(e, ValueError) and "could not broadcast" in str(e):
+            raise RuntimeError(f"shape mismatch: value tensor cannot be broadcast to indexing result: {e}") from None
+        raise _reraise_index(e, a.shape) from None
+    if GRAD.enabled and (input._requires_grad or (isinstance(values, Tensor) and values._requires_grad)):
+        res, node = record(IndexPutBackward0, a, (input, values))
+        node.key = key
+        node.values_meta = E._meta(values)
+        node.accumulate = accumulate
+        return res
+    return wrap(a)
+
+
+def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
+    """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
+    x = tensor_arg(input, "index_put")
+    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    return index_put_key(x, key, values, accumulate)
+
+
+def index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place :func:`index_put`."""
+    return E.inplace_apply(self, index_put, (indices, values, accumulate), {}, "index_put_")
+
+
+def setitem(self: Tensor, key: Any, value: Any) -> None:
+    """``self[key] = value``: an in-place write, recorded when gradients are involved."""
+    nk, _ = convert_key(key)
+    check_inplace(self, "__setitem__")
+    if isinstance(value, Tensor):
+        v = value._data
+        if v.dtype.kind == "c" and self._data.dtype.kind != "c":
+            raise RuntimeError("value cannot be converted to type without overflow")
+    elif isinstance(value, (bool, int, float, complex, np.number)):
+        v = value
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
+    recording = GRAD.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
+    if recording and self._data.dtype.kind in "fc":
+        E.inplace_apply(self, index_put_key, (nk, value), {}, "__setitem__")
+        return
+    a = writable(self)
+    try:
+        a[nk] = v
+    except (IndexError, ValueError, TypeError) as e:
+        if isinstance(e, ValueError) and "could not broadcast" in str(e):
+            raise RuntimeError(f"shape mismatch: value tensor cannot be broadcast to indexing result: {e}") from None
+        raise _reraise_index(e, a.shape) from None
+    bump_version(self)
+
+
+# -- gather / scatter -----------------------------------------------------------------
+
+
+def _index_arg(index: Any, fname: str) -> np.ndarray:
+    idx = tensor_arg(index, fname, "index", 3)._data
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"{fname}(): Expected dtype int64 for index")
+    return idx
+
+
+def _along_key(index: np.ndarray, dim: int) -> tuple:
+    """A NumPy advanced key addressing ``index`` along ``dim`` (and the position elsewhere)."""
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _check_gather_bounds(idx: np.ndarray, size: int, fname: str) -> None:
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx.max() if idx.max() >= size else idx.min()
+        raise RuntimeError(f"index {bad} is out of bounds for dimension with size {size}")
+
+
+class GatherBackward0(Node):
+    __slots__ = ("dim", "index", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (scatter_into_zeros(g, self.dim, self.index, self.shape),)
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Tensor | None = None) -> Tensor:
+    """Values of ``input`` along ``dim`` at the positions in ``index``."""
+    x = tensor_arg(input, "gather")
+    idx = _index_arg(index, "gather")
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    if idx.ndim != a.ndim and not (a.ndim == 0 and idx.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    _check_gather_bounds(idx, a.shape[d] if a.ndim else 1, "gather")
+    r = np.asarray(a[_along_key(idx, d)]) if a.ndim else a.reshape(1)[idx]
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(GatherBackward0, r, (x,))
+        node.dim, node.index, node.shape = d, idx, a.shape
+        return res if out is None else E.write_out(out, res, "gather")
+    res = wrap(r)
+    return res if out is None else E.write_out(out, res, "gather")
+
+
+class ScatterAddBackward0(Node):
+    __slots__ = ("dim", "index")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        gi = g if self.needs(0) else None
+        gs = gather(g, self.dim, wrap(self.index)) if self.needs(1) else None
+        return gi, gs
+
+
+def scatter_into_zeros(g: Tensor, dim: int, index: np.ndarray, shape: tuple) -> Tensor:
+    """Zeros of ``shape`` with ``g`` added along ``dim`` at ``index``; differentiable in ``g``."""
+    if not shape:
+        return g
+    return scatter_add(wrap(np.zeros(shape, dtype=g._data.dtype)), dim, wrap(index), g)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added along ``dim`` at ``index``."""
+    x = tensor_arg(input, "scatter_add")
+    idx = _index_arg(index, "scatter_add")
+    s = tensor_arg(src, "scatter_add", "src", 4)
+    a = x._data.copy()
+    d = wrap_dim(dim, a.ndim)
+    _check_gather_bounds(idx, a.shape[d], "scatter_add")
+    src_part = s._data[tuple(slice(0, n) for n in idx.shape)]
+    np.add.at(a, _along_key(idx, d), src_part.astype(a.dtype, copy=False))
+    if GRAD.enabled and (x._requires_grad or s._requires_grad):
+        res, node = record(ScatterAddBackward0, a, (x, s))
+        node.dim, node.index = d, idx
+        return res
+    return wrap(a)
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """In-place :func:`scatter_add`."""
+    return E.inplace_apply(self, scatter_add, (dim, index, src), {}, "scatter_add_")
+
+
+class ScatterBackward0(Node):
+    __slots__ = ("dim", "index", "src_is_tensor")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        gi = gs = None
+        if self.needs(0):
+            mask = np.ones(g._data.shape, dtype=bool)
+            mask[_along_key(self.index, self.dim)] = False
+            gi = E.mul(g, wrap(mask))
+        if self.src_is_tensor and self.needs(1):
+            gs = gather(g, self.dim, wrap(self.index))
+        return gi, gs
+
+
+_REDUCERS = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply}
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (or ``value``) written along ``dim`` at ``index``."""
+    x = tensor_arg(input, "scatter")
+    idx = _index_arg(index, "scatter")
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter(): expected 'src' or 'value'")
+    a = x._data.copy()
+    d = wrap_dim(dim, a.ndim)
+    _check_gather_bounds(idx, a.shape[d], "scatter")
+    key = _along_key(idx, d)
+    if isinstance(src, Tensor):
+        v = src._data[tuple(slice(0, n) for n in idx.shape)].astype(a.dtype, copy=False)
+    else:
+        v = src
+    if reduce is None:
+        a[key] = v
+    else:
+        if reduce not in _REDUCERS:
+            raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+        _REDUCERS[reduce].at(a, key, v)
+    if GRAD.enabled and (x._requires_grad or (isinstance(src, Tensor) and src._requires_grad)):
+        if reduce is not None:
+            raise RuntimeError("scatter(): the backward pass of scatter with a reduce argument is not implemented")
+        res, node = record(ScatterBackward0, a, (x, src))
+        node.dim, node.index, node.src_is_tensor = d, idx, isinstance(src, Tensor)
+        return res
+    return wrap(a)
+
+
+def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
+    """In-place :func:`scatter`."""
+    return E.inplace_apply(self, scatter, (dim, index, src), {"value": value, "reduce": reduce}, "scatter_")
+
+
+class IndexSelectBackward0(Node):
+    __slots__ = ("dim", "index", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        key = (slice(None),) * self.dim + (self.index,)
+        return (embed(g, key, self.shape, basic=False),)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
+    x = tensor_arg(input, "index_select")
+    idx = tensor_arg(index, "index_select", "index", 3)._data
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d] if a.ndim else 1
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError(f"index out of range in self")
+    r = np.take(a, idx.reshape(-1), axis=d) if a.ndim else a.reshape(1)[idx.reshape(-1)].reshape(idx.shape)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(IndexSelectBackward0, r, (x,))
+        node.dim, node.index, node.shape = d, idx.reshape(-1), a.shape
+        return res if out is None else E.write_out(out, res, "index_select")
+    res = wrap(r)
+    return res if out is None else E.write_out(out, res, "index_select")
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
+    x = tensor_arg(input, "index_add")
+    idx = tensor_arg(index, "index_add", "index", 3)._data.reshape(-1)
+    src = tensor_arg(source, "index_add", "source", 4)
+    d = wrap_dim(dim, x._data.ndim)
+    key = (slice(None),) * d + (idx,)
+    scaled = src if alpha == 1 else E.mul(src, alpha)
+    return index_put_key(x, key, scaled, accumulate=True)
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
+    x = tensor_arg(input, "index_fill")
+    idx = tensor_arg(index, "index_fill", "index", 3)._data.reshape(-1)
+    d = wrap_dim(dim, x._data.ndim)
+    key = (slice(None),) * d + (idx,)
+    return index_put_key(x, key, value)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """Elements of the flattened ``input`` at ``index``."""
+    x = tensor_arg(input, "take")
+    idx = tensor_arg(index, "take", "index", 2)
+    from .shape import reshape
+
+    return getitem(reshape(x, (-1,)), idx)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """:func:`gather` after broadcasting (or of the flattened tensor if ``dim`` is None)."""
+    x = tensor_arg(input, "take_along_dim")
+    idx = tensor_arg(indices, "take_along_dim", "indices", 2)
+    from .shape import reshape
+
+    if dim is None:
+        return gather(reshape(x, (-1,)), 0, reshape(idx, (-1,)))
+    d = wrap_dim(dim, x._data.ndim)
+    shape = list(np.broadcast_shapes(x._data.shape[:d] + (1,) + x._data.shape[d + 1 :], idx._data.shape[:d] + (1,) + idx._data.shape[d + 1 :]))
+    xs = list(shape)
+    xs[d] = x._data.shape[d]
+    is_ = list(shape)
+    is_[d] = idx._data.shape[d]
+    from .shape import expand
+
+    return gather(expand(x, xs), d, wrap(np.broadcast_to(idx._data, is_)))
+
+
+# -- masks -------------------------------------------------------------------------------
+
+
+class MaskedFillBackward0(Node):
+    __slots__ = ("mask", "value_meta")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        m = self.mask
+        gi = E.mul(g, wrap(~m)) if self.needs(0) else None
+        gv = None
+        if self.needs(1):
+            from .reduction import sum as _sum
+
+            gv = _sum(E.mul(g, wrap(m)))
+        return gi, gv
+
+
+def _mask_arg(mask: Any, fname: str) -> np.ndarray:
+    m = tensor_arg(mask, fname, "mask", 2)._data
+    if m.dtype.kind != "b":
+        raise RuntimeError(f"{fname} only supports boolean masks, but got mask with dtype {E._type_title(m.dtype)}")
+    return m
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` where ``mask`` is true."""
+    x = tensor_arg(input, "masked_fill")
+    m = _mask_arg(mask, "masked_fill")
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s)."
+            )
+        v = value._data
+    else:
+        v = value
+    a = x._data
+    try:
+        m_b = np.broadcast_to(m, a.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor b "
+            f"({m.shape[-1] if m.ndim else 1}) at non-singleton dimension {a.ndim - 1}"
+        ) from None
+    r = np.where(m_b, np.asarray(v, dtype=a.dtype), a)
+    if GRAD.enabled and (x._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        res, node = record(MaskedFillBackward0, r, (x, value))
+        node.mask = m_b
+        return res
+    return wrap(r)
+
+
+def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """In-place :func:`masked_fill`."""
+    return E.inplace_apply(self, masked_fill, (mask, value), {}, "masked_fill_")
+
+
+def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The elements of ``input`` where ``mask`` (broadcast) is true, as a 1-D tensor."""
+    x = tensor_arg(input, "masked_select")
+    m = _mask_arg(mask, "masked_select")
+    from .shape import broadcast_tensors
+
+    xb, mb = broadcast_tensors(x, wrap(m))
+    res = getitem(xb, mb)
+    return res if out is None else E.write_out(out, res, "masked_select")
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with consecutive ``source`` elements placed where ``mask`` is true."""
+    x = tensor_arg(input, "masked_scatter")
+    m = np.broadcast_to(_mask_arg(mask, "masked_scatter"), x._data.shape)
+    n = int(m.sum())
+    from .shape import reshape
+
+    src = reshape(tensor_arg(source, "masked_scatter", "source", 3), (-1,))
+    if src._data.size < n:
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
+    return index_put_key(x, (m,), getitem(src, slice(0, n)))
+
+
+def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
+    """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
+    x = tensor_arg(input, "nonzero")
+    a = x._data
+    if as_tuple:
+        if a.ndim == 0:
+            return (wrap(np.nonzero(a.reshape(1))[0].astype(np.int64)),)
+        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(a))
+    r = np.argwhere(a).astype(np.int64) if a.ndim else np.zeros((int(bool(a)), 0), dtype=np.int64)
+    res = wrap(r)
+    return res if out is None else E.write_out(out, res, "nonzero")
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
+    return nonzero(input)
+
+
+# -- sorting -------------------------------------------------------------------------------
+
+
+def _sort_indices(a: np.ndarray, d: int, descending: bool) -> np.ndarray:
+    if not descending:
+        return np.argsort(a, axis=d, kind="stable")
+    n = a.shape[d]
+    s = np.argsort(np.flip(a, d), axis=d, kind="stable")
+    return n - 1 - np.flip(s, d)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort ``input`` along ``dim``."""
+    x = tensor_arg(input, "argsort")
+    a = x._data
+    if a.ndim == 0:
+        return wrap(np.zeros((), dtype=np.int64))
+    return wrap(_sort_indices(a, wrap_dim(dim, a.ndim), descending).astype(np.int64))
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None) -> Any:
+    """``(values, indices)`` of ``input`` sorted along ``dim``."""
+    x = tensor_arg(input, "sort")
+    a = x._data
+    if a.ndim == 0:
+        return _sort_t(x, wrap(np.zeros((), dtype=np.int64)))
+    d = wrap_dim(dim, a.ndim)
+    idx = _sort_indices(a, d, descending).astype(np.int64)
+    return _sort_t(gather(x, d, wrap(idx)), wrap(idx))
+
+
+def msort(input: Tensor) -> Tensor:
+    """``input`` sorted along dim 0."""
+    return sort(input, 0).values
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
+    x = tensor_arg(input, "topk")
+    a = x._data
+    work = a if a.ndim else a.reshape(1)
+    d = wrap_dim(dim, work.ndim)
+    n = work.shape[d]
+    if k < 0 or k > n:
+        raise RuntimeError("selected index k out of range")
+    idx = np.take(_sort_indices(work, d, largest), np.arange(k), axis=d).astype(np.int64)
+    values = gather(x if a.ndim else x, d, wrap(idx if a.ndim else idx.reshape(())))
+    return _topk_t(values, wrap(idx if a.ndim else idx.reshape(())))
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    x = tensor_arg(input, "kthvalue")
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    if not 1 <= k <= a.shape[d]:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    idx = np.take(_sort_indices(a, d, False), [k - 1], axis=d).astype(np.int64)
+    values = gather(x, d, wrap(idx))
+    from .shape import squeeze
+
+    if not keepdim:
+        values = squeeze(values, d)
+        idx = np.squeeze(idx, d)
+    return _kth_t(values, wrap(idx))
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:  # noqa: A002
+    """The distinct elements (sorted), optionally with inverse indices and counts."""
+    x = tensor_arg(input, "unique")
+    if dim is not None:
+        vals, inv, counts = np.unique(x._data, return_inverse=True, return_counts=True, axis=wrap_dim(dim, x._data.ndim))
+    else:
+        vals, inv, counts = np.unique(x._data, return_inverse=True, return_counts=True)
+        inv = inv.reshape(x._data.shape)
+    out: list = [wrap(vals)]
+    if return_inverse:
+        out.append(wrap(inv.astype(np.int64)))
+    if return_counts:
+        out.append(wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """Count occurrences of each non-negative integer."""
+    x = tensor_arg(input, "bincount")
+    a = x._data
+    if a.ndim != 1 or a.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    w = None if weights is None else weights._data
+    r = np.bincount(a, weights=w, minlength=minlength)
+    return wrap(r if w is not None else r.astype(np.int64))
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Indices where ``input`` would be inserted into the (last dim of the) sorted sequence."""
+    seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")._data
+    v = input._data if isinstance(input, Tensor) else np.asarray(input)
+    side_ = side or ("right" if right else "left")
+    if seq.ndim == 1:
+        r = np.searchsorted(seq, v, side=side_)
+    else:
+        flat_s = seq.reshape(-1, seq.shape[-1])
+        flat_v = v.reshape(-1, v.shape[-1])
+        r = np.stack([np.searchsorted(s, vv, side=side_) for s, vv in zip(flat_s, flat_v)]).reshape(v.shape)
+    return wrap(np.asarray(r).astype(np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """Bucket index of each element of ``input`` given 1-D sorted ``boundaries``."""
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)

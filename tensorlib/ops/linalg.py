@@ -1,0 +1,590 @@
+"""Matrix products and linear algebra: mm, matmul, bmm, dot, outer, addmm, norms, inv, det, solve."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._autograd.graph import Node, SavedTensor, unpack
+from . import elementwise as E
+from . import reduction as R
+from . import shape as S
+from ._util import GRAD, Tensor, binary_arrays, record, tensor_arg, wrap, wrap_dim, write_out
+
+
+def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
+    return result if out is None else write_out(out, result, fname)
+
+
+def _dims(shape: tuple) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+def _same_dtype(x: Tensor, y: Tensor, fname: str) -> tuple[np.ndarray, np.ndarray]:
+    a, b = x._data, y._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {x.dtype.name} != {y.dtype.name}")
+    return a, b
+
+
+class MmBackward0(Node):
+    __slots__ = ("self_", "mat2")
+    _saved_slots = ("self_", "mat2")
+
+    def backward(self, g: Tensor) -> tuple:
+        ga = mm(g, E.conj(S.t(unpack(self, self.mat2)))) if self.needs(0) else None
+        gb = mm(E.conj(S.t(unpack(self, self.self_))), g) if self.needs(1) else None
+        return ga, gb
+
+
+def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix product of two 2-D tensors."""
+    x = tensor_arg(input, "mm")
+    y = tensor_arg(mat2, "mm", "mat2", 2)
+    a, b = _same_dtype(x, y, "mm")
+    if a.ndim != 2:
+        raise RuntimeError(f"self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(a.shape)} and {_dims(b.shape)})")
+    r = a @ b
+    if (x._requires_grad or y._requires_grad) and GRAD.enabled:
+        res, node = record(MmBackward0, r, (x, y))
+        node.self_ = SavedTensor(x, False) if node.needs(1) else None
+        node.mat2 = SavedTensor(y, False) if node.needs(0) else None
+        return _finish(res, out, "mm")
+    return _finish(wrap(r), out, "mm")
+
+
+class MatmulBackward0(Node):
+    __slots__ = ("self_", "other")
+    _saved_slots = ("self_", "other")
+
+    def backward(self, g: Tensor) -> tuple:
+        a = unpack(self, self.self_)
+        b = unpack(self, self.other)
+        a1, b1 = a._data.ndim == 1, b._data.ndim == 1
+        a2 = S.unsqueeze(a, 0) if a1 else a
+        b2 = S.unsqueeze(b, -1) if b1 else b
+        g2 = g
+        if a1:
+            g2 = S.unsqueeze(g2, -2 if not b1 else 0)
+        if b1:
+            g2 = S.unsqueeze(g2, -1)
+        ga = gb = None
+        if self.needs(0):
+            ga = R.sum_to_size(matmul(g2, E.conj(S.transpose(b2, -1, -2))), a2._data.shape)
+            ga = S.reshape(ga, a._data.shape) if a1 else ga
+        if self.needs(1):
+            gb = R.sum_to_size(matmul(E.conj(S.transpose(a2, -1, -2)), g2), b2._data.shape)
+            gb = S.reshape(gb, b._data.shape) if b1 else gb
+        return ga, gb
+
+
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
+    x = tensor_arg(input, "matmul")
+    y = tensor_arg(other, "matmul", "other", 2)
+    a, b = x._data, y._data
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {x.dtype.name} != {y.dtype.name}"
+        )
+    k_a = a.shape[-1]
+    k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if k_a != k_b:
+        if a.ndim == 1 and b.ndim == 1:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have the same "
+                "number of elements, but got {} and {} elements respectively".format(a.shape[0], b.shape[0])
+            )
+        sa = a.shape if a.ndim > 1 else (1,) + a.shape
+        sb = b.shape if b.ndim > 1 else b.shape + (1,)
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_dims((int(np.prod(sa[:-1])), sa[-1]))} and {_dims(sb[-2:])})"
+            if a.ndim <= 2 and b.ndim <= 2
+            else f"Expected size for first two dimensions of batch2 tensor to be: [{sb[0]}, {sa[-1]}] but got: "
+            f"[{sb[0]}, {sb[-2]}]."
+        )
+    try:
+        r = np.matmul(a, b)
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({a.shape[0]}) must match the size of tensor b ({b.shape[0]}) at non-singleton dimension 0"
+        ) from None
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    if (x._requires_grad or y._requires_grad) and GRAD.enabled:
+        res, node = record(MatmulBackward0, r, (x, y))
+        node.self_ = SavedTensor(x, False)
+        node.other = SavedTensor(y, False)
+        return _finish(res, out, "matmul")
+    return _finish(wrap(r), out, "matmul")
+
+
+def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Batched matrix product of two 3-D tensors with the same batch size."""
+    x = tensor_arg(input, "bmm")
+    y = tensor_arg(mat2, "bmm", "mat2", 2)
+    a, b = x._data, y._data
+    if a.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but got: "
+            f"[{b.shape[0]}, {b.shape[1]}]."
+        )
+    return matmul(x, y, out=out)
+
+
+def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix-vector product."""
+    x = tensor_arg(input, "mv")
+    v = tensor_arg(vec, "mv", "vec", 2)
+    if x._data.ndim != 2 or v._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {x._data.ndim}, {v._data.ndim}")
+    if x._data.shape[1] != v._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({x._data.shape[0]}), mat ({_dims(x._data.shape)}), vec ({v._data.shape[0]})")
+    return matmul(x, v, out=out)
+
+
+def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Inner product of two 1-D tensors."""
+    x = tensor_arg(input, "dot")
+    y = tensor_arg(tensor, "dot", "tensor", 2)
+    if x._data.ndim != 1 or y._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {x._data.ndim}D and {y._data.ndim}D tensors")
+    if x._data.shape != y._data.shape:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{x._data.shape[0]}] and src [{y._data.shape[0]}] to have the "
+            f"same number of elements, but got {x._data.shape[0]} and {y._data.shape[0]} elements respectively"
+        )
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {x.dtype.name} and {y.dtype.name}")
+    return matmul(x, y, out=out)
+
+
+def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Inner product conjugating the first argument."""
+    return dot(E.conj(tensor_arg(input, "vdot")), other, out=out)
+
+
+
+def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Sum of products over the last dims."""
+    x = tensor_arg(input, "inner")
+    y = tensor_arg(other, "inner", "other", 2)
+    if x._data.ndim == 0 or y._data.ndim == 0:
+        return E.mul(x, y, out=out)
+    return matmul(x, S.transpose(y, -1, -2) if y._data.ndim > 1 else y, out=out) if y._data.ndim <= 2 else _finish(
+        tensordot(x, y, ([-1], [-1])), out, "inner"
+    )
+
+
+def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Outer product of two 1-D tensors."""
+    x = tensor_arg(input, "outer")
+    y = tensor_arg(vec2, "outer", "vec2", 2)
+    if x._data.ndim != 1 or y._data.ndim != 1:
+        raise RuntimeError("outer: expected 1-D tensors")
+    return E.mul(S.unsqueeze(x, 1), S.unsqueeze(y, 0), out=out)
+
+
+ger = outer
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    x = tensor_arg(input, "addmm")
+    prod = mm(mat1, mat2)
+    if alpha != 1:
+        prod = E.mul(prod, alpha)
+    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
+    return E.add(base, prod, out=out)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    x = tensor_arg(input, "addmv")
+    prod = mv(mat, vec)
+    if alpha != 1:
+        prod = E.mul(prod, alpha)
+    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
+    return E.add(base, prod, out=out)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)``."""
+    x = tensor_arg(input, "baddbmm")
+    prod = bmm(batch1, batch2)
+    if alpha != 1:
+        prod = E.mul(prod, alpha)
+    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
+    return E.add(base, prod, out=out)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
+    """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (the last/first ``dims`` if an int)."""
+    x = tensor_arg(a, "tensordot", "a")
+    y = tensor_arg(b, "tensordot", "b", 2)
+    if isinstance(dims, int):
+        da = list(range(x._data.ndim - dims, x._data.ndim))
+        db = list(range(dims))
+    else:
+        da, db = list(dims[0]), list(dims[1])
+        if isinstance(da, int):
+            da, db = [da], [db]
+    da = [wrap_dim(d, x._data.ndim) for d in da]
+    db = [wrap_dim(d, y._data.ndim) for d in db]
+    free_a = [d for d in range(x._data.ndim) if d not in da]
+    free_b = [d for d in range(y._data.ndim) if d not in db]
+    k = int(np.prod([x._data.shape[d] for d in da])) if da else 1
+    xa = S.reshape(S.permute(x, free_a + da), (-1, k))
+    yb = S.reshape(S.permute(y, db + free_b), (k, -1))
+    shape = [x._data.shape[d] for d in free_a] + [y._data.shape[d] for d in free_b]
+    return _finish(S.reshape(mm(xa, yb), shape), out, "tensordot")
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation, built from permutes, reshapes and batched matrix products.
+
+    Supports any equation whose operands have no repeated index within one
+    operand; gradients flow through the composed ops.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    ops = [tensor_arg(o, "einsum", "operands", i + 2) for i, o in enumerate(operands)]
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->")
+    else:
+        lhs = eq
+        counts: dict = {}
+        for c in lhs.replace(",", ""):
+            counts[c] = counts.get(c, 0) + 1
+        rhs = "".join(sorted(c for c, n in counts.items() if n == 1))
+    terms = lhs.split(",")
+    if len(terms) != len(ops):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation")
+    if "..." in eq:
+        raise RuntimeError("einsum(): ellipsis is not supported by tensorlib's einsum")
+    for term, o in zip(terms, ops):
+        if len(term) != o._data.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(term)}) does not match the number of "
+                f"dimensions ({o._data.ndim}) for operand {ops.index(o)}"
+            )
+        if len(set(term)) != len(term):
+            raise RuntimeError("einsum(): repeated subscripts within one operand are not supported by tensorlib")
+    sizes: dict[str, int] = {}
+    for term, o in zip(terms, ops):
+        for c, n in zip(term, o._data.shape):
+            if c in sizes and sizes[c] != n and n != 1 and sizes[c] != 1:
+                raise RuntimeError(
+                    f"einsum(): operands do not broadcast with remapped shapes (original->remapped): subscript {c} "
+                    f"has size {sizes[c]} and {n}"
+                )
+            sizes[c] = max(sizes.get(c, 1), n)
+    cur, cur_term = ops[0], terms[0]
+    for o, term in zip(ops[1:], terms[1:]):
+        later = set(rhs) | set("".join(terms[terms.index(term) + 1 :]))
+        cur, cur_term = _contract_pair(cur, cur_term, o, term, later, sizes)
+    # sum indices not in the output, then order as rhs
+    drop = [i for i, c in enumerate(cur_term) if c not in rhs]
+    if drop:
+        cur = R.sum(cur, drop)
+        cur_term = "".join(c for c in cur_term if c in rhs)
+    if cur_term != rhs:
+        cur = S.permute(cur, [cur_term.index(c) for c in rhs])
+    return cur
+
+
+def _contract_pair(a: Tensor, ta: str, b: Tensor, tb: str, keep: set, sizes: dict) -> tuple[Tensor, str]:
+    batch = [c for c in ta if c in tb and c in keep]
+    contract = [c for c in ta if c in tb and c not in keep]
+    only_a = [c for c in ta if c not in tb]
+    only_b = [c for c in tb if c not in ta]
+    # sum away indices used by nobody else first
+    sa = [i for i, c in enumerate(ta) if c in only_a and c not in keep]
+    if sa:
+        a = R.sum(a, sa)
+        ta = "".join(c for c in ta if not (c in only_a and c not in keep))
+        only_a = [c for c in only_a if c in keep]
+    sb = [i for i, c in enumerate(tb) if c in only_b and c not in keep]
+    if sb:
+        b = R.sum(b, sb)
+        tb = "".join(c for c in tb if not (c in only_b and c not in keep))
+        only_b = [c for c in only_b if c in keep]
+    a = S.permute(a, [ta.index(c) for c in batch + only_a + contract])
+    b = S.permute(b, [tb.index(c) for c in batch + contract + only_b])
+    nb = [sizes[c] for c in batch]
+    na = int(np.prod([a._data.shape[len(batch) + i] for i in range(len(only_a))])) if only_a else 1
+    nk = int(np.prod([sizes[c] for c in contract])) if contract else 1
+    nbb = int(np.prod([b._data.shape[len(batch) + len(contract) + i] for i in range(len(only_b))])) if only_b else 1
+    a = S.reshape(S.expand(a, nb + list(a._data.shape[len(batch):])) if batch else a, nb + [na, nk])
+    b = S.reshape(S.expand(b, nb + list(b._data.shape[len(batch):])) if batch else b, nb + [nk, nbb])
+    r = matmul(a, b)
+    out_shape = nb + [sizes[c] for c in only_a] + [sizes[c] for c in only_b]
+    return S.reshape(r, out_shape), "".join(batch + only_a + only_b)
+
+
+def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The lower triangle of the last two dims (the rest zeroed)."""
+    x = tensor_arg(input, "tril")
+    if x._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    mask = np.tril(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
+    return _finish(E.mul(x, wrap(mask)) if x._data.dtype.kind != "b" else wrap(x._data & mask), out, "tril")
+
+
+def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The upper triangle of the last two dims (the rest zeroed)."""
+    x = tensor_arg(input, "triu")
+    if x._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    mask = np.triu(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
+    return _finish(E.mul(x, wrap(mask)) if x._data.dtype.kind != "b" else wrap(x._data & mask), out, "triu")
+
+
+def trace(input: Tensor) -> Tensor:
+    """Sum of the main diagonal of a 2-D tensor."""
+    x = tensor_arg(input, "trace")
+    if x._data.ndim != 2:
+        raise RuntimeError("trace: expected a matrix")
+    return R.sum(S.diagonal(x))
+
+
+# -- norms -------------------------------------------------------------------------------------
+
+
+class NormBackward1(Node):
+    __slots__ = ("self_", "result", "ord", "dims", "keepdim")
+    _saved_slots = ("self_", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)
+        y = unpack(self, self.result)
+        shape = x._data.shape
+        dims, keep = self.dims, self.keepdim
+        gx = R._expand_back(g, dims, shape, keep)
+        yx = R._expand_back(y, dims, shape, keep)
+        p = self.ord
+        if p == 0:
+            return (E.zeros_like(x),)
+        if p == 1:
+            return (E.mul(gx, E.sgn(x)),)
+        if p in (float("inf"), float("-inf")):
+            ax = E.abs(x)
+            mask = E.to_dtype(E.eq(ax, yx), x.dtype)
+            count = R._expand_back(R.sum(mask, dims, keepdim=keep), dims, shape, keep)
+            return (E.div(E.mul(E.mul(gx, E.sgn(x)), mask), count),)
+        safe = E.where(E.eq(yx, 0), 1.0, yx)
+        if p == 2:
+            d = E.div(x if x._data.dtype.kind != "c" else x, safe)
+            return (E.where(E.eq(yx, 0), 0.0, E.mul(gx, d)),)
+        d = E.div(E.mul(x, E.pow(E.abs(x), p - 2)), E.pow(safe, p - 1))
+        return (E.where(E.eq(yx, 0), 0.0, E.mul(gx, d)),)
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """The ``ord``-norm of ``x`` over ``dim`` (all elements by default)."""
+    t = tensor_arg(x, "vector_norm", "x")
+    if dtype is not None:
+        t = E.to_dtype(t, dtype)
+    a = t._data
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {E._type_title(a.dtype)}")
+    dims = tuple(range(a.ndim)) if dim is None else R.normalize_dims(dim, a.ndim)
+    ab = np.abs(a)
+    if ord == float("inf"):
+        r = np.max(ab, axis=dims, keepdims=keepdim) if a.size else np.zeros(())
+    elif ord == float("-inf"):
+        r = np.min(ab, axis=dims, keepdims=keepdim)
+    elif ord == 0:
+        r = np.sum(ab != 0, axis=dims, keepdims=keepdim).astype(ab.dtype)
+    elif ord == 1:
+        r = np.sum(ab, axis=dims, keepdims=keepdim)
+    elif ord == 2:
+        r = np.sqrt(np.sum(ab * ab, axis=dims, keepdims=keepdim))
+    else:
+        r = np.sum(ab**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+    r = np.asarray(r).astype(ab.dtype, copy=False)
+    if t._requires_grad and GRAD.enabled:
+        res, node = record(NormBackward1, r, (t,))
+        node.self_ = SavedTensor(t, False)
+        node.result = SavedTensor(res, True)
+        node.ord, node.dims, node.keepdim = ord, dims, keepdim
+        return _finish(res, out, "vector_norm")
+    return _finish(wrap(r), out, "vector_norm")
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
+    """The ``p``-norm over ``dim`` (Frobenius/2-norm of all elements by default)."""
+    x = tensor_arg(input, "norm")
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        return _finish(matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim), out, "norm")
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): invalid norm type {p!r}")
+    return vector_norm(x, p, dim, keepdim, dtype=dtype, out=out)
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
+    """A matrix norm of the (dim[0], dim[1]) planes: Frobenius, nuclear, 1, -1, inf, -inf."""
+    x = tensor_arg(A, "matrix_norm", "A")
+    d0, d1 = (wrap_dim(d, x._data.ndim) for d in dim)
+    if ord == "fro":
+        return vector_norm(x, 2, (d0, d1), keepdim, dtype=dtype)
+    if ord == "nuc":
+        moved = S.movedim(x, (d0, d1), (-2, -1))
+        s = svdvals(moved)
+        res = R.sum(s, -1)
+        if keepdim:
+            res = S.unsqueeze(S.unsqueeze(res, min(d0, d1)), max(d0, d1))
+        return res
+    ab = E.abs(x)
+    if ord in (1, -1):
+        col = R.sum(ab, d0, keepdim=True)
+        res = (R.amax if ord == 1 else R.amin)(col, d1, keepdim=True)
+    elif ord in (float("inf"), float("-inf")):
+        row = R.sum(ab, d1, keepdim=True)
+        res = (R.amax if ord > 0 else R.amin)(row, d0, keepdim=True)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if not keepdim:
+        res = S.squeeze(res, (d0, d1))
+    return res
+
+
+# -- inverses and decompositions (NumPy LAPACK) --------------------------------------------------
+
+
+class InverseBackward0(Node):
+    __slots__ = ("result",)
+    _saved_slots = ("result",)
+
+    def backward(self, g: Tensor) -> tuple:
+        inv_ = unpack(self, self.result)
+        it = E.conj(S.transpose(inv_, -1, -2))
+        return (E.neg(matmul(matmul(it, g), it)),)
+
+
+def _square(x: Tensor, fname: str) -> np.ndarray:
+    a = x._data
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.{fname}: A must be batches of square matrices, but they are {a.shape[-2] if a.ndim > 1 else 1} by {a.shape[-1] if a.ndim else 1} matrices")
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as input. Got {E._type_title(a.dtype)}")
+    return a
+
+
+def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Inverse of square matrices (batched)."""
+    x = tensor_arg(A, "inv", "A")
+    a = _square(x, "inv")
+    try:
+        r = np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input matrix is singular.") from None
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(InverseBackward0, r, (x,))
+        node.result = SavedTensor(res, True)
+        return _finish(res, out, "inv")
+    return _finish(wrap(r), out, "inv")
+
+
+class DetBackward0(Node):
+    __slots__ = ("self_", "result")
+    _saved_slots = ("self_", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        a = unpack(self, self.self_)
+        d = unpack(self, self.result)
+        # d det / dA = det * A^-T (A invertible)
+        inv_t = E.conj(S.transpose(inv(a), -1, -2))
+        return (E.mul(S.unsqueeze(S.unsqueeze(E.mul(g, E.conj(d)), -1), -1), inv_t),)
+
+
+def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Determinant of square matrices (batched)."""
+    x = tensor_arg(A, "det", "A")
+    a = _square(x, "det")
+    r = np.asarray(np.linalg.det(a)).astype(a.dtype, copy=False)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(DetBackward0, r, (x,))
+        node.self_ = SavedTensor(x, False)
+        node.result = SavedTensor(res, True)
+        return _finish(res, out, "det")
+    return _finish(wrap(r), out, "det")
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
+    """The solution X of ``A X = B`` (``X A = B`` with ``left=False``)."""
+    x = tensor_arg(A, "solve", "A")
+    _square(x, "solve")
+    b = tensor_arg(B, "solve", "B", 2)
+    if not left:
+        return _finish(S.transpose(solve(S.transpose(x, -1, -2), S.transpose(b, -1, -2)), -1, -2), out, "solve")
+    vec = b._data.ndim == x._data.ndim - 1
+    res = matmul(inv(x), S.unsqueeze(b, -1) if vec else b)
+    return _finish(S.squeeze(res, -1) if vec else res, out, "solve")
+
+
+def svdvals(A: Tensor) -> Tensor:
+    """Singular values (descending); differentiable when they are distinct."""
+    x = tensor_arg(A, "svdvals", "A")
+    u, s, vh = np.linalg.svd(x._data, full_matrices=False)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(SvdvalsBackward0, s, (x,))
+        node.u, node.vh = u, vh
+        return res
+    return wrap(s)
+
+
+class SvdvalsBackward0(Node):
+    __slots__ = ("u", "vh")
+
+    def backward(self, g: Tensor) -> tuple:
+        # d s_i / dA = u_i v_i^T
+        u, vh = wrap(self.u), wrap(self.vh)
+        return (matmul(E.mul(u, S.unsqueeze(g, -2)), vh),)
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
+    x = tensor_arg(input, "cross")
+    y = tensor_arg(other, "cross", "other", 2)
+    if dim is None:
+        dim = next((i for i, s in enumerate(x._data.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    d = wrap_dim(dim, x._data.ndim)
+    if x._data.shape[d] != 3 or y._data.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {x._data.shape[d]} and {y._data.shape[d]}")
+
+    def comp(t: Tensor, i: int) -> Tensor:
+        return S.select(t, d, i)
+
+    c0 = E.sub(E.mul(comp(x, 1), comp(y, 2)), E.mul(comp(x, 2), comp(y, 1)))
+    c1 = E.sub(E.mul(comp(x, 2), comp(y, 0)), E.mul(comp(x, 0), comp(y, 2)))
+    c2 = E.sub(E.mul(comp(x, 0), comp(y, 1)), E.mul(comp(x, 1), comp(y, 0)))
+    return _finish(S.stack([c0, c1, c2], d), out, "cross")
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
+    a = tensor_arg(x1, "cdist", "x1")
+    b = tensor_arg(x2, "cdist", "x2", 2)
+    if a._data.shape[-1] != b._data.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} X2: {b._data.shape[-1]}")
+    diff = E.sub(S.unsqueeze(a, -2), S.unsqueeze(b, -3))
+    return vector_norm(diff, p, -1)

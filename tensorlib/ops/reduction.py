@@ -1,0 +1,558 @@
+"""Reductions: sum, mean, prod, max/min, argmax/argmin, var/std, logsumexp, norms, cumulative ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node, SavedTensor, unpack
+from .._dtype import FROM_NP
+from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
+from . import elementwise as E
+from . import shape as S
+from ._util import GRAD, Tensor, normalize_dims, record, tensor_arg, wrap, wrap_dim, write_out
+
+ndarray = np.ndarray
+
+
+def _arr(r: Any) -> np.ndarray:
+    return r if type(r) is ndarray else np.asarray(r)
+
+
+def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
+    return result if out is None else write_out(out, result, fname)
+
+
+def _expand_back(g: Tensor, dims: tuple, shape: tuple, keepdim: bool) -> Tensor:
+    """Undo a reduction's shape change on a gradient: re-insert reduced dims and broadcast."""
+    if not keepdim and dims and len(shape):
+        kept = [1 if i in dims else s for i, s in enumerate(shape)]
+        g = S.reshape(g, kept)
+    return S.expand(g, shape)
+
+
+def sum_to_size(g: Tensor, shape: Any) -> Tensor:
+    """Sum ``g`` down to ``shape``, the inverse of broadcasting it there."""
+    shape = tuple(shape)
+    gs = g._data.shape
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(gs)}")
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gs[lead + i] != 1:
+            dims.append(lead + i)
+        elif s != gs[lead + i] and s != 1:
+            raise RuntimeError(f"size {list(shape)} is not expandable to size {list(gs)}")
+    if dims:
+        g = sum(g, dims, keepdim=True)
+    if lead:
+        g = S.reshape(g, shape)
+    return g
+
+
+def _reduce_dtype(a: np.ndarray, dtype: Any) -> Any:
+    if dtype is not None:
+        return dtype.np
+    if a.dtype.kind in "biu":
+        return np.int64
+    return None
+
+
+class SumBackward0(Node):
+    __slots__ = ("dims", "shape", "keepdim")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (_expand_back(g, self.dims, self.shape, self.keepdim),)
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A001
+    """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
+    x = tensor_arg(input, "sum")
+    a = x._data
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    if dim is None:
+        dims = tuple(range(a.ndim))
+        r = _arr(np.sum(a, dtype=_reduce_dtype(a, None)))
+        if keepdim:
+            r = r.reshape((1,) * a.ndim)
+    else:
+        dims = normalize_dims(dim, a.ndim)
+        if a.ndim == 0:
+            dims = ()
+        r = _arr(np.sum(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))
+    if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
+        res, node = record(SumBackward0, r, (x,))
+        node.dims, node.shape, node.keepdim = dims, a.shape, keepdim
+        return _finish(res, out, "sum")
+    return _finish(wrap(r), out, "sum")
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Sum treating NaN as zero."""
+    x = tensor_arg(input, "nansum")
+    return sum(E.where(E.isnan(x), 0.0, x), dim, keepdim, dtype=dtype)
+
+
+class MeanBackward0(Node):
+    __slots__ = ("dims", "shape", "keepdim", "count")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (_expand_back(E.div(g, self.count), self.dims, self.shape, self.keepdim),)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
+    """Mean of all elements, or over ``dim``."""
+    x = tensor_arg(input, "mean")
+    a = x._data
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {E._type_title(a.dtype)}"
+        )
+    if dim is None:
+        dims = tuple(range(a.ndim))
+    else:
+        dims = normalize_dims(dim, a.ndim) if a.ndim else ()
+    r = _arr(np.mean(a, axis=dims, keepdims=keepdim)) if a.size else _arr(np.full(
+        tuple(1 if i in dims else s for i, s in enumerate(a.shape)) if keepdim else tuple(s for i, s in enumerate(a.shape) if i not in dims),
+        np.nan, dtype=a.dtype))
+    if r.dtype != a.dtype:
+        r = r.astype(a.dtype)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(MeanBackward0, r, (x,))
+        count = 1
+        for d in dims:
+            count *= a.shape[d]
+        node.dims, node.shape, node.keepdim, node.count = dims, a.shape, keepdim, count
+        return _finish(res, out, "mean")
+    return _finish(wrap(r), out, "mean")
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Mean ignoring NaN values."""
+    x = tensor_arg(input, "nanmean")
+    mask = E.logical_not(E.isnan(x))
+    return E.div(nansum(x, dim, keepdim, dtype=dtype), sum(mask, dim, keepdim))
+
+
+class ProdBackward0(Node):
+    __slots__ = ("self_", "result", "dims", "keepdim")
+    _saved_slots = ("self_", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)
+        y = unpack(self, self.result)
+        shape = x._data.shape
+        gx = _expand_back(g, self.dims, shape, self.keepdim)
+        yx = _expand_back(y, self.dims, shape, self.keepdim)
+        if not np.any(x._data == 0):
+            return (E.div(E.mul(gx, yx), x),)
+        # With zeros, divide-by-input fails: use the product of all other elements.
+        a = x._data
+        others = np.empty_like(a)
+        dims = self.dims if self.dims else ()
+        moved = np.moveaxis(a, dims, tuple(range(len(dims)))) if dims else a[None]
+        flat = moved.reshape((-1,) + moved.shape[len(dims) if dims else 1:])
+        ex_prefix = np.concatenate([np.ones_like(flat[:1]), np.cumprod(flat, axis=0)[:-1]], axis=0)
+        ex_suffix = np.concatenate([np.cumprod(flat[::-1], axis=0)[::-1][1:], np.ones_like(flat[:1])], axis=0)
+        o = (ex_prefix * ex_suffix).reshape(moved.shape)
+        others = np.moveaxis(o, tuple(range(len(dims))), dims) if dims else o[0]
+        return (E.mul(gx, wrap(others)),)
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Product of all elements, or along ``dim``."""
+    x = tensor_arg(input, "prod")
+    a = x._data
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    if dim is None:
+        dims = tuple(range(a.ndim))
+        r = _arr(np.prod(a, dtype=_reduce_dtype(a, None)))
+    else:
+        dims = (wrap_dim(dim, a.ndim),) if a.ndim else ()
+        r = _arr(np.prod(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))
+    if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
+        res, node = record(ProdBackward0, r, (x,))
+        node.self_ = SavedTensor(x, False)
+        node.result = SavedTensor(res, True)
+        node.dims, node.keepdim = dims, keepdim if dim is not None else False
+        return res
+    return wrap(r)
+
+
+# -- max / min ------------------------------------------------------------------------
+
+
+class MaxBackward1(Node):
+    """max()/min() over all elements: ties share the gradient evenly."""
+
+    __slots__ = ("self_", "result")
+    _saved_slots = ("self_", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)
+        y = unpack(self, self.result)
+        mask = E.eq(x, y)
+        count = int(np.count_nonzero(mask._data))
+        return (E.mul(E.div(g, count), mask),)
+
+
+class MaxBackward0(Node):
+    """max/min along a dim: the gradient goes to the selected index."""
+
+    __slots__ = ("indices", "dim", "shape", "keepdim")
+
+    def backward(self, g: Tensor) -> tuple:
+        idx = self.indices
+        if not self.keepdim:
+            g = S.unsqueeze(g, self.dim)
+            idx = np.expand_dims(idx, self.dim)
+        from .indexing import scatter_into_zeros
+
+        return (scatter_into_zeros(g, self.dim, idx, self.shape),)
+
+
+def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, out: Any) -> Any:
+    x = tensor_arg(input, fname)
+    if isinstance(dim, Tensor):
+        return (E.maximum if is_max else E.minimum)(x, dim, out=out)
+    a = x._data
+    if dim is None:
+        if a.size == 0:
+            raise RuntimeError(
+                f"{fname}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )
+        r = _arr(np.max(a) if is_max else np.min(a))
+        if x._requires_grad and GRAD.enabled:
+            res, node = record(MaxBackward1, r, (x,))
+            node.self_ = SavedTensor(x, False)
+            node.result = SavedTensor(res, True)
+            return _finish(res, out, fname)
+        return _finish(wrap(r), out, fname)
+    d = wrap_dim(dim, a.ndim)
+    work = a if a.ndim else a.reshape(1)
+    if work.shape[d] == 0:
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    idx = np.argmax(work, axis=d) if is_max else np.argmin(work, axis=d)
+    if a.dtype.kind == "f":
+        # NaN wins, as in torch
+        nan_any = np.isnan(work).any(axis=d)
+        if nan_any.any():
+            idx = np.where(nan_any, np.argmax(np.isnan(work), axis=d), idx)
+    vals = np.take_along_axis(work, np.expand_dims(idx, d), axis=d)
+    if not keepdim:
+        vals = np.squeeze(vals, d)
+    else:
+        idx = np.expand_dims(idx, d)
+    if a.ndim == 0:
+        vals, idx = vals.reshape(()), idx.reshape(())
+    vals = _arr(vals)
+    idx = _arr(idx).astype(np.int64, copy=False)
+    if x._requires_grad and GRAD.enabled:
+        values, node = record(MaxBackward0, vals, (x,))
+        node.indices = idx if keepdim or a.ndim == 0 else idx
+        node.dim = d
+        node.shape = a.shape
+        node.keepdim = keepdim or a.ndim == 0
+    else:
+        values = wrap(vals)
+    cls = _max_t if is_max else _min_t
+    result = cls(values, wrap(idx))
+    if out is not None:
+        write_out(out[0], values, fname)
+        write_out(out[1], result[1], fname)
+        return cls(out[0], out[1])
+    return result
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
+    """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`maximum`."""
+    return _extreme(input, dim, keepdim, "max", True, out)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
+    """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`minimum`."""
+    return _extreme(input, dim, keepdim, "min", False, out)
+
+
+class AmaxBackward0(Node):
+    __slots__ = ("self_", "result", "dims", "keepdim")
+    _saved_slots = ("self_", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)
+        y = unpack(self, self.result)
+        shape = x._data.shape
+        yx = _expand_back(y, self.dims, shape, self.keepdim)
+        mask = E.to_dtype(E.eq(x, yx), FROM_NP[g._data.dtype])
+        count = _expand_back(sum(mask, self.dims, keepdim=self.keepdim), self.dims, shape, self.keepdim)
+        return (E.div(E.mul(_expand_back(g, self.dims, shape, self.keepdim), mask), count),)
+
+
+def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: Any) -> Tensor:
+    x = tensor_arg(input, fname)
+    a = x._data
+    dims = normalize_dims(dim if dim != () else None, a.ndim) if a.ndim else ()
+    r = _arr(np_fn(a, axis=dims, keepdims=keepdim))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(AmaxBackward0, r, (x,))
+        node.self_ = SavedTensor(x, False)
+        node.result = SavedTensor(res, True)
+        node.dims, node.keepdim = dims, keepdim
+        return _finish(res, out, fname)
+    return _finish(wrap(r), out, fname)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """Maximum over ``dim`` (all dims by default); ties share the gradient."""
+    return _amax(input, dim, keepdim, "amax", np.max, out)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """Minimum over ``dim`` (all dims by default); ties share the gradient."""
+    return _amax(input, dim, keepdim, "amin", np.min, out)
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` over ``dim`` or all elements."""
+    d = () if dim is None else dim
+    return _aminmax_t(amin(input, d, keepdim), amax(input, d, keepdim))
+
+
+def _arg(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any) -> Tensor:
+    x = tensor_arg(input, fname)
+    a = x._data
+    if dim is None:
+        if a.size == 0:
+            raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for input.numel() == 0.")
+        r = np.asarray(np_fn(a.reshape(-1)))
+        if keepdim:
+            r = r.reshape((1,) * a.ndim)
+        return wrap(r.astype(np.int64))
+    d = wrap_dim(dim, a.ndim)
+    work = a if a.ndim else a.reshape(1)
+    r = np_fn(work, axis=d)
+    if keepdim and a.ndim:
+        r = np.expand_dims(r, d)
+    if a.ndim == 0:
+        r = np.asarray(r).reshape(())
+    return wrap(_arr(r).astype(np.int64, copy=False))
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the largest element (of the flattened tensor, or along ``dim``)."""
+    return _arg(input, dim, keepdim, "argmax", np.argmax)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the smallest element (of the flattened tensor, or along ``dim``)."""
+    return _arg(input, dim, keepdim, "argmin", np.argmin)
+
+
+# -- statistics ------------------------------------------------------------------------
+
+
+def _correction(unbiased: Any, correction: Any) -> float:
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+def var(
+    input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Variance over ``dim`` (all elements by default), with Bessel's ``correction`` (1 by default)."""
+    x = tensor_arg(input, "var")
+    if isinstance(dim, bool):  # var(input, unbiased) legacy overload
+        unbiased, dim = dim, None
+    c = _correction(unbiased, correction)
+    dims = normalize_dims(dim, x._data.ndim) if x._data.ndim else ()
+    n = 1
+    for d in dims:
+        n *= x._data.shape[d]
+    centered = E.sub(x, mean(x, dims, keepdim=True))
+    sq = E.mul(centered, E.conj(centered)) if x._data.dtype.kind == "c" else E.mul(centered, centered)
+    denom = n - c
+    res = E.div(sum(sq, dims, keepdim=keepdim), denom if denom > 0 else 0.0)
+    if x._data.dtype.kind == "c":
+        res = E.real(res)
+    return _finish(res, out, "var")
+
+
+def std(
+    input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None,
+    out: Tensor | None = None,
+) -> Tensor:
+    """Standard deviation over ``dim``: ``sqrt(var(...))``."""
+    return _finish(E.sqrt(var(input, dim, unbiased, keepdim, correction=correction)), out, "std")
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None) -> tuple:
+    """``(var, mean)`` over ``dim``."""
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None) -> tuple:
+    """``(std, mean)`` over ``dim``."""
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """``log(sum(exp(input), dim))`` computed without overflow."""
+    x = tensor_arg(input, "logsumexp")
+    if x._data.dtype.kind not in "fc":
+        x = E.to_dtype(x, _dtype.DEFAULT.float)
+    dims = normalize_dims(dim, x._data.ndim) if x._data.ndim else ()
+    m = np.max(x._data, axis=dims, keepdims=True) if x._data.size else np.zeros((1,) * x._data.ndim, x._data.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    shifted = E.sub(x, wrap(m))
+    res = E.add(E.log(sum(E.exp(shifted), dims, keepdim=True)), wrap(m))
+    if not keepdim:
+        res = S.reshape(res, tuple(s for i, s in enumerate(res._data.shape) if i not in dims))
+    return _finish(res, out, "logsumexp")
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
+    """Whether all elements (over ``dim``) are nonzero."""
+    x = tensor_arg(input, "all")
+    axis = None if dim is None else normalize_dims(dim, x._data.ndim) if x._data.ndim else None
+    return _finish(wrap(_arr(np.all(x._data, axis=axis, keepdims=keepdim and axis is not None))), out, "all")
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
+    """Whether any element (over ``dim``) is nonzero."""
+    x = tensor_arg(input, "any")
+    axis = None if dim is None else normalize_dims(dim, x._data.ndim) if x._data.ndim else None
+    return _finish(wrap(_arr(np.any(x._data, axis=axis, keepdims=keepdim and axis is not None))), out, "any")
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """Number of nonzero elements (over ``dim``)."""
+    x = tensor_arg(input, "count_nonzero")
+    axis = None if dim is None else normalize_dims(dim, x._data.ndim)
+    return wrap(_arr(np.count_nonzero(x._data, axis=axis)).astype(np.int64))
+
+
+class CumsumBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, g: Tensor) -> tuple:
+        d = self.dim
+        return (S.flip(cumsum(S.flip(g, (d,)), d), (d,)),)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
+    """Cumulative sum along ``dim``."""
+    x = tensor_arg(input, "cumsum")
+    a = x._data
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    d = wrap_dim(dim, a.ndim)
+    r = np.cumsum(a if a.ndim else a.reshape(1), axis=d, dtype=_reduce_dtype(a, None)).reshape(a.shape)
+    if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
+        res, node = record(CumsumBackward0, r, (x,))
+        node.dim = d
+        return _finish(res, out, "cumsum")
+    return _finish(wrap(r), out, "cumsum")
+
+
+class CumprodBackward0(Node):
+    __slots__ = ("self_", "result", "dim")
+    _saved_slots = ("self_", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)
+        y = unpack(self, self.result)
+        d = self.dim
+        if not np.any(x._data == 0):
+            # d/dx_i sum_j g_j y_j = sum_{j>=i} g_j y_j / x_i
+            return (E.div(S.flip(cumsum(S.flip(E.mul(g, y), (d,)), d), (d,)), x),)
+        a = np.moveaxis(x._data, d, -1)
+        gm = np.moveaxis(g._data, d, -1)
+        n = a.shape[-1]
+        out = np.zeros_like(a)
+        for i in range(n):
+            acc = np.zeros(a.shape[:-1], dtype=a.dtype)
+            for j in range(i, n):
+                others = np.prod(np.delete(a[..., : j + 1], i, axis=-1), axis=-1)
+                acc = acc + gm[..., j] * others
+            out[..., i] = acc
+        return (wrap(np.moveaxis(out, -1, d)),)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
+    """Cumulative product along ``dim``."""
+    x = tensor_arg(input, "cumprod")
+    a = x._data
+    if dtype is not None:
+        a = a.astype(dtype.np)
+    d = wrap_dim(dim, a.ndim)
+    r = np.cumprod(a if a.ndim else a.reshape(1), axis=d, dtype=_reduce_dtype(a, None)).reshape(a.shape)
+    if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
+        res, node = record(CumprodBackward0, r, (x,))
+        node.self_ = SavedTensor(x, False)
+        node.result = SavedTensor(res, True)
+        node.dim = d
+        return _finish(res, out, "cumprod")
+    return _finish(wrap(r), out, "cumprod")
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
+    x = tensor_arg(input, "median")
+    a = x._data
+    from .indexing import gather
+
+    if dim is None:
+        flat = S.reshape(x, (-1,))
+        k = (a.size - 1) // 2
+        order = np.argsort(flat._data, kind="stable")
+        return S.select(gather(flat, 0, wrap(order[k : k + 1])), 0, 0)
+    d = wrap_dim(dim, a.ndim)
+    k = (a.shape[d] - 1) // 2
+    order = np.argsort(a, axis=d, kind="stable")
+    idx = np.take(order, [k], axis=d)
+    values = gather(x, d, wrap(idx))
+    if not keepdim:
+        values = S.squeeze(values, d)
+        idx = np.squeeze(idx, d)
+    return _median_t(values, wrap(idx.astype(np.int64)))
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest on ties) and its last index."""
+    x = tensor_arg(input, "mode")
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    moved = np.moveaxis(a, d, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    vals = np.empty(flat.shape[0], dtype=a.dtype)
+    idxs = np.empty(flat.shape[0], dtype=np.int64)
+    for i, row in enumerate(flat):
+        uniq, counts = np.unique(row, return_counts=True)
+        v = uniq[np.argmax(counts)]
+        vals[i] = v
+        idxs[i] = np.nonzero(row == v)[0][-1]
+    shape = moved.shape[:-1]
+    vals, idxs = vals.reshape(shape), idxs.reshape(shape)
+    from .indexing import gather
+
+    gi = np.expand_dims(idxs, d)
+    values = gather(x, d, wrap(gi))
+    if not keepdim:
+        values = S.squeeze(values, d)
+    else:
+        idxs = gi
+    return _mode_t(values, wrap(idxs))

@@ -1,0 +1,787 @@
+"""Shape ops: views (view, reshape, transpose, expand, ...) and copies (cat, stack, flip, repeat, ...).
+
+Views share memory and the version counter with their base, as in torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._autograd.graph import Node, new_node
+from .._size import Size
+from .._tensor import _make_view
+from ._util import GRAD, Tensor, edge, record, tensor_arg, wrap, wrap_dim, write_out
+
+
+def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor) -> tuple[Tensor, Any]:
+    """A view of ``x`` around ``data``, recorded as ``node_cls`` when ``x`` requires grad."""
+    t = _make_view(x, data, cls)
+    if x._requires_grad and GRAD.enabled:
+        node = new_node(node_cls, (edge(x),))
+        t._grad_fn = node
+        t._requires_grad = True
+        return t, node
+    return t, None
+
+
+def _shape_arg(shape: Any, fname: str) -> tuple[int, ...]:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = shape[0]
+    out = []
+    for i, s in enumerate(shape):
+        if isinstance(s, Tensor):
+            s = s.__index__()
+        if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
+            raise TypeError(
+                f"{fname}(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__} at pos {i}"
+            )
+        out.append(s.__index__())
+    return tuple(out)
+
+
+def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    """Resolve one ``-1`` in ``shape`` for ``numel`` elements, with torch's errors."""
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is not None:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = shape[:infer] + (numel // known,) + shape[infer + 1 :]
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class ViewBackward0(Node):
+    __slots__ = ("shape",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (reshape(g, self.shape),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    """A view with a new shape (no copy); fails where the memory layout does not allow one."""
+    x = tensor_arg(input, "view")
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)) and hasattr(shape[0], "np"):
+        return view_dtype(x, shape[0])
+    a = x._data
+    new = infer_shape(_shape_arg(shape, "view"), a.size)
+    try:
+        data = np.reshape(a, new, copy=False)
+    except ValueError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+            "two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+    t, node = _view_result(x, data, ViewBackward0)
+    if node is not None:
+        node.shape = a.shape
+    return t
+
+
+def view_dtype(x: Tensor, dtype: Any) -> Tensor:
+    a = x._data
+    if dtype.np.itemsize != a.dtype.itemsize and a.ndim == 0:
+        raise RuntimeError("self.dim() cannot be 0 to view a tensor as a dtype with a different element size")
+    return _make_view(x, a.view(dtype.np))
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    """:func:`view` with ``other``'s shape."""
+    return view(input, tensor_arg(other, "view_as", "other", 2)._data.shape)
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """The same elements in a new shape: a view when possible, else a copy."""
+    x = tensor_arg(input, "reshape")
+    a = x._data
+    new = infer_shape(_shape_arg(shape, "reshape"), a.size)
+    if new == a.shape:
+        data = a.view()
+        t, node = _view_result(x, data, ViewBackward0)
+        if node is not None:
+            node.shape = a.shape
+        return t
+    try:
+        data = np.reshape(a, new, copy=False)
+    except ValueError:
+        r = np.reshape(a, new)
+        if x._requires_grad and GRAD.enabled:
+            res, node = record(UnsafeViewBackward0, r, (x,))
+            node.shape = a.shape
+            return res
+        return wrap(r)
+    t, node = _view_result(x, data, ViewBackward0)
+    if node is not None:
+        node.shape = a.shape
+    return t
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    """:func:`reshape` to ``other``'s shape."""
+    return reshape(input, tensor_arg(other, "reshape_as", "other", 2)._data.shape)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dims ``start_dim`` to ``end_dim`` into one."""
+    x = tensor_arg(input, "flatten")
+    shape = x._data.shape
+    if not shape:
+        return reshape(x, (1,))
+    s = wrap_dim(start_dim, len(shape))
+    e = wrap_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    n = 1
+    for d in shape[s : e + 1]:
+        n *= d
+    return reshape(x, shape[:s] + (n,) + shape[e + 1 :])
+
+
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    """Split dim ``dim`` into ``sizes``."""
+    x = tensor_arg(input, "unflatten")
+    shape = x._data.shape
+    d = wrap_dim(dim, len(shape))
+    sizes = tuple(sizes)
+    new = infer_shape(sizes, shape[d])
+    return reshape(x, shape[:d] + new + shape[d + 1 :])
+
+
+class SqueezeBackward0(Node):
+    __slots__ = ("shape",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (reshape(g, self.shape),)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Remove dims of size 1 (all of them, or those in ``dim``)."""
+    x = tensor_arg(input, "squeeze")
+    a = x._data
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(a.shape) if s == 1)
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        axes = tuple(sorted({d for d in (wrap_dim(d, a.ndim) for d in dims) if a.ndim and a.shape[d] == 1}))
+    data = np.squeeze(a, axes) if axes else a.view()
+    t, node = _view_result(x, data, SqueezeBackward0)
+    if node is not None:
+        node.shape = a.shape
+    return t
+
+
+class UnsqueezeBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (squeeze(g, self.dim),)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dim of size 1 at ``dim``."""
+    x = tensor_arg(input, "unsqueeze")
+    a = x._data
+    d = wrap_dim(dim, a.ndim + 1)
+    t, node = _view_result(x, np.expand_dims(a, d), UnsqueezeBackward0)
+    if node is not None:
+        node.dim = d
+    return t
+
+
+class TransposeBackward0(Node):
+    __slots__ = ("dim0", "dim1")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (transpose(g, self.dim0, self.dim1),)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap dims ``dim0`` and ``dim1`` (a view)."""
+    x = tensor_arg(input, "transpose")
+    a = x._data
+    n = a.ndim
+    d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    data = np.swapaxes(a, d0, d1) if n else a.view()
+    t, node = _view_result(x, data, TransposeBackward0)
+    if node is not None:
+        node.dim0, node.dim1 = d0, d1
+    return t
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose a tensor of at most 2 dims."""
+    x = tensor_arg(input, "t")
+    n = x._data.ndim
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return transpose(x, 0, 1) if n == 2 else transpose(x, 0, 0)
+
+
+class PermuteBackward0(Node):
+    __slots__ = ("dims",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (permute(g, tuple(np.argsort(self.dims))),)
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    """Reorder dims (a view)."""
+    x = tensor_arg(input, "permute")
+    a = x._data
+    order = _shape_arg(dims, "permute")
+    if len(order) != a.ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
+            f"ordering of dimensions i.e. input.dim() = {a.ndim} is not equal to len(dims) = {len(order)}"
+        )
+    order = tuple(wrap_dim(d, a.ndim) for d in order)
+    if len(set(order)) != len(order):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    t_, node = _view_result(x, np.transpose(a, order), PermuteBackward0)
+    if node is not None:
+        node.dims = order
+    return t_
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dims from ``source`` to ``destination`` positions."""
+    x = tensor_arg(input, "movedim")
+    n = x._data.ndim
+    src = [wrap_dim(s, n) for s in (source if isinstance(source, (tuple, list)) else (source,))]
+    dst = [wrap_dim(d, n) for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of "
+            f"dims as destination ({dst} dims)"
+        )
+    order = [d for d in range(n) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(x, order)
+
+
+moveaxis = movedim
+
+
+class ExpandBackward0(Node):
+    __slots__ = ("shape",)
+
+    def backward(self, g: Tensor) -> tuple:
+        from .reduction import sum_to_size
+
+        return (sum_to_size(g, self.shape),)
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    """A broadcast view with ``sizes`` (-1 keeps a dim); new dims are added in front."""
+    x = tensor_arg(input, "expand")
+    a = x._data
+    target = list(_shape_arg(sizes, "expand"))
+    if len(target) < a.ndim:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={target}): the number of sizes provided "
+            f"({len(target)}) must be greater or equal to the number of dimensions in the tensor ({a.ndim})"
+        )
+    lead = len(target) - a.ndim
+    for i, s in enumerate(target):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
+                )
+            continue
+        cur = a.shape[i - lead]
+        if s == -1:
+            target[i] = cur
+        elif cur != 1 and s != cur:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
+                f"dimension {i}.  Target sizes: {list(sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)) else sizes)}.  "
+                f"Tensor sizes: {list(a.shape)}"
+            )
+    target_t = tuple(target)
+    if target_t == a.shape:
+        data = a.view()
+    else:
+        data = np.broadcast_to(a, target_t)
+    t_, node = _view_result(x, data, ExpandBackward0)
+    if node is not None:
+        node.shape = a.shape
+    return t_
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """:func:`expand` to ``other``'s shape."""
+    return expand(input, tensor_arg(other, "expand_as", "other", 2)._data.shape)
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    """:func:`expand` to ``size``."""
+    return expand(input, size)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple:
+    """Expand all tensors to their common broadcast shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shapes = [tensor_arg(t_, "broadcast_tensors", "tensors", i + 1)._data.shape for i, t_ in enumerate(tensors)]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape: {shapes}") from None
+    return tuple(expand(t_, shape) for t_ in tensors)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape that tensors of ``shapes`` broadcast to."""
+    norm = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
+    try:
+        return Size(np.broadcast_shapes(*norm))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape: {norm}") from None
+
+
+class AliasBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        return (g,)
+
+
+def alias(input: Tensor, cls: type = Tensor) -> Tensor:
+    """A new tensor object (of class ``cls``) viewing all of ``input``, attached to the graph."""
+    t_, _ = _view_result(input, input._data, AliasBackward0, cls)
+    return t_
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """``input`` if its memory is C-contiguous, else a contiguous copy."""
+    x = tensor_arg(input, "contiguous")
+    if x._data.flags.c_contiguous:
+        return x
+    from .elementwise import clone
+
+    return clone(x)
+
+
+# -- concatenation and splitting ----------------------------------------------------------
+
+
+class CatBackward0(Node):
+    __slots__ = ("dim", "sizes")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        out = []
+        start = 0
+        for i, n in enumerate(self.sizes):
+            if n is None:  # a skipped empty 1-D input
+                out.append(None)
+                continue
+            out.append(narrow(g, self.dim, start, n) if self.needs(i) else None)
+            start += n
+        return tuple(out)
+
+
+def _tensor_list(tensors: Any, fname: str) -> list[Tensor]:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+    out = []
+    for i, t_ in enumerate(tensors):
+        if not isinstance(t_, Tensor):
+            raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, but found element of type {type(t_).__name__} at pos {i}")
+        out.append(t_)
+    if not out:
+        raise RuntimeError(f"{fname}(): expected a non-empty list of Tensors")
+    return out
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Join tensors along an existing dim."""
+    ts = _tensor_list(tensors, "cat")
+    # torch skips 1-D empty tensors for backward compatibility
+    parts = [t_ for t_ in ts if not (t_._data.ndim == 1 and t_._data.shape[0] == 0)] or ts[:1]
+    ref = parts[0]._data
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, ref.ndim)
+    for i, p in enumerate(parts):
+        s = p._data.shape
+        if len(s) != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {len(s)}"
+            )
+        for k in range(ref.ndim):
+            if k != d and s[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref.shape[k]} but got size "
+                    f"{s[k]} for tensor number {i} in the list."
+                )
+    dt = parts[0]._data.dtype
+    for p in parts[1:]:
+        if p._data.dtype != dt:
+            from .._dtype import FROM_NP, PROMOTE
+
+            dt = PROMOTE[(FROM_NP[dt], FROM_NP[p._data.dtype])].np
+    r = np.concatenate([p._data for p in parts], axis=d, dtype=dt)
+    if GRAD.enabled and any(t_._requires_grad for t_ in ts):
+        res, node = record(CatBackward0, r, ts)
+        node.dim = d
+        node.sizes = [None if (t_._data.ndim == 1 and t_._data.shape[0] == 0 and t_ not in parts) else t_._data.shape[d] for t_ in ts]
+        return res if out is None else write_out(out, res, "cat")
+    res = wrap(r)
+    return res if out is None else write_out(out, res, "cat")
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Join tensors of equal shape along a new dim."""
+    ts = _tensor_list(tensors, "stack")
+    shape = ts[0]._data.shape
+    for i, t_ in enumerate(ts):
+        if t_._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
+                f"{list(t_._data.shape)} at entry {i}"
+            )
+    d = wrap_dim(dim, len(shape) + 1)
+    return cat([unsqueeze(t_, d) for t_ in ts], d, out=out)
+
+
+def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Concatenate horizontally (dim 1, or dim 0 for 1-D tensors)."""
+    ts = [atleast_1d(t_) for t_ in _tensor_list(tensors, "hstack")]
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
+
+
+def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Concatenate vertically (after making tensors at least 2-D)."""
+    ts = [atleast_2d(t_) for t_ in _tensor_list(tensors, "vstack")]
+    return cat(ts, 0, out=out)
+
+
+def atleast_1d(input: Tensor) -> Tensor:
+    x = tensor_arg(input, "atleast_1d")
+    return reshape(x, (1,)) if x._data.ndim == 0 else x
+
+
+def atleast_2d(input: Tensor) -> Tensor:
+    x = tensor_arg(input, "atleast_2d")
+    n = x._data.ndim
+    if n >= 2:
+        return x
+    return reshape(x, (1, 1) if n == 0 else (1,) + x._data.shape)
+
+
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """A view of ``length`` entries of ``dim`` from ``start``."""
+    x = tensor_arg(input, "narrow")
+    a = x._data
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    start = int(start)
+    if start < 0:
+        start += size
+    if start < 0 or start > size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    key = (slice(None),) * d + (slice(start, start + length),)
+    from .indexing import basic_getitem
+
+    return basic_getitem(x, key)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
+    x = tensor_arg(input, "select")
+    a = x._data
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    i = int(index)
+    if i < -size or i >= size:
+        raise IndexError(f"select(): index {i} out of range for tensor of size {list(a.shape)} at dimension {d}")
+    key = (slice(None),) * d + (i,)
+    from .indexing import basic_getitem
+
+    return basic_getitem(x, key)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """All slices along ``dim``, as a tuple of views."""
+    x = tensor_arg(input, "unbind")
+    a = x._data
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, a.ndim)
+    return tuple(select(x, d, i) for i in range(a.shape[d]))
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
+    x = tensor_arg(tensor, "split", "tensor")
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sections = [int(s) for s in split_size_or_sections]
+        if sum(sections) != size:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension "
+                f"{d}), but got split_sizes={sections}"
+            )
+    else:
+        n = int(split_size_or_sections)
+        if n <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        sections = [n] * (size // n) + ([size % n] if size % n else []) if n else [0]
+    out = []
+    start = 0
+    for s in sections:
+        out.append(narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    return split(input, list(split_sizes), dim)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
+    x = tensor_arg(input, "chunk")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = x._data.shape[wrap_dim(dim, x._data.ndim)]
+    step = -(-size // chunks) if size else 1
+    return split(x, step, dim)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into ``n`` parts as equal as possible, or at the given indices."""
+    x = tensor_arg(input, "tensor_split")
+    d = wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        q, r = divmod(size, n)
+        sizes = [q + 1] * r + [q] * (n - r)
+    else:
+        idx = [0] + [min(int(i), size) for i in indices_or_sections] + [size]
+        sizes = [max(b - a, 0) for a, b in zip(idx[:-1], idx[1:])]
+    return split(x, sizes, d)
+
+
+class FlipBackward0(Node):
+    __slots__ = ("dims",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (flip(g, self.dims),)
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy, as in torch)."""
+    x = tensor_arg(input, "flip")
+    a = x._data
+    ds = tuple(wrap_dim(d, a.ndim) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    r = np.flip(a, ds).copy() if a.ndim else a.copy()
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(FlipBackward0, r, (x,))
+        node.dims = ds
+        return res
+    return wrap(r)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    return flip(input, (0,))
+
+
+class RollBackward0(Node):
+    __slots__ = ("shifts", "dims")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (roll(g, tuple(-s for s in self.shifts), self.dims),)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
+    x = tensor_arg(input, "roll")
+    a = x._data
+    sh = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if dims is None:
+        r = np.roll(a.reshape(-1), sh[0]).reshape(a.shape)
+        if x._requires_grad and GRAD.enabled:
+            flat = reshape(x, (-1,))
+            return reshape(roll(flat, sh, 0), a.shape)
+        return wrap(r)
+    ds = tuple(wrap_dim(d, a.ndim) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    if len(sh) != len(ds):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
+    r = np.roll(a, sh, ds)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(RollBackward0, r, (x,))
+        node.shifts, node.dims = sh, ds
+        return res
+    return wrap(r)
+
+
+class RepeatBackward0(Node):
+    __slots__ = ("repeats", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        from .reduction import sum as _sum
+
+        lead = len(self.repeats) - len(self.shape)
+        shape = (1,) * lead + tuple(self.shape)
+        # view each repeated dim as (repeat, size) and sum the repeats away
+        split_shape = []
+        for r, s in zip(self.repeats, shape):
+            split_shape += [r, s]
+        g2 = reshape(g, split_shape)
+        g2 = _sum(g2, tuple(range(0, len(split_shape), 2)))
+        return (reshape(g2, self.shape),)
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    """Tile the tensor ``sizes[i]`` times along each dim (new dims in front)."""
+    x = tensor_arg(input, "repeat")
+    reps = _shape_arg(sizes, "repeat")
+    a = x._data
+    if len(reps) < a.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    r = np.tile(a, reps)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(RepeatBackward0, r, (x,))
+        node.repeats, node.shape = reps, a.shape
+        return res
+    return wrap(r)
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    """Like :func:`repeat`, but missing leading repeats count as 1."""
+    x = tensor_arg(input, "tile")
+    reps = tuple(dims)
+    if len(reps) < x._data.ndim:
+        reps = (1,) * (x._data.ndim - len(reps)) + reps
+    return repeat(x, reps)
+
+
+def repeat_interleave(input: Tensor, repeats: Any, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor)."""
+    x = tensor_arg(input, "repeat_interleave")
+    if dim is None:
+        x = reshape(x, (-1,))
+        dim = 0
+    d = wrap_dim(dim, x._data.ndim)
+    reps = repeats._data if isinstance(repeats, Tensor) else repeats
+    index = np.repeat(np.arange(x._data.shape[d]), reps)
+    from .indexing import index_select
+
+    return index_select(x, d, wrap(index.astype(np.int64)))
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the (dim1, dim2) planes, as the last dim (a view)."""
+    x = tensor_arg(input, "diagonal")
+    a = x._data
+    d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    data = np.diagonal(a, offset, d1, d2)
+    t_, node = _view_result(x, data, DiagonalBackward0)
+    if node is not None:
+        node.offset, node.dim1, node.dim2, node.shape = offset, d1, d2, a.shape
+    return t_
+
+
+class DiagonalBackward0(Node):
+    __slots__ = ("offset", "dim1", "dim2", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (diag_embed(g, self.offset, self.dim1, self.dim2, self.shape),)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _shape: Any = None) -> Tensor:
+    """Place the last dim of ``input`` on the diagonal of new (dim1, dim2) planes."""
+    x = tensor_arg(input, "diag_embed")
+    a = x._data
+    n = a.shape[-1] + abs(offset)
+    out_ndim = a.ndim + 1
+    d1, d2 = wrap_dim(dim1, out_ndim), wrap_dim(dim2, out_ndim)
+    if _shape is None:
+        rest = list(a.shape[:-1])
+        shape = []
+        for i in range(out_ndim):
+            shape.append(n if i in (d1, d2) else rest.pop(0))
+        shape = tuple(shape)
+    else:
+        shape = tuple(_shape)
+    r = np.zeros(shape, dtype=a.dtype)
+    planes = np.moveaxis(r, (d1, d2), (-2, -1))
+    m = a.shape[-1]
+    rows = np.arange(m) + max(-offset, 0)
+    cols = np.arange(m) + max(offset, 0)
+    planes[..., rows, cols] = a
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(DiagEmbedBackward0, r, (x,))
+        node.offset, node.dim1, node.dim2 = offset, d1, d2
+        return res
+    return wrap(r)
+
+
+class DiagEmbedBackward0(Node):
+    __slots__ = ("offset", "dim1", "dim2")
+
+    def backward(self, g: Tensor) -> tuple:
+        return (diagonal(g, self.offset, self.dim1, self.dim2),)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
+    x = tensor_arg(input, "diag")
+    if x._data.ndim == 1:
+        return diag_embed(x, diagonal, 0, 1)
+    if x._data.ndim == 2:
+        from .elementwise import clone
+
+        return clone(globals()["diagonal"](x, diagonal, 0, 1))
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{x._data.ndim}D")
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims."""
+    from .elementwise import conj
+
+    return conj(transpose(input, -2, -1))

@@ -1,0 +1,66 @@
+"""Stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from .._autograd.grad_mode import enable_grad
+from .._tensor import bump_version
+from .optimizer import Optimizer, required
+
+
+class SGD(Optimizer):
+    """``p -= lr * (grad + weight_decay * p)``, optionally with (Nesterov) momentum, as torch.optim.SGD."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False) -> None:
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize))
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns ``closure()`` if given."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
+            wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+            for p in group["params"]:
+                meta = p._meta
+                if meta is None or meta.grad is None:
+                    continue
+                d = meta.grad._data
+                if maximize:
+                    d = -d
+                if wd:
+                    d = d + wd * p._data
+                if mom:
+                    state = self.state.setdefault(p, {})
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = _tensor(d.copy())
+                    else:
+                        b = buf._data
+                        b *= mom
+                        b += (1 - damp) * d
+                    d = d + mom * buf._data if nesterov else buf._data
+                np.subtract(p._data, lr * d, out=p._data, casting="unsafe")
+                bump_version(p)
+        return loss
+
+
+def _tensor(a: np.ndarray) -> Any:
+    from .._tensor import _wrap
+
+    return _wrap(a)

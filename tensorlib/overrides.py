@@ -1,0 +1,119 @@
+"""``tensorlib.overrides``: introspection and helpers for the ``__torch_function__`` protocol (torch's names).
+
+Everything here is bound to tensorlib's instance of :class:`dispatch.Protocol`;
+the tables are generated from the registered functions, not kept by hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from dispatch import disabled_handler
+
+from ._protocol import protocol
+from ._tensor import Tensor
+
+TorchFunctionMode = protocol.Mode
+_disabled_torch_function_impl = disabled_handler
+
+
+def get_overridable_functions() -> dict[Any, list[Callable]]:
+    """Namespace (``tensorlib``, ``tensorlib.Tensor``, ``tensorlib.nn.functional``, ...) -> its overridable functions."""
+    return protocol.registry.overridable_functions()
+
+
+def get_testing_overrides() -> dict[Callable, Callable]:
+    """Every overridable function -> a function with its exact signature that returns -1."""
+    return protocol.registry.testing_overrides()
+
+
+def get_ignored_functions() -> set[Callable]:
+    """Public callables that cannot be overridden (creation without tensor arguments, grad modes, seeding, ...)."""
+    return protocol.registry.ignored_functions()
+
+
+def has_torch_function(relevant_args: Iterable[Any]) -> bool:
+    """Whether any of ``relevant_args`` (or an active mode) would take a call off the default path."""
+    return protocol.has_override(relevant_args)
+
+
+def has_torch_function_unary(arg: Any) -> bool:
+    return protocol.has_override((arg,))
+
+
+def has_torch_function_variadic(*args: Any) -> bool:
+    return protocol.has_override(args)
+
+
+def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args: Any, **kwargs: Any) -> Any:
+    """Dispatch a call of ``public_api(*args, **kwargs)`` to the overrides among ``relevant_args``."""
+    return protocol.handle(public_api, relevant_args, args, kwargs)
+
+
+def wrap_torch_function(dispatcher: Callable[..., Iterable[Any]]) -> Callable[[Callable], Callable]:
+    """Decorator making a function overridable by the arguments ``dispatcher`` returns."""
+    return protocol.wrap_with_dispatcher(dispatcher)
+
+
+def is_tensor_like(inp: Any) -> bool:
+    """True for Tensors and for objects whose type implements ``__torch_function__``."""
+    return type(inp) is Tensor or hasattr(type(inp), "__torch_function__")
+
+
+def is_tensor_method_or_property(func: Callable) -> bool:
+    """Whether ``func`` is a Tensor method, operator or property accessor (gets ``self`` first)."""
+    return protocol.registry.is_method(func)
+
+
+def resolve_name(f: Callable) -> str | None:
+    """The dotted name of an overridable function (``eval(resolve_name(f))`` gives ``f`` back)."""
+    return protocol.registry.resolve_name(f)
+
+
+class DisableTorchFunction:
+    """Context manager: no ``__torch_function__`` dispatch at all (modes included)."""
+
+    def __enter__(self) -> None:
+        self._ctx = protocol.disabled()
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._ctx.__exit__(*exc)
+
+
+class DisableTorchFunctionSubclass:
+    """Context manager: no dispatch to Tensor subclasses and duck types (modes still apply)."""
+
+    def __enter__(self) -> None:
+        self._ctx = protocol.subclasses_disabled()
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._ctx.__exit__(*exc)
+
+
+def _get_current_function_mode_stack() -> list:
+    return protocol.mode_stack()
+
+
+def _get_current_function_mode() -> Any:
+    stack = protocol.mode_stack()
+    return stack[-1] if stack else None
+
+
+__all__ = [
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "TorchFunctionMode",
+    "get_ignored_functions",
+    "get_overridable_functions",
+    "get_testing_overrides",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "is_tensor_like",
+    "is_tensor_method_or_property",
+    "resolve_name",
+    "wrap_torch_function",
+]
