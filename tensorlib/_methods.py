@@ -190,24 +190,26 @@ def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
 # -- operators ------------------------------------------------------------------------------
 
 _NUMBER = (int, float, bool, complex, np.number, np.bool_)
+_OPERAND_TYPES = (Tensor,) + _NUMBER
+_COMMON = frozenset({Tensor, float, int})
 
 
 def _operand(other: Any) -> bool:
-    return isinstance(other, (Tensor,) + _NUMBER)
+    return type(other) in _COMMON or isinstance(other, _OPERAND_TYPES)
 
 
 def _binary(name: str, func: Callable, reflected: bool = False) -> Callable:
     if reflected:
 
         def op(self: Tensor, other: Any) -> Any:
-            if not _operand(other):
+            if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
                 return NotImplemented
             return func(other, self) if isinstance(other, Tensor) else _reflected(func, self, other)
 
     else:
 
         def op(self: Tensor, other: Any) -> Any:
-            if not _operand(other):
+            if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
                 return NotImplemented
             return func(self, other)
 

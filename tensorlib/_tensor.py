@@ -65,7 +65,14 @@ class Tensor:
     ``Tensor([1, 2])`` (float data) are the legacy constructor forms.
     """
 
-    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_version", "_base", "_meta", "__dict__", "__weakref__")
+    # Only the data is a slot: the autograd fields below default to class
+    # attributes, so a tensor that never meets autograd costs one slot store.
+    __slots__ = ("_data", "__dict__", "__weakref__")
+    _grad_fn: Any = None
+    _requires_grad = False
+    _version: Any = None  # a one-element list shared by a base and its views
+    _base: "Tensor | None" = None
+    _meta: "_TensorMeta | None" = None
 
     # Makes NumPy's binary operators defer to ours (``array + tensor`` -> Tensor.__radd__).
     __array_priority__ = 1000
@@ -455,7 +462,7 @@ class Tensor:
     def __reduce_ex__(self, protocol_version: Any) -> Any:
         meta = self._meta
         grad = meta.grad if meta is not None else None
-        return (_rebuild, (type(self), self._data.copy(), self._requires_grad, grad, dict(self.__dict__) if self.__dict__ else None))
+        return (_rebuild, (type(self), self._data.copy(), self._requires_grad, grad, _user_state(self)))
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
         if self._grad_fn is not None:
@@ -475,8 +482,9 @@ class Tensor:
         meta = self._meta
         if meta is not None and meta.grad is not None:
             new._get_meta().grad = copy.deepcopy(meta.grad, memo)
-        if self.__dict__:
-            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        state = _user_state(self)
+        if state:
+            new.__dict__.update(copy.deepcopy(state, memo))
         return new
 
     # -- helpers (not public) --------------------------------------------------
@@ -527,22 +535,12 @@ _CPU = device("cpu")
 
 def _init(t: Tensor, data: np.ndarray) -> None:
     t._data = data
-    t._grad_fn = None
-    t._requires_grad = False
-    t._version = None
-    t._base = None
-    t._meta = None
 
 
 def _wrap(data: np.ndarray) -> Tensor:
     """A new plain Tensor around ``data`` (no copy, no checks: the hot path of every op)."""
     t = _new(Tensor)
     t._data = data
-    t._grad_fn = None
-    t._requires_grad = False
-    t._version = None
-    t._base = None
-    t._meta = None
     return t
 
 
@@ -550,16 +548,25 @@ def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
     """A tensor around ``data``, a NumPy view of ``base``'s data: shares its version counter."""
     t = _new(cls)
     t._data = data
-    t._grad_fn = None
-    t._requires_grad = False
     c = base._version
     if c is None:
         c = base._version = [0]
     t._version = c
     b = base._base
     t._base = base if b is None else b
-    t._meta = None
     return t
+
+
+_INTERNAL = frozenset({"_grad_fn", "_requires_grad", "_version", "_base", "_meta"})
+
+
+def _user_state(t: Tensor) -> dict | None:
+    """Attributes a user (or subclass) set on ``t``, without tensorlib's own fields."""
+    d = t.__dict__
+    if not d:
+        return None
+    state = {k: v for k, v in d.items() if k not in _INTERNAL}
+    return state or None
 
 
 def bump_version(t: Tensor) -> None:

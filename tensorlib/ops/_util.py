@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _dtype
+from .._autograd.engine import grad_accumulator
 from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP, PROMOTE
@@ -18,6 +19,7 @@ __all__ = [
     "Tensor",
     "as_tensor_arg",
     "binary_arrays",
+    "broadcast_error",
     "bump_version",
     "check_inplace",
     "edge",
@@ -89,6 +91,12 @@ def _scalar_kind(v: Any) -> str:
     raise TypeError(f"unsupported operand type {type(v).__name__}")
 
 
+# Python scalar type -> the array kinds it combines with without changing the
+# array's dtype (NumPy's weak scalars then give torch's result dtype directly).
+_DIRECT = {float: "fc", int: "iufc", _pybool: "biufc", complex: "c"}
+_INT_BOUNDS = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
+
+
 def binary_arrays(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]:
     """The operands of a binary op as NumPy values that compute in torch's result dtype.
 
@@ -96,30 +104,64 @@ def binary_arrays(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]:
     return at once; only mixed-dtype operands are cast.
     """
     a = x._data
+    ty = type(y)
+    if ty is Tensor:
+        b = y._data
+        if a.dtype is b.dtype:
+            return a, b
+    elif ty is float:
+        if a.dtype.kind in "fc":
+            return a, y
+    elif ty is int:
+        kind = a.dtype.kind
+        if kind in "fc":
+            return a, y
+        if kind in "iu":
+            lo, hi = _INT_BOUNDS[a.dtype]
+            if not lo <= y <= hi:
+                # torch wraps the scalar into the tensor's type; NumPy would refuse it.
+                y = np.array(y).astype(a.dtype).item()
+            return a, y
+    return _binary_arrays_slow(x, y, fname)
+
+
+def _binary_arrays_slow(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]:
+    a = x._data
     if isinstance(y, Tensor):
         b = y._data
         if a.dtype is b.dtype:
             return a, b
         rd = result_dtype(x, y).np
         return (a if a.dtype is rd else a.astype(rd)), (b if b.dtype is rd else b.astype(rd))
-    kind = a.dtype.kind
+    ty = type(y)
+    kinds = _DIRECT.get(ty)
+    if kinds is not None:
+        if a.dtype.kind in kinds and ty is not int:
+            return a, y
+        if ty is int and a.dtype.kind in "iufc":
+            return binary_arrays(x, y, fname)
+        return a.astype(result_dtype(x, y).np), y
     try:
-        sk = _scalar_kind(y)
+        _scalar_kind(y)
     except TypeError:
         raise TypeError(
             f"{fname}(): argument 'other' must be Tensor or Number, not {type(y).__name__}"
         ) from None
-    if sk == "b" or (sk == "i" and kind in "iufc") or (sk == "f" and kind in "fc") or (sk == "c" and kind == "c"):
-        if type(y) not in _SCALARS:
-            y = y.item()
-        if sk == "i" and kind in "iu":
-            info = np.iinfo(a.dtype)
-            if not info.min <= y <= info.max:
-                # torch wraps the scalar into the tensor's type; NumPy refuses it.
-                y = np.array(y).astype(a.dtype).item()
-        return a, y
-    rd = result_dtype(x, y).np
-    return a.astype(rd), (y.item() if type(y) not in _SCALARS else y)
+    return binary_arrays(x, y.item(), fname)
+
+
+def broadcast_error(a: Any, b: Any) -> RuntimeError:
+    """torch's message for operands whose shapes do not broadcast."""
+    sa, sb = np.shape(a), np.shape(b)
+    for i in range(1, max(len(sa), len(sb)) + 1):
+        da = sa[-i] if i <= len(sa) else 1
+        db = sb[-i] if i <= len(sb) else 1
+        if da != db and da != 1 and db != 1:
+            dim = max(len(sa), len(sb)) - i
+            return RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {dim}"
+            )
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast together")
 
 
 def float_array(a: np.ndarray) -> np.ndarray:
@@ -136,8 +178,6 @@ def edge(t: Tensor) -> tuple:
         m = t._meta
         return (fn, m.output_nr if m is not None else 0)
     if t._requires_grad:
-        from .._autograd.engine import grad_accumulator
-
         return (grad_accumulator(t), 0)
     return (None, 0)
 

@@ -19,6 +19,7 @@ from ._util import (
     GRAD,
     Tensor,
     binary_arrays,
+    broadcast_error,
     bump_version,
     check_inplace,
     float_array,
@@ -69,6 +70,15 @@ def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
     return result if out is None else write_out(out, result, fname)
 
 
+def _apply2(fn: Any, a: Any, b: Any) -> np.ndarray:
+    """``fn(a, b)`` as an array, with torch's error for shapes that do not broadcast."""
+    try:
+        r = fn(a, b)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    return r if type(r) is ndarray else np.asarray(r)
+
+
 # -- add / sub ------------------------------------------------------------------
 
 
@@ -111,7 +121,10 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
     a, b = binary_arrays(x, other, fname)
     if alpha != 1:
         b = b * (alpha.item() if isinstance(alpha, Tensor) else alpha)
-    r = ufunc(a, b)
+    try:
+        r = ufunc(a, b)
+    except ValueError:
+        raise broadcast_error(a, b) from None
     if type(r) is not ndarray:
         r = np.asarray(r)
     if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
@@ -125,15 +138,14 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
 
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
-    x = tensor_arg(input, "add")
-    if x._data.dtype.kind == "b" and isinstance(other, Tensor) and other._data.dtype.kind == "b" and alpha == 1:
-        return _finish(wrap(_arr(np.logical_or(x._data, other._data))), out, "add")
-    return _finish(_add_impl(x, other, alpha, "add", AddBackward0, np.add), out, "add")
+    x = input if type(input) is Tensor else tensor_arg(input, "add")
+    r = _add_impl(x, other, alpha, "add", AddBackward0, np.add)
+    return r if out is None else write_out(out, r, "add")
 
 
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
-    x = tensor_arg(input, "sub")
+    x = input if type(input) is Tensor else tensor_arg(input, "sub")
     if x._data.dtype.kind == "b" and (isinstance(other, bool) or (isinstance(other, Tensor) and other._data.dtype.kind == "b")):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -177,12 +189,12 @@ def _conj(v: Any) -> Any:
 
 def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
-    x = tensor_arg(input, "mul")
+    x = input if type(input) is Tensor else tensor_arg(input, "mul")
     a, b = binary_arrays(x, other, "mul")
-    if a.dtype.kind == "b" and (type(b) is bool or (type(b) is ndarray and b.dtype.kind == "b")):
-        r = np.logical_and(a, b)
-    else:
+    try:
         r = a * b
+    except ValueError:
+        raise broadcast_error(a, b) from None
     if type(r) is not ndarray:
         r = np.asarray(r)
     if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
@@ -192,7 +204,7 @@ def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         node.self_meta = (x._data.shape, x._data.dtype)
         node.other_meta = _meta(other)
         return _finish(res, out, "mul")
-    return _finish(wrap(r), out, "mul")
+    return wrap(r) if out is None else write_out(out, wrap(r), "mul")
 
 
 multiply = mul
@@ -216,7 +228,7 @@ class DivBackward0(Node):
 
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """Elementwise division; ``rounding_mode`` None (true division), ``'trunc'`` or ``'floor'``."""
-    x = tensor_arg(input, "div")
+    x = input if type(input) is Tensor else tensor_arg(input, "div")
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise ValueError(
@@ -240,7 +252,10 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Ten
         a = a.astype(_dtype.DEFAULT.np_float)
         if type(b) is ndarray and b.dtype.kind in "iub":
             b = b.astype(a.dtype)
-    r = a / b
+    try:
+        r = a / b
+    except ValueError:
+        raise broadcast_error(a, b) from None
     if type(r) is not ndarray:
         r = np.asarray(r)
     if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
@@ -250,7 +265,7 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Ten
         node.self_meta = (x._data.shape, x._data.dtype)
         node.other_meta = _meta(other)
         return _finish(res, out, "div")
-    return _finish(wrap(r), out, "div")
+    return wrap(r) if out is None else write_out(out, wrap(r), "div")
 
 
 def _trunc_div_int(a: np.ndarray, b: Any) -> np.ndarray:
@@ -290,7 +305,7 @@ def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     if not isinstance(input, Tensor):
         return _finish(remainder(full_like_scalar(input, other), other), out, "remainder")
     a, b = binary_arrays(input, other, "remainder")
-    r = _arr(np.remainder(a, b))
+    r = _apply2(np.remainder, a, b)
     if needs_grad(input, other):
         res, node = record(RemainderBackward0, r, (input, other))
         node.self_meta = _meta(input)
@@ -323,7 +338,7 @@ def fmod(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """C-style modulus (result has the sign of the dividend)."""
     x = tensor_arg(input, "fmod")
     a, b = binary_arrays(x, other, "fmod")
-    r = _arr(np.fmod(a, b))
+    r = _apply2(np.fmod, a, b)
     if needs_grad(x, other):
         res, node = record(FmodBackward0, r, (x, other))
         node.self_ = SavedTensor(x, False)
@@ -423,7 +438,7 @@ def _pow_tensor(x: Tensor, e: Tensor, out: Any, scalar_base: Any = None) -> Tens
     a, b = binary_arrays(x, e, "pow")
     if a.dtype.kind in "iu" and np.any(b < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    r = _arr(np.power(a, b))
+    r = _apply2(np.power, a, b)
     if needs_grad(x, e):
         res, node = record(PowBackward1, r, (x, e))
         node.self_ = SavedTensor(x, False) if scalar_base is None else scalar_base
@@ -783,7 +798,7 @@ def _binary_extreme(input: Tensor, other: Tensor, fname: str, np_fn: Any, is_max
     x = tensor_arg(input, fname)
     y = tensor_arg(other, fname, "other", 2)
     a, b = binary_arrays(x, y, fname)
-    r = _arr(np_fn(a, b))
+    r = _apply2(np_fn, a, b)
     if needs_grad(x, y):
         res, node = record(MaximumBackward0, r, (x, y))
         node.self_, node.other = SavedTensor(x, False), SavedTensor(y, False)
@@ -961,7 +976,7 @@ def _compare(name: str, np_fn: Any, doc: str) -> Callable:
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         x = tensor_arg(input, name)
         a, b = binary_arrays(x, other, name)
-        return _finish(wrap(_arr(np_fn(a, b))), out, name)
+        return _finish(wrap(_apply2(np_fn, a, b)), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -982,7 +997,7 @@ def _logical(name: str, np_fn: Any, doc: str) -> Callable:
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         x = tensor_arg(input, name)
         o = other._data if isinstance(other, Tensor) else other
-        return _finish(wrap(_arr(np_fn(x._data, o))), out, name)
+        return _finish(wrap(_apply2(np_fn, x._data, o)), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -1008,7 +1023,7 @@ def _bitwise(name: str, np_fn: Any, doc: str) -> Callable:
         kind = np.result_type(a, b).kind
         if kind not in "biu":
             raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_type_title(np.result_type(a, b))}'")
-        return _finish(wrap(_arr(np_fn(a, b))), out, name)
+        return _finish(wrap(_apply2(np_fn, a, b)), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc

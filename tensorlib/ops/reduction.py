@@ -64,33 +64,45 @@ def _reduce_dtype(a: np.ndarray, dtype: Any) -> Any:
 
 
 class SumBackward0(Node):
+    """Backward of a sum over all elements."""
+
     __slots__ = ("dims", "shape", "keepdim")
 
     def backward(self, g: Tensor) -> tuple:
         return (_expand_back(g, self.dims, self.shape, self.keepdim),)
 
 
+class SumBackward1(SumBackward0):
+    """Backward of a sum over some dims."""
+
+    __slots__ = ()
+
+
+_add_reduce = np.add.reduce
+
+
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
-    x = tensor_arg(input, "sum")
+    x = input if type(input) is Tensor else tensor_arg(input, "sum")
     a = x._data
     if dtype is not None:
         a = a.astype(dtype.np)
+    rdt = np.int64 if a.dtype.kind in "biu" else None
     if dim is None:
         dims = tuple(range(a.ndim))
-        r = _arr(np.sum(a, dtype=_reduce_dtype(a, None)))
-        if keepdim:
-            r = r.reshape((1,) * a.ndim)
+        r = _add_reduce(a, axis=None, dtype=rdt, keepdims=keepdim)
+        node_cls = SumBackward0
     else:
-        dims = normalize_dims(dim, a.ndim)
-        if a.ndim == 0:
-            dims = ()
-        r = _arr(np.sum(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))
+        dims = normalize_dims(dim, a.ndim) if a.ndim else ()
+        r = _add_reduce(a, axis=dims, dtype=rdt, keepdims=keepdim)
+        node_cls = SumBackward1
+    if type(r) is not ndarray:
+        r = np.asarray(r)
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
-        res, node = record(SumBackward0, r, (x,))
+        res, node = record(node_cls, r, (x,))
         node.dims, node.shape, node.keepdim = dims, a.shape, keepdim
         return _finish(res, out, "sum")
-    return _finish(wrap(r), out, "sum")
+    return wrap(r) if out is None else write_out(out, wrap(r), "sum")
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -108,7 +120,7 @@ class MeanBackward0(Node):
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Mean of all elements, or over ``dim``."""
-    x = tensor_arg(input, "mean")
+    x = input if type(input) is Tensor else tensor_arg(input, "mean")
     a = x._data
     if dtype is not None:
         a = a.astype(dtype.np)
@@ -117,23 +129,24 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {E._type_title(a.dtype)}"
         )
-    if dim is None:
-        dims = tuple(range(a.ndim))
+    dims = tuple(range(a.ndim)) if dim is None else (normalize_dims(dim, a.ndim) if a.ndim else ())
+    count = 1
+    for d in dims:
+        count *= a.shape[d]
+    total = _add_reduce(a, axis=dims, keepdims=keepdim)
+    if count:
+        r = total / count
     else:
-        dims = normalize_dims(dim, a.ndim) if a.ndim else ()
-    r = _arr(np.mean(a, axis=dims, keepdims=keepdim)) if a.size else _arr(np.full(
-        tuple(1 if i in dims else s for i, s in enumerate(a.shape)) if keepdim else tuple(s for i, s in enumerate(a.shape) if i not in dims),
-        np.nan, dtype=a.dtype))
+        r = np.full(np.shape(total), np.nan, dtype=a.dtype)
+    if type(r) is not ndarray:
+        r = np.asarray(r)
     if r.dtype != a.dtype:
         r = r.astype(a.dtype)
     if x._requires_grad and GRAD.enabled:
         res, node = record(MeanBackward0, r, (x,))
-        count = 1
-        for d in dims:
-            count *= a.shape[d]
         node.dims, node.shape, node.keepdim, node.count = dims, a.shape, keepdim, count
         return _finish(res, out, "mean")
-    return _finish(wrap(r), out, "mean")
+    return wrap(r) if out is None else write_out(out, wrap(r), "mean")
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
