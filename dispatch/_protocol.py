@@ -126,7 +126,8 @@ class Protocol:
 
     def _slow(self, spec: _WrapperSpec, values: tuple) -> Any:
         args, kwargs = spec.layout.split(values)
-        return self.dispatch(spec.public, spec.impl, values, args, kwargs)
+        relevant = args + tuple(kwargs.values()) if kwargs else args
+        return self.dispatch(spec.public, spec.impl, relevant, args, kwargs)
 
     def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
         """Call the first handler that does not return NotImplemented, or ``impl`` if none applies."""

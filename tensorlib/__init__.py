@@ -29,8 +29,13 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._methods import OPERATORS, OWN_METHODS, SAME_AS_FUNCTION, method_signature
-from ._namespace import expose, make_methods_overridable, register_ignored
+from ._methods import OPERATORS as _OPERATORS
+from ._methods import OWN_METHODS as _OWN_METHODS
+from ._methods import SAME_AS_FUNCTION as _SAME_AS_FUNCTION
+from ._methods import method_signature as _method_signature
+from ._namespace import expose as _expose
+from ._namespace import make_methods_overridable as _make_methods_overridable
+from ._namespace import register_ignored as _register_ignored
 from ._protocol import protocol as _protocol
 from ._repr import set_printoptions
 from ._size import Size
@@ -149,9 +154,9 @@ _IGNORED = {
     "can_cast": can_cast,
 }
 
-globals().update(expose(__name__, _OVERRIDABLE))
+globals().update(_expose(__name__, _OVERRIDABLE))
 globals().update(_IGNORED)
-register_ignored(
+_register_ignored(
     __name__,
     list(_IGNORED)
     + """get_default_dtype set_default_dtype promote_types set_printoptions is_grad_enabled no_grad enable_grad
@@ -159,11 +164,11 @@ register_ignored(
 )
 
 # Tensor: methods that are functions, methods of their own, operators, and the class's own methods/properties.
-make_methods_overridable(
+_make_methods_overridable(
     Tensor,
-    extra={**OWN_METHODS, **OPERATORS},
-    from_functions=SAME_AS_FUNCTION,
-    signature_of=method_signature,
+    extra={**_OWN_METHODS, **_OPERATORS},
+    from_functions=_SAME_AS_FUNCTION,
+    signature_of=_method_signature,
     skip={"__new__", "__init__", "__torch_function__", "__hash__", "_get_meta", "__init_subclass__", "__array_priority__"},
 )
 _protocol.registry.add_ignored(Tensor, ["__new__", "__init__", "__torch_function__", "__hash__"])

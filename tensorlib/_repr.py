@@ -195,13 +195,16 @@ def tensor_repr(t: Any, prefix: str | None = None) -> str:
     d = _dtype.FROM_NP[a.dtype]
     defaults = (_dtype.DEFAULT.float, _dtype.DEFAULT.complex, _dtype.int64, _dtype.bool)
     if a.size == 0:
-        if a.shape != (0,):
+        if a.ndim != 1:
             suffixes.append(f"size={tuple(a.shape)}")
         body = prefix + "[]"
+        # no elements to tell an int64 or bool tensor by: only the default float dtype goes unnamed
+        if d is not _dtype.DEFAULT.float:
+            suffixes.append(f"dtype={d!r}")
     else:
         body = prefix + format_data(a, indent)
-    if d not in defaults:
-        suffixes.append(f"dtype={d!r}")
+        if d not in defaults:
+            suffixes.append(f"dtype={d!r}")
     fn = t._grad_fn
     if fn is not None:
         suffixes.append(f"grad_fn=<{type(fn).__name__}>")

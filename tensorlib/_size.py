@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 
 class Size(tuple):
     """A tuple of dimension sizes, printed as ``tensorlib.Size([10, 4])``."""
 
     __slots__ = ()
+
+    def __new__(cls, sizes: Iterable[Any] = ()) -> "Size":
+        items = tuple(sizes)
+        for i, v in enumerate(items):
+            if type(v) is not int:
+                items = _as_ints(items, i)
+                break
+        return tuple.__new__(cls, items)
 
     def __repr__(self) -> str:
         return f"tensorlib.Size({list(self)})"
@@ -34,5 +42,27 @@ class Size(tuple):
             return NotImplemented
         return Size(tuple.__add__(other, self))
 
+    def __mul__(self, n: Any) -> "Size":
+        r = tuple.__mul__(self, n)
+        return r if r is NotImplemented else Size(r)
+
+    __rmul__ = __mul__
+
     def __reduce__(self) -> Any:
         return (Size, (tuple(self),))
+
+
+def _as_ints(items: tuple, start: int) -> tuple:
+    """``items`` with every element an int (anything with ``__index__`` is accepted, as torch does)."""
+    out = list(items)
+    for i in range(start, len(out)):
+        v = out[i]
+        if type(v) is int:
+            continue
+        if isinstance(v, float) or not hasattr(v, "__index__"):
+            raise TypeError(f"tensorlib.Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')")
+        try:
+            out[i] = v.__index__()
+        except TypeError:
+            raise TypeError(f"tensorlib.Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')") from None
+    return tuple(out)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._namespace import expose
+from ._namespace import expose as _expose
 from .ops import linalg as _L
 
 _FUNCTIONS = {
@@ -17,6 +17,6 @@ _FUNCTIONS = {
     "matmul": _L.matmul,
 }
 
-globals().update(expose(__name__, _FUNCTIONS))
+globals().update(_expose(__name__, _FUNCTIONS))
 
 __all__ = sorted(_FUNCTIONS)

@@ -294,7 +294,9 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output: Any, recording: b
             if o._version is None:
                 bump_version(o)
         results.append(o)
-        out_meta.append((o._data.shape, o._data.dtype) if differentiable else None)
+        # every Tensor output gets a zero gradient when materialising (torch does so even
+        # for non-differentiable and integer outputs)
+        out_meta.append((o._data.shape, o._data.dtype))
     ctx._output_meta = out_meta
     if recording:
         by_id = {id(orig): (j, res) for j, (orig, res) in enumerate(zip(originals, results)) if isinstance(res, Tensor)}

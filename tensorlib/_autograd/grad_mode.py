@@ -75,13 +75,27 @@ class _GradModeContext:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradModeContext):
+class _NoParamContext(_GradModeContext):
+    """A grad-mode context that also decorates without parentheses (``@no_grad``), as torch allows."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        if not callable(orig_func):
+            raise TypeError(f"{cls.__name__}() takes no arguments (got {type(orig_func).__name__})")
+        return cls()(orig_func)
+
+    def __init__(self, orig_func: Any = None) -> None:
+        super().__init__()
+
+
+class no_grad(_NoParamContext):
     """Context manager and decorator that disables gradient recording in this thread."""
 
     _target = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamContext):
     """Context manager and decorator that enables gradient recording (e.g. inside ``no_grad``)."""
 
     _target = True
@@ -113,6 +127,11 @@ class set_grad_enabled(_GradModeContext):
 
 class inference_mode(_GradModeContext):
     """Like ``no_grad`` (this library has no separate inference tensors)."""
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode: bool = True) -> None:
         super().__init__()

@@ -219,9 +219,16 @@ def gradgradcheck(
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
 
     def first_derivatives(*args: Any) -> tuple:
-        ins, gos = args[:n_in], args[n_in:]
-        outs = [o for o in _eval(func, ins) if isinstance(o, Tensor) and o._requires_grad]
-        grads = autograd_grad(outs, [ins[i] for i in diff_idx], gos, create_graph=True, allow_unused=True)
+        # gradcheck evaluates this under no_grad for its finite differences; the first
+        # derivatives themselves always need a graph.
+        prev = STATE.enabled
+        STATE.enabled = True
+        try:
+            ins, gos = args[:n_in], args[n_in:]
+            outs = [o for o in _eval(func, ins) if isinstance(o, Tensor) and o._requires_grad]
+            grads = autograd_grad(outs, [ins[i] for i in diff_idx], gos, create_graph=True, allow_unused=True)
+        finally:
+            STATE.enabled = prev
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(

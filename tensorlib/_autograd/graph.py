@@ -81,10 +81,16 @@ class Node:
         return out[0] if len(out) == 1 else out
 
     def release(self) -> None:
-        """Free what backward saved (called after backward without ``retain_graph``)."""
+        """Free the tensors backward saved (called after backward without ``retain_graph``).
+
+        Each saved value is replaced by a marker that raises torch's "backward
+        through the graph a second time" error when loaded (torch saves Python
+        scalar operands as tensors too, so they count as saved).
+        """
         self._freed = True
         for slot in self._saved_slots:
-            setattr(self, slot, None)
+            if getattr(self, slot, None) is not None:
+                setattr(self, slot, FREED)
 
     def needs(self, i: int) -> bool:
         """Whether input ``i`` needs a gradient."""
@@ -167,6 +173,21 @@ class SavedTensor:
             if self.output_nr:
                 t._get_meta().output_nr = self.output_nr
         return t
+
+
+class _FreedSavedTensor(SavedTensor):
+    """What a saved tensor becomes once its graph is freed: loading it raises."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        pass
+
+    def unpack(self, node: Node) -> Any:
+        raise RuntimeError(FREED_MESSAGE)
+
+
+FREED = _FreedSavedTensor()
 
 
 def _modified_message(saved: SavedTensor, node: Node) -> str:

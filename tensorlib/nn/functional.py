@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._namespace import expose
+from .._namespace import expose as _expose
 from . import _functional as _F
 
 _FUNCTIONS = {
@@ -14,6 +14,6 @@ _FUNCTIONS = {
     pad""".split()
 }
 
-globals().update(expose(__name__, _FUNCTIONS))
+globals().update(_expose(__name__, _FUNCTIONS))
 
 __all__ = sorted(_FUNCTIONS)

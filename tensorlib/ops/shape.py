@@ -420,7 +420,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
     """Join tensors along an existing dim."""
     ts = _tensor_list(tensors, "cat")
     # torch skips 1-D empty tensors for backward compatibility
-    parts = [t_ for t_ in ts if not (t_._data.ndim == 1 and t_._data.shape[0] == 0)] or ts[:1]
+    skip = [t_._data.shape == (0,) for t_ in ts]
+    parts = [t_ for t_, sk in zip(ts, skip) if not sk]
+    if not parts:
+        parts, skip = ts[:1], [False] + skip[1:]
     ref = parts[0]._data
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -447,7 +450,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
     if GRAD.enabled and any(t_._requires_grad for t_ in ts):
         res, node = record(CatBackward0, r, ts)
         node.dim = d
-        node.sizes = [None if (t_._data.ndim == 1 and t_._data.shape[0] == 0 and t_ not in parts) else t_._data.shape[d] for t_ in ts]
+        node.sizes = [None if sk else t_._data.shape[d] for t_, sk in zip(ts, skip)]
         return res if out is None else write_out(out, res, "cat")
     res = wrap(r)
     return res if out is None else write_out(out, res, "cat")
