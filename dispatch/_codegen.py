@@ -1,115 +1,65 @@
 """Source generation for wrappers that keep a function's exact signature.
 
 A wrapper generated here has the wrapped function's real parameters, so
-``inspect.signature`` needs no metadata, Python itself reports bad calls, and
-the no-override fast path is a handful of inline type checks with no
-``*args``/``**kwargs`` packing.
+``inspect.signature`` needs no metadata and Python itself reports bad calls.
+Its fast path is a handful of inline type checks; its slow path rebuilds the
+call's ``(args, kwargs)`` with generated code too (no generic loops), leaving
+out arguments left at their defaults, so a handler sees the call the way the
+user most plausibly wrote it.
 """
 
 from __future__ import annotations
 
 import inspect
 import itertools
-from typing import Any, Callable
+from typing import Callable
 
 _P = inspect.Parameter
 _counter = itertools.count()
 
 
-class ParamLayout:
-    """How a signature's parameters map back to ``(args, kwargs)`` as a caller passed them."""
-
-    __slots__ = ("positional", "var_positional", "keyword_only", "var_keyword")
-
-    def __init__(self, signature: inspect.Signature) -> None:
-        self.positional: list[tuple[str, Any]] = []
-        self.var_positional = False
-        self.keyword_only: list[tuple[str, Any]] = []
-        self.var_keyword = False
-        for p in signature.parameters.values():
-            if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD):
-                self.positional.append((p.name, p.default))
-            elif p.kind is _P.VAR_POSITIONAL:
-                self.var_positional = True
-            elif p.kind is _P.KEYWORD_ONLY:
-                self.keyword_only.append((p.name, p.default))
-            else:
-                self.var_keyword = True
-
-    def split(self, values: tuple) -> tuple[tuple, dict]:
-        """Rebuild ``(args, kwargs)`` from the values of all parameters in order.
-
-        Trailing positional parameters left at their default and keyword-only
-        parameters left at their default are omitted, so a handler sees the
-        call the way the user most plausibly wrote it.
-        """
-        npos = len(self.positional)
-        args = list(values[:npos])
-        i = npos
-        extra: tuple = ()
-        if self.var_positional:
-            extra = values[i]
-            i += 1
-        if not extra:
-            while args and args[-1] is self.positional[len(args) - 1][1]:
-                args.pop()
-        args.extend(extra)
-        kwargs = {}
-        for name, default in self.keyword_only:
-            v = values[i]
-            i += 1
-            if v is not default:
-                kwargs[name] = v
-        if self.var_keyword:
-            kwargs.update(values[i])
-        return tuple(args), kwargs
+def unique_tag() -> str:
+    return str(next(_counter))
 
 
-def parameter_source(signature: inspect.Signature, ns: dict, tag: str) -> tuple[str, str, str, list[str]]:
-    """Render a signature as Python source.
+def parameter_source(signature: inspect.Signature, ns: dict, tag: str) -> tuple[str, str]:
+    """Render a signature as Python source: ``(def parameter list, call passing every parameter through)``.
 
-    Returns ``(params, call, values, names)``: the text of the ``def`` parameter
-    list (defaults bound to names placed in ``ns``), the text of a call passing
-    every parameter through, the text of a tuple of all parameter values, and
-    the parameter names. Annotations are dropped: wrappers never need them.
+    Defaults are bound to names placed in ``ns``; annotations are dropped
+    (wrappers never need them).
     """
     params: list[str] = []
     call: list[str] = []
-    values: list[str] = []
-    names: list[str] = []
-    seen_kwonly_marker = False
-    last_posonly = None
+    seen_star = False
     plist = list(signature.parameters.values())
+    last_posonly = max((i for i, p in enumerate(plist) if p.kind is _P.POSITIONAL_ONLY), default=None)
     for idx, p in enumerate(plist):
-        if p.kind is _P.POSITIONAL_ONLY:
-            last_posonly = idx
-    for idx, p in enumerate(plist):
-        names.append(p.name)
         text = p.name
         if p.default is not _P.empty:
-            dname = f"_d{tag}_{p.name}"
-            ns[dname] = p.default
-            text = f"{p.name}={dname}"
+            ns[default_name(tag, p.name)] = p.default
+            text = f"{p.name}={default_name(tag, p.name)}"
         if p.kind is _P.VAR_POSITIONAL:
             text = "*" + p.name
-            seen_kwonly_marker = True
+            seen_star = True
             call.append("*" + p.name)
         elif p.kind is _P.VAR_KEYWORD:
             text = "**" + p.name
             call.append("**" + p.name)
         elif p.kind is _P.KEYWORD_ONLY:
-            if not seen_kwonly_marker:
+            if not seen_star:
                 params.append("*")
-                seen_kwonly_marker = True
+                seen_star = True
             call.append(f"{p.name}={p.name}")
         else:
             call.append(p.name)
         params.append(text)
-        if last_posonly is not None and idx == last_posonly:
+        if idx == last_posonly:
             params.append("/")
-        values.append(p.name)
-    values_src = "(" + "".join(v + ", " for v in values) + ")"
-    return ", ".join(params), ", ".join(call), values_src, names
+    return ", ".join(params), ", ".join(call)
+
+
+def default_name(tag: str, param: str) -> str:
+    return f"_d{tag}_{param}"
 
 
 def plain_check_source(signature: inspect.Signature) -> str:
@@ -132,15 +82,58 @@ def plain_check_source(signature: inspect.Signature) -> str:
     return " and ".join(checks)
 
 
+ARGS, KWARGS = "_dispatch_args_", "_dispatch_kwargs_"
+
+
+def call_rebuild_source(signature: inspect.Signature, tag: str, indent: str = "    ") -> str:
+    """Statements binding ``ARGS`` and ``KWARGS`` to the call as the caller most plausibly passed it.
+
+    Trailing positional parameters still at their default are dropped, as are
+    keyword-only parameters at their default; ``*args`` and ``**kwargs`` are spread.
+    """
+    positional = [p for p in signature.parameters.values() if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
+    var_pos = next((p.name for p in signature.parameters.values() if p.kind is _P.VAR_POSITIONAL), None)
+    kwonly = [p for p in signature.parameters.values() if p.kind is _P.KEYWORD_ONLY]
+    var_kw = next((p.name for p in signature.parameters.values() if p.kind is _P.VAR_KEYWORD), None)
+
+    def tup(params: list) -> str:
+        return "(" + "".join(p.name + ", " for p in params) + ")"
+
+    lines: list[str] = []
+    required = [p for p in positional if p.default is _P.empty]
+    optional = [p for p in positional if p.default is not _P.empty]
+    branches: list[tuple[str, str]] = []
+    if var_pos:
+        branches.append((var_pos, f"{tup(positional)} + {var_pos}"))
+    for i in range(len(optional), 0, -1):
+        p = optional[i - 1]
+        branches.append((f"{p.name} is not {default_name(tag, p.name)}", tup(required + optional[:i])))
+    if branches:
+        for n, (cond, value) in enumerate(branches):
+            lines.append(f"{indent}{'if' if n == 0 else 'elif'} {cond}:")
+            lines.append(f"{indent}    {ARGS} = {value}")
+        lines.append(f"{indent}else:")
+        lines.append(f"{indent}    {ARGS} = {tup(required)}")
+    else:
+        lines.append(f"{indent}{ARGS} = {tup(required)}")
+    lines.append(f"{indent}{KWARGS} = {{}}")
+    for p in kwonly:
+        if p.default is _P.empty:
+            lines.append(f"{indent}{KWARGS}[{p.name!r}] = {p.name}")
+        else:
+            lines.append(f"{indent}if {p.name} is not {default_name(tag, p.name)}:")
+            lines.append(f"{indent}    {KWARGS}[{p.name!r}] = {p.name}")
+    if var_kw:
+        lines.append(f"{indent}if {var_kw}:")
+        lines.append(f"{indent}    {KWARGS}.update({var_kw})")
+    return "\n".join(lines) + "\n"
+
+
 def compile_function(source: str, name: str, ns: dict) -> Callable:
     """Execute ``source`` in ``ns`` and return the function it defines as ``name``."""
     code = compile(source, f"<dispatch wrapper {name}>", "exec")
     exec(code, ns)
     return ns.pop(name)
-
-
-def unique_tag() -> str:
-    return str(next(_counter))
 
 
 def function_with_signature(signature: inspect.Signature, body_result: str, name: str) -> Callable:
@@ -150,7 +143,7 @@ def function_with_signature(signature: inspect.Signature, body_result: str, name
     rejects raises the same TypeError the real function would.
     """
     ns: dict = {}
-    params, _, _, _ = parameter_source(signature, ns, "t")
+    params, _ = parameter_source(signature, ns, "t")
     fname = name if name.isidentifier() else "override"
     src = f"def {fname}({params}):\n    return {body_result}\n"
     fn = compile_function(src, fname, ns)

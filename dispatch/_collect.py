@@ -14,6 +14,10 @@ SEQUENCE_TYPES = (list, tuple)
 
 def insert_implementer(types: list[type], objs: list[Any], tp: type, obj: Any) -> None:
     """Add ``obj`` unless its type is already present: subclasses before superclasses, else left to right."""
+    if not types:
+        types.append(tp)
+        objs.append(obj)
+        return
     if tp in types:
         return
     index = len(types)
@@ -25,20 +29,36 @@ def insert_implementer(types: list[type], objs: list[Any], tp: type, obj: Any) -
     objs.insert(index, obj)
 
 
-def collect(values: Iterable[Any], is_implementer: Callable[[type], bool], plain: set) -> tuple[list[type], list[Any]]:
-    """Return ``(types, objects)`` of the implementers among ``values``.
+def collect(
+    values: Iterable[Any],
+    is_implementer: Callable[[type], bool],
+    plain: set,
+    types: list | None = None,
+    objs: list | None = None,
+    implementers: set | frozenset = frozenset(),
+) -> tuple[list[type], list[Any]]:
+    """Return ``(types, objects)`` of the implementers among ``values`` (added to ``types``/``objs`` if given).
 
     Elements of list and tuple arguments count too (``cat([a, s])``, index
-    tuples), one level deep and into a list nested in a tuple (``t[[0, 1], s]``).
+    tuples), one level deep and into a list nested in a tuple (``t[[0, 1], s]``);
+    so do the values of a dict. ``plain`` and ``implementers`` are caches of
+    types already classified.
     """
-    types: list[type] = []
-    objs: list[Any] = []
+    if types is None:
+        types, objs = [], []
     for v in values:
         tp = type(v)
         if tp in plain:
             continue
-        if tp is list or tp is tuple or (issubclass(tp, SEQUENCE_TYPES) and not is_implementer(tp)):
-            for e in v:
+        if tp in implementers:
+            if types:
+                insert_implementer(types, objs, tp, v)
+            else:
+                types.append(tp)
+                objs.append(v)
+            continue
+        if tp is list or tp is tuple or tp is dict or (issubclass(tp, SEQUENCE_TYPES) and not is_implementer(tp)):
+            for e in (v.values() if tp is dict else v):
                 etp = type(e)
                 if etp in plain:
                     continue
@@ -53,4 +73,4 @@ def collect(values: Iterable[Any], is_implementer: Callable[[type], bool], plain
             continue
         if is_implementer(tp):
             insert_implementer(types, objs, tp, v)
-    return types, objs
+    return types, objs  # type: ignore[return-value]

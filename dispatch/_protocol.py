@@ -30,12 +30,11 @@ class _ThreadState(threading.local):
 class _WrapperSpec:
     """What the slow path needs to know about one generated wrapper."""
 
-    __slots__ = ("public", "impl", "layout", "name")
+    __slots__ = ("public", "impl", "name")
 
-    def __init__(self, impl: Callable, layout: _codegen.ParamLayout, name: str) -> None:
+    def __init__(self, impl: Callable, name: str) -> None:
         self.public: Any = None
         self.impl = impl
-        self.layout = layout
         self.name = name
 
 
@@ -55,8 +54,14 @@ class Protocol:
         self.method = method
         self._plain: set[type] = set(BASIC_TYPES)
         self._plain.update(plain_types)
+        # Types seen to implement the protocol (a class that later gains or
+        # loses the method is not re-examined: define it in the class body).
+        self._implementers: set[type] = set()
         self._tls = _ThreadState()
         self._mode_count = 0
+        # How many modes and disable contexts are active in any thread: while 0,
+        # the slow path need not look at thread-local state at all.
+        self._busy = 0
         self._lock = threading.Lock()
         self.registry = Registry(self)
         # Every wrapper of this protocol is compiled into this one globals dict,
@@ -82,12 +87,15 @@ class Protocol:
 
     def is_implementer_type(self, tp: type) -> bool:
         """Whether instances of ``tp`` take part in dispatch (plain types are remembered)."""
+        if tp in self._implementers:
+            return True
         if tp in self._plain:
             return False
         handler = getattr(tp, self.method, None)
         if handler is None or getattr(handler, "__func__", handler) is disabled_handler:
             self._plain.add(tp)
             return False
+        self._implementers.add(tp)
         return True
 
     def _all_plain(self, values: Iterable[Any]) -> bool:
@@ -124,10 +132,21 @@ class Protocol:
 
     # -- dispatch -------------------------------------------------------------
 
-    def _slow(self, spec: _WrapperSpec, values: tuple) -> Any:
-        args, kwargs = spec.layout.split(values)
-        relevant = args + tuple(kwargs.values()) if kwargs else args
-        return self.dispatch(spec.public, spec.impl, relevant, args, kwargs)
+    def _slow(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
+        if self._busy:
+            relevant = args + tuple(kwargs.values()) if kwargs else args
+            return self.dispatch(spec.public, spec.impl, relevant, args, kwargs)
+        types, objs = collect(args, self.is_implementer_type, self._plain, None, None, self._implementers)
+        if kwargs:
+            collect(kwargs.values(), self.is_implementer_type, self._plain, types, objs, self._implementers)
+        if not objs:
+            return spec.impl(*args, **kwargs)
+        if len(objs) == 1:
+            result = getattr(objs[0], self.method)(spec.public, (types[0],), args, kwargs)
+            if result is NotImplemented:
+                self._raise_not_implemented(spec.public, types, False)
+            return result
+        return self._call_handlers(spec.public, types, objs, args, kwargs, mode_tried=False)
 
     def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
         """Call the first handler that does not return NotImplemented, or ``impl`` if none applies."""
@@ -160,6 +179,10 @@ class Protocol:
             result = getattr(obj, method)(public, types_t, args, kwargs)
             if result is not NotImplemented:
                 return result
+        self._raise_not_implemented(public, types, mode_tried)
+
+    def _raise_not_implemented(self, public: Any, types: list, mode_tried: bool) -> None:
+        method = self.method
         names = ", ".join(t.__qualname__ for t in types)
         msg = (
             f"no implementation found for '{self.registry.resolve_name(public)}' on types that "
@@ -190,15 +213,27 @@ class Protocol:
         return self._call_handlers(public, types, objs, args, kwargs, mode_tried=False)
 
     def call_with_subclasses_disabled(self, func: Callable, args: tuple, kwargs: dict) -> Any:
-        """Run ``func(*args, **kwargs)`` with dispatch to implementers off (modes stay on)."""
+        """Run ``func(*args, **kwargs)`` with dispatch to implementers off (modes stay on).
+
+        When no mode is active anywhere and ``func`` is a registered public
+        function, its raw implementation is called directly: implementations
+        do not dispatch, so this is the same call minus a second dispatch.
+        """
+        if not self._mode_count:
+            impl = self.registry.implementation(func)
+            if impl is not None:
+                return impl(*args, **kwargs)
         st = self._tls
         prev = st.disabled
-        if prev == ENABLED:
-            st.disabled = SUBCLASSES_DISABLED
+        if prev != ENABLED:
+            return func(*args, **kwargs)
+        st.disabled = SUBCLASSES_DISABLED
+        self._busy_add(1)
         try:
             return func(*args, **kwargs)
         finally:
             st.disabled = prev
+            self._busy_add(-1)
 
     # -- disable contexts and modes ----------------------------------------
 
@@ -217,10 +252,15 @@ class Protocol:
         """The calling thread's active modes, outermost first (a copy)."""
         return list(self._tls.modes)
 
+    def _busy_add(self, n: int) -> None:
+        with self._lock:
+            self._busy += n
+
     def _push_mode(self, mode: Any) -> None:
         self._tls.modes.append(mode)
         with self._lock:
             self._mode_count += 1
+            self._busy += 1
             self._ns["_M"] = self._mode_count
 
     def _pop_mode(self, mode: Any) -> None:
@@ -230,6 +270,7 @@ class Protocol:
         modes.pop()
         with self._lock:
             self._mode_count -= 1
+            self._busy -= 1
             self._ns["_M"] = self._mode_count
 
     # -- wrapping -----------------------------------------------------------
@@ -255,9 +296,9 @@ class Protocol:
         name = name or impl.__name__
         tag = _codegen.unique_tag()
         ns = self._ns
-        params, call, values, _ = _codegen.parameter_source(sig, ns, tag)
+        params, call = _codegen.parameter_source(sig, ns, tag)
         check = _codegen.plain_check_source(sig)
-        spec = _WrapperSpec(impl, _codegen.ParamLayout(sig), name)
+        spec = _WrapperSpec(impl, name)
         impl_name, spec_name = f"_impl{tag}", f"_spec{tag}"
         ns[impl_name] = impl
         ns[spec_name] = spec
@@ -266,7 +307,8 @@ class Protocol:
             f"def {fname}({params}):\n"
             f"    if {check}:\n"
             f"        return {impl_name}({call})\n"
-            f"    return _slow({spec_name}, {values})\n"
+            + _codegen.call_rebuild_source(sig, tag)
+            + f"    return _slow({spec_name}, {_codegen.ARGS}, {_codegen.KWARGS})\n"
         )
         wrapper = _codegen.compile_function(src, fname, ns)
         wrapper.__name__ = name
@@ -277,6 +319,7 @@ class Protocol:
             wrapper.__wrapped__ = impl  # type: ignore[attr-defined]
         wrapper._implementation = impl  # type: ignore[attr-defined]
         spec.public = wrapper
+        self.registry.add_implementation(wrapper, impl)
         if namespace is not None:
             self.registry.add_overridable(namespace, name, wrapper)
         return wrapper
@@ -294,9 +337,11 @@ class Protocol:
         new = property(fget[0] if fget else None, fset[0] if fset else None, prop.fdel, prop.__doc__)
         if fget:
             fget[1].public = new.__get__
+            self.registry.add_implementation(new.__get__, prop.fget)
             self.registry.add_overridable(owner, name, new.__get__, accessor="__get__")
         if fset:
             fset[1].public = new.__set__
+            self.registry.add_implementation(new.__set__, prop.fset)
             self.registry.add_overridable(owner, name, new.__set__, accessor="__set__")
         return new
 
@@ -304,7 +349,7 @@ class Protocol:
         sig = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
         tag = _codegen.unique_tag()
         ns = self._ns
-        spec = _WrapperSpec(impl, _codegen.ParamLayout(sig), name)
+        spec = _WrapperSpec(impl, name)
         impl_name, spec_name = f"_impl{tag}", f"_spec{tag}"
         ns[impl_name] = impl
         ns[spec_name] = spec
@@ -315,7 +360,7 @@ class Protocol:
             f"def {fname}({plist}):\n"
             f"    if {check}:\n"
             f"        return {impl_name}({plist})\n"
-            f"    return _slow({spec_name}, ({plist},))\n"
+            f"    return _slow({spec_name}, ({plist},), {{}})\n"
         )
         fn = _codegen.compile_function(src, fname, ns)
         fn.__name__ = name
@@ -351,10 +396,12 @@ class _DisableContext:
         st = self._protocol._tls
         self._prev.append(st.disabled)
         st.disabled = max(st.disabled, self._level)
+        self._protocol._busy_add(1)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self._protocol._tls.disabled = self._prev.pop()
+        self._protocol._busy_add(-1)
 
     def __call__(self, func: F) -> F:
         @functools.wraps(func)

@@ -29,6 +29,18 @@ class Registry:
         self._methods: set[Any] = set()
         self._ignored: dict[Any, dict[str, Any]] = {}
         self._testing: dict[Any, Callable] | None = None
+        self._impls: dict[Any, Callable] = {}
+
+    def add_implementation(self, public: Any, impl: Callable) -> None:
+        """Remember the raw implementation behind a public overridable object."""
+        self._impls[public] = impl
+
+    def implementation(self, public: Any) -> Callable | None:
+        """The raw implementation behind ``public`` (None if it is not a registered wrapper)."""
+        try:
+            return self._impls.get(public)
+        except TypeError:
+            return None
 
     def add_overridable(self, namespace: Any, name: str, func: Any, accessor: str | None = None) -> None:
         """Record ``func`` as the overridable entry ``namespace.name`` (``accessor`` for properties)."""

@@ -68,21 +68,17 @@ class _Formatter:
         absv = np.abs(finite)
         lo, hi = absv.min(), absv.max()
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
-        vals = finite.tolist()
-        if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                self.max_width = max(len(f"{x:.{p}e}") for x in vals)
-            else:
-                self.max_width = max(len(f"{x:.0f}") + 1 for x in vals)
+        if OPTIONS.sci_mode is None:
+            self.sci_mode = bool(hi / lo > 1000.0 or hi > 1.0e8 or (not self.int_mode and lo < 1.0e-4))
         else:
-            if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
-                self.max_width = max(len(f"{x:.{p}e}") for x in vals)
-            else:
-                self.max_width = max(len(f"{x:.{p}f}") for x in vals)
-        if OPTIONS.sci_mode is not None:
             self.sci_mode = OPTIONS.sci_mode
+        vals = finite.tolist()
+        if self.sci_mode:
+            self.max_width = max(len(f"{x:.{p}e}") for x in vals)
+        elif self.int_mode:
+            self.max_width = max(len(f"{x:.0f}") + 1 for x in vals)
+        else:
+            self.max_width = max(len(f"{x:.{p}f}") for x in vals)
 
     def width(self) -> int:
         return self.max_width
@@ -105,12 +101,15 @@ class _Formatter:
 
 
 class _ComplexFormatter:
+    """Real and imaginary parts each get their own formatter."""
+
     def __init__(self, values: np.ndarray) -> None:
         self.real = _Formatter(values.real)
         self.imag = _Formatter(values.imag)
 
     def width(self) -> int:
-        return self.real.width() + self.imag.width() + 2
+        # ", " is added by the caller; the imaginary part carries a "j"
+        return self.real.width() + self.imag.width() + 1
 
     def format(self, value: Any) -> str:
         re = self.real.format(value.real)
@@ -124,10 +123,14 @@ def _summarized(a: np.ndarray, edge: int) -> np.ndarray:
     """The elements that will be printed when summarising (edges of every dim)."""
     if a.ndim == 0:
         return a
-    if a.shape[0] > 2 * edge:
-        a = np.concatenate([a[:edge], a[-edge:]])
     if a.ndim == 1:
+        if a.shape[0] > 2 * edge:
+            return np.concatenate([a[:edge], a[a.shape[0] - edge :]])
         return a
+    if edge == 0:
+        return a[(slice(0, 0),) * a.ndim]
+    if a.shape[0] > 2 * edge:
+        a = np.concatenate([a[:edge], a[a.shape[0] - edge :]])
     return np.stack([_summarized(row, edge) for row in a]) if len(a) else a
 
 
@@ -135,7 +138,9 @@ def _vector_str(a: np.ndarray, indent: int, summarize: bool, fmt: Any) -> str:
     edge = OPTIONS.edgeitems
     element_length = fmt.width() + 2
     per_line = max(1, int(math.floor((OPTIONS.linewidth - indent) / element_length)))
-    if summarize and a.shape[0] > 2 * edge:
+    if summarize and not edge:
+        items = ["..."]
+    elif summarize and a.shape[0] > 2 * edge:
         items = [fmt.format(v) for v in a[:edge].tolist()] + [" ..."] + [fmt.format(v) for v in a[-edge:].tolist()]
     else:
         items = [fmt.format(v) for v in a.tolist()]
@@ -203,6 +208,8 @@ def tensor_repr(t: Any, prefix: str | None = None) -> str:
             suffixes.append(f"dtype={d!r}")
     else:
         body = prefix + format_data(a, indent)
+        if not OPTIONS.edgeitems:  # nothing of the shape is visible: print it
+            suffixes.append(f"size={tuple(a.shape)}")
         if d not in defaults:
             suffixes.append(f"dtype={d!r}")
     fn = t._grad_fn

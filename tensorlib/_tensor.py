@@ -22,6 +22,7 @@ from ._protocol import protocol
 from ._size import Size
 
 _new = object.__new__
+_new_tuple = tuple.__new__  # Size(shape) is several times slower than this
 
 _LEGACY_NAMES = {
     "bool": "BoolTensor",
@@ -98,14 +99,14 @@ class Tensor:
         ret = protocol.call_with_subclasses_disabled(func, args, kwargs)
         if func in _NO_WRAP:
             return ret
-        return _convert(ret, cls)
+        return _convert(ret, cls, args, kwargs)
 
     # -- properties (raw getters; made overridable in tensorlib/__init__) ----
 
     @property
     def shape(self) -> Size:
         """The size of each dimension, as a :class:`tensorlib.Size`."""
-        return Size(self._data.shape)
+        return _new_tuple(Size, self._data.shape)
 
     @property
     def dtype(self) -> _DType:
@@ -190,6 +191,8 @@ class Tensor:
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
 
     @property
@@ -229,7 +232,7 @@ class Tensor:
         """The shape, or the size of dimension ``dim``."""
         shape = self._data.shape
         if dim is None:
-            return Size(shape)
+            return _new_tuple(Size, shape)
         return shape[wrap_dim(dim, len(shape))]
 
     def dim(self) -> int:
@@ -693,20 +696,40 @@ def _rebuild(cls: type, data: np.ndarray, requires_grad: bool, grad: Any, state:
     return t
 
 
-def _convert(ret: Any, cls: type) -> Any:
-    """Return ``ret`` with plain Tensors (also inside tuples and lists) viewed as ``cls``."""
+def _convert(ret: Any, cls: type, args: tuple = (), kwargs: dict | None = None) -> Any:
+    """Return ``ret`` with plain Tensors (also inside tuples and lists) as instances of ``cls``.
+
+    A fresh result simply changes class; a result that is one of the call's
+    arguments (``t.to(t.dtype)`` returns ``t``) is left alone and aliased
+    instead, so no caller's tensor changes type behind its back.
+    """
     if isinstance(ret, Tensor):
-        if not isinstance(ret, cls):
-            return ret.as_subclass(cls)
-        return ret
+        if isinstance(ret, cls):
+            return ret
+        if type(ret) is Tensor and not _is_argument(ret, args, kwargs):
+            try:
+                ret.__class__ = cls
+                return ret
+            except TypeError:  # the subclass changed the layout (its own __slots__)
+                pass
+        from .ops.shape import alias
+
+        return alias(ret, cls)
     if isinstance(ret, tuple):
-        items = [_convert(r, cls) for r in ret]
+        items = [_convert(r, cls, args, kwargs) for r in ret]
         if hasattr(ret, "_fields"):
             return type(ret)(*items)
         return type(ret)(items) if type(ret) is not tuple else tuple(items)
     if isinstance(ret, list):
-        return [_convert(r, cls) for r in ret]
+        return [_convert(r, cls, args, kwargs) for r in ret]
     return ret
+
+
+def _is_argument(t: Tensor, args: tuple, kwargs: dict | None) -> bool:
+    for a in args:
+        if a is t or (type(a) in (list, tuple) and any(e is t for e in a)):
+            return True
+    return bool(kwargs) and any(v is t for v in kwargs.values())
 
 
 # Filled in by tensorlib/__init__ once the overridable accessors exist: the

@@ -946,7 +946,7 @@ class LerpBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         w = _load(self, self.weight)
-        gs = reduce_to(mul(g, rsub(w, 1)), self.metas[0]) if self.needs(0) else None
+        gs = reduce_to(mul(g, rsub(w, 1) if isinstance(w, Tensor) else 1 - w), self.metas[0]) if self.needs(0) else None
         ge_ = reduce_to(mul(g, w), self.metas[1]) if self.needs(1) else None
         gw = None
         if self.needs(2):

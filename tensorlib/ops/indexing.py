@@ -306,13 +306,21 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     return res if out is None else E.write_out(out, res, "gather")
 
 
+def _src_grad(g: Tensor, dim: int, index: np.ndarray, src_shape: tuple) -> Tensor:
+    """The gradient of a scatter's ``src``: gathered at ``index``, zero where ``src`` was not read."""
+    gs = gather(g, dim, wrap(index))
+    if gs._data.shape != src_shape:
+        gs = embed(gs, tuple(slice(0, n) for n in index.shape), src_shape, basic=True)
+    return gs
+
+
 class ScatterAddBackward0(Node):
-    __slots__ = ("dim", "index")
+    __slots__ = ("dim", "index", "src_shape")
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
         gi = g if self.needs(0) else None
-        gs = gather(g, self.dim, wrap(self.index)) if self.needs(1) else None
+        gs = _src_grad(g, self.dim, self.index, self.src_shape) if self.needs(1) else None
         return gi, gs
 
 
@@ -335,7 +343,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     np.add.at(a, _along_key(idx, d), src_part.astype(a.dtype, copy=False))
     if GRAD.enabled and (x._requires_grad or s._requires_grad):
         res, node = record(ScatterAddBackward0, a, (x, s))
-        node.dim, node.index = d, idx
+        node.dim, node.index, node.src_shape = d, idx, s._data.shape
         return res
     return wrap(a)
 
@@ -346,7 +354,7 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 class ScatterBackward0(Node):
-    __slots__ = ("dim", "index", "src_is_tensor")
+    __slots__ = ("dim", "index", "src_shape")
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -355,8 +363,8 @@ class ScatterBackward0(Node):
             mask = np.ones(g._data.shape, dtype=bool)
             mask[_along_key(self.index, self.dim)] = False
             gi = E.mul(g, wrap(mask))
-        if self.src_is_tensor and self.needs(1):
-            gs = gather(g, self.dim, wrap(self.index))
+        if self.src_shape is not None and self.needs(1):
+            gs = _src_grad(g, self.dim, self.index, self.src_shape)
         return gi, gs
 
 
@@ -389,7 +397,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         if reduce is not None:
             raise RuntimeError("scatter(): the backward pass of scatter with a reduce argument is not implemented")
         res, node = record(ScatterBackward0, a, (x, src))
-        node.dim, node.index, node.src_is_tensor = d, idx, isinstance(src, Tensor)
+        node.dim, node.index = d, idx
+        node.src_shape = src._data.shape if isinstance(src, Tensor) else None
         return res
     return wrap(a)
 

@@ -165,20 +165,28 @@ class ProdBackward0(Node):
         y = unpack(self, self.result)
         shape = x._data.shape
         gx = _expand_back(g, self.dims, shape, self.keepdim)
-        yx = _expand_back(y, self.dims, shape, self.keepdim)
         if not np.any(x._data == 0):
-            return (E.div(E.mul(gx, yx), x),)
-        # With zeros, divide-by-input fails: use the product of all other elements.
-        a = x._data
-        others = np.empty_like(a)
-        dims = self.dims if self.dims else ()
-        moved = np.moveaxis(a, dims, tuple(range(len(dims)))) if dims else a[None]
-        flat = moved.reshape((-1,) + moved.shape[len(dims) if dims else 1:])
-        ex_prefix = np.concatenate([np.ones_like(flat[:1]), np.cumprod(flat, axis=0)[:-1]], axis=0)
-        ex_suffix = np.concatenate([np.cumprod(flat[::-1], axis=0)[::-1][1:], np.ones_like(flat[:1])], axis=0)
-        o = (ex_prefix * ex_suffix).reshape(moved.shape)
-        others = np.moveaxis(o, tuple(range(len(dims))), dims) if dims else o[0]
-        return (E.mul(gx, wrap(others)),)
+            return (E.div(E.mul(gx, _expand_back(y, self.dims, shape, self.keepdim)), x),)
+        # Dividing by the input fails at zeros: multiply by the product of the other elements.
+        return (E.mul(gx, _prod_of_others(x, self.dims)),)
+
+
+def _prod_of_others(x: Tensor, dims: tuple) -> Tensor:
+    """Each element's product of the other elements of its reduction slice, differentiably (zeros allowed)."""
+    if not dims:
+        return E.full_like_scalar(1, x)
+    nd = x._data.ndim
+    perm = [d for d in range(nd) if d not in dims] + list(dims)
+    moved = S.permute(x, perm)
+    lead = moved._data.shape[: nd - len(dims)]
+    flat = S.reshape(moved, lead + (-1,))
+    n = flat._data.shape[-1]
+    one = wrap(np.ones(lead + (1,), dtype=x._data.dtype))
+    # exclusive products from the left and from the right, multiplied
+    left = cumprod(S.cat([one, S.narrow(flat, -1, 0, n - 1)], -1), -1)
+    right = S.flip(cumprod(S.cat([one, S.narrow(S.flip(flat, (-1,)), -1, 0, n - 1)], -1), -1), (-1,))
+    others = S.reshape(E.mul(left, right), moved._data.shape)
+    return S.permute(others, tuple(int(i) for i in np.argsort(perm)))
 
 
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -486,23 +494,46 @@ class CumprodBackward0(Node):
     _saved_slots = ("self_", "result")
 
     def backward(self, g: Tensor) -> tuple:
-        x = unpack(self, self.self_)
-        y = unpack(self, self.result)
-        d = self.dim
-        if not np.any(x._data == 0):
-            # d/dx_i sum_j g_j y_j = sum_{j>=i} g_j y_j / x_i
-            return (E.div(S.flip(cumsum(S.flip(E.mul(g, y), (d,)), d), (d,)), x),)
-        a = np.moveaxis(x._data, d, -1)
-        gm = np.moveaxis(g._data, d, -1)
-        n = a.shape[-1]
-        out = np.zeros_like(a)
-        for i in range(n):
-            acc = np.zeros(a.shape[:-1], dtype=a.dtype)
-            for j in range(i, n):
-                others = np.prod(np.delete(a[..., : j + 1], i, axis=-1), axis=-1)
-                acc = acc + gm[..., j] * others
-            out[..., i] = acc
-        return (wrap(np.moveaxis(out, -1, d)),)
+        return (_cumprod_grad(g, unpack(self, self.self_), unpack(self, self.result), self.dim),)
+
+
+def _reverse_cumsum(t: Tensor, d: int) -> Tensor:
+    return S.flip(cumsum(S.flip(t, (d,)), d), (d,))
+
+
+def _cumprod_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
+    """``dL/dx_i = sum_{k >= i} g_k prod_{j <= k, j != i} x_j``, written with differentiable ops."""
+    if not np.any(x._data == 0):
+        return E.div(_reverse_cumsum(E.mul(g, y), d), x)
+    # Let z be the first zero of each slice, h = prod_{j < z} x_j and
+    # t = sum_{k >= z} g_k prod_{z < j <= k} x_j. Then exactly:
+    #   i < z: sum_{k < z} g_k y_k / x_i + h x_z t / x_i
+    #   i = z: h t
+    #   i > z: h x_z * (the same gradient for the elements after z alone)
+    # The x_z terms are zero but their derivatives are not: they are only built
+    # when the gradient itself is being differentiated.
+    a = np.moveaxis(x._data, d, -1)
+    n = a.shape[-1]
+    zero = a == 0
+    z = np.where(zero.any(-1), zero.argmax(-1), n)[..., None]
+    k = np.arange(n)
+
+    def m(cond: np.ndarray) -> Tensor:
+        return wrap(np.moveaxis(cond, -1, d))
+
+    before, at, after = m(k < z), m(k == z), m(k > z)
+    x_after = E.where(after, x, 1.0)
+    head = prod(E.where(before, x, 1.0), d, keepdim=True)
+    tail = sum(E.mul(E.mul(g, cumprod(x_after, d)), E.logical_not(before)), d, keepdim=True)
+    num = _reverse_cumsum(E.mul(E.mul(g, y), before), d)
+    out = E.mul(head, E.mul(tail, at))
+    if GRAD.enabled and (g._requires_grad or x._requires_grad):
+        x_z = sum(E.mul(x, at), d, keepdim=True)
+        hz = E.mul(head, x_z)
+        num = E.add(num, E.mul(hz, tail))
+        rest = _cumprod_grad(g, x_after, cumprod(x_after, d), d)
+        out = E.add(out, E.mul(E.mul(hz, rest), after))
+    return E.add(out, E.mul(E.div(num, E.where(before, x, 1.0)), before))
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:

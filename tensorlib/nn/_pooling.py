@@ -1,0 +1,587 @@
+"""Pooling: max, average, adaptive and power-average pooling in 1, 2 and 3 spatial dims.
+
+Pooling windows are boxes, so every pool here is separable: it runs along one
+spatial axis at a time, each step a small table of taps (``Taps``). Average
+pools are linear maps whose backward is the transposed map (again a ``Taps``);
+max pools pick one input element per output and scatter the gradient back.
+Both backwards are made of differentiable ops, so gradients of any order work.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._autograd.graph import Node
+from ..ops import elementwise as E
+from ..ops import indexing as I
+from ..ops import shape as S
+from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap
+from ._conv import int_tuple
+
+__all__ = [
+    "Taps", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+    "linear_map", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+    "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
+]
+
+_NUM = {1: "one", 2: "two", 3: "three"}
+_LETTERS = {1: ("W",), 2: ("H", "W"), 3: ("T", "H", "W")}
+
+
+# -- separable linear maps --------------------------------------------------------------------------------
+
+
+class Taps:
+    """A linear map along one axis: ``out[o] = sum_t weight[o, t] * in[index[o, t]]`` over taps where ``mask``.
+
+    ``size`` is the input length. ``transpose()`` gives the adjoint map (cached both ways).
+    """
+
+    __slots__ = ("index", "weight", "mask", "size", "_t")
+
+    def __init__(self, index: np.ndarray, weight: np.ndarray | None, size: int, mask: np.ndarray | None = None) -> None:
+        self.index = np.asarray(index, dtype=np.intp)
+        self.weight = weight  # None: every weight is one
+        self.mask = None if mask is None or mask.all() else mask
+        self.size = size
+        self._t: Taps | None = None
+
+    def apply(self, a: np.ndarray, axis: int) -> np.ndarray:
+        if self.weight is None and self.mask is None and self.index.shape[1] == 1:
+            return np.take(a, self.index[:, 0], axis=axis)
+        shape = [1] * a.ndim
+        shape[axis] = -1
+        w = np.ones(self.index.shape) if self.weight is None else self.weight
+        if a.dtype.kind in "fc":
+            w = w.astype(a.dtype, copy=False)
+        out = None
+        for t in range(self.index.shape[1]):
+            term = np.take(a, self.index[:, t], axis=axis) * w[:, t].reshape(shape)
+            if self.mask is not None and not self.mask[:, t].all():
+                term = np.where(self.mask[:, t].reshape(shape), term, 0)
+            if out is None:
+                out = term
+            else:
+                out += term
+        if out is None:
+            shape = list(a.shape)
+            shape[axis] = self.index.shape[0]
+            return np.zeros(shape, a.dtype)
+        return out if out.dtype == a.dtype else out.astype(a.dtype)
+
+    def transpose(self) -> "Taps":
+        if self._t is None:
+            n_out, width = self.index.shape
+            keep = np.ones((n_out, width), bool) if self.mask is None else self.mask
+            w = np.ones((n_out, width)) if self.weight is None else self.weight
+            src = self.index[keep]
+            dst = np.broadcast_to(np.arange(n_out)[:, None], (n_out, width))[keep]
+            wk = w[keep]
+            order = np.argsort(src, kind="stable")
+            src, dst, wk = src[order], dst[order], wk[order]
+            counts = np.bincount(src, minlength=self.size)
+            new_width = max(int(counts.max(initial=0)), 1)
+            # each input position gets one row listing the outputs that read it
+            rank = np.arange(src.size) - (np.cumsum(counts) - counts)[src]
+            index = np.zeros((self.size, new_width), np.intp)
+            weight = np.zeros((self.size, new_width))
+            mask = np.zeros((self.size, new_width), bool)
+            index[src, rank], weight[src, rank], mask[src, rank] = dst, wk, True
+            t = Taps(index, weight, n_out, mask)
+            t._t, self._t = self, t
+        return self._t
+
+
+class _LinearMapNode(Node):
+    __slots__ = ("maps",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (linear_map(g, tuple((ax, t.transpose()) for ax, t in reversed(self.maps)), type(self)),)
+
+
+_NODE_CLASSES: dict[str, type] = {}
+
+
+def _node_class(name: str, base: type) -> type:
+    """A Node subclass called ``name`` (what ``grad_fn`` shows), made once."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = _NODE_CLASSES[name] = type(name, (base,), {"__slots__": ()})
+    return cls
+
+
+def linear_map(x: Tensor, maps: tuple, node_cls: type) -> Tensor:
+    """Apply ``(axis, Taps)`` maps in order; recorded as ``node_cls`` (a ``_LinearMapNode``)."""
+    a = x._data
+    for ax, taps in maps:
+        a = taps.apply(a, ax)
+    if x._requires_grad and GRAD.enabled:
+        out, node = record(node_cls, a, (x,))
+        node.maps = maps
+        return out
+    return wrap(a)
+
+
+# -- separable max ----------------------------------------------------------------------------------------------
+
+
+def _argmax(g: np.ndarray, axis: int) -> np.ndarray:
+    """First maximum along ``axis``, or the last NaN where there is one (torch's scan keeps replacing on NaN)."""
+    k = np.argmax(g, axis=axis)
+    if g.dtype.kind == "f":
+        nan = np.isnan(g)
+        if nan.any():
+            last = g.shape[axis] - 1 - np.argmax(np.flip(nan, axis), axis=axis)
+            k = np.where(nan.any(axis=axis), last, k)
+    return k
+
+
+def _window_max(a: np.ndarray, windows: list) -> tuple[np.ndarray, np.ndarray]:
+    """Max over box windows and its flat index within the spatial dims.
+
+    ``windows`` holds one ``index`` table ``(O, T)`` per trailing spatial axis;
+    every tap must be a valid position (pad by repeating a window's own
+    elements). Reducing the last axis first keeps the first maximum in
+    row-major order, as torch's scan does.
+    """
+    nd = len(windows)
+    vals, flat, inner = a, None, 1
+    for i in reversed(range(nd)):
+        ax = a.ndim - nd + i
+        idx = windows[i]
+        picked = np.take(vals, idx, axis=ax)
+        k = _argmax(picked, ax + 1)
+        vals = np.take_along_axis(picked, np.expand_dims(k, ax + 1), ax + 1).squeeze(ax + 1)
+        rows = np.arange(idx.shape[0]).reshape((-1,) + (1,) * (vals.ndim - ax - 1))
+        coord = idx[rows, k]
+        flat = coord if flat is None else coord * inner + np.take_along_axis(flat, coord, ax)
+        inner *= a.shape[ax]
+    return vals, flat
+
+
+class _MaxNode(Node):
+    """Backward of a max pool: the gradient goes to the chosen element (differentiable scatter)."""
+
+    __slots__ = ("index", "shape", "nd")
+
+    def backward(self, g: Tensor) -> tuple:
+        lead = self.shape[: len(self.shape) - self.nd]
+        flat_g = S.reshape(g, lead + (-1,))
+        index = self.index.reshape(lead + (-1,))
+        out = I.scatter_into_zeros(flat_g, len(lead), index, lead + (math.prod(self.shape[len(lead):]),))
+        return (S.reshape(out, self.shape),)
+
+
+def _max_result(x: Tensor, nd: int, windows: list, node_name: str) -> tuple[Tensor, Tensor]:
+    a = x._data
+    if a.size == 0:
+        shape = a.shape[: a.ndim - nd] + tuple(w.shape[0] for w in windows)
+        vals, flat = np.zeros(shape, a.dtype), np.zeros(shape, np.int64)
+    else:
+        vals, flat = _window_max(a, windows)
+    indices = wrap(flat.astype(np.int64, copy=False))
+    if x._requires_grad and GRAD.enabled:
+        out, node = record(_node_class(node_name, _MaxNode), vals, (x,))
+        node.index, node.shape, node.nd = flat, a.shape, nd
+        return out, indices
+    return wrap(vals), indices
+
+
+# -- argument checks --------------------------------------------------------------------------------------------
+
+
+def _pool_tuple(v: Any, nd: int, fname: str, argname: str, msg: str) -> tuple:
+    t = int_tuple(v, nd, fname, argname)
+    if t is None:
+        raise RuntimeError(msg)
+    return t
+
+
+def _out_len(n: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
+    """torch's pooling output length, including the ceil-mode rule that the last window must start inside."""
+    out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _pool_args(x: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+               fname: str) -> tuple:
+    """Validated ``(kernel, stride, padding, dilation, out_sizes)`` with torch's messages."""
+    kind = "max" if fname.startswith("max") else "avg"
+    a = x._data
+    if nd == 1 and kind == "max":
+        return _max_pool1d_args(x, kernel_size, stride, padding, dilation, ceil_mode)
+    if nd == 1:
+        k = int_tuple(kernel_size, 1, fname, "kernel_size")
+        if k is None:
+            raise RuntimeError(f"avg_pool1d() argument 'kernel_size' should contain one int (got {len(kernel_size)})")
+        if a.ndim not in (2, 3):
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {a.ndim}-dimensional tensor for argument #1 "
+                               "'self' (while checking arguments for avg_pool1d)")
+    else:
+        k = _pool_tuple(kernel_size, nd, fname, "kernel_size",
+                        f"{fname}: kernel_size must {'be' if fname == 'avg_pool3d' else 'either be'} a single int, or "
+                        f"a tuple of {_NUM[nd]} ints")
+    empty_stride = stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)
+    s = k if empty_stride else _pool_tuple(
+        stride, nd, fname, "stride", f"{fname}: stride must either be omitted, a single int, or a tuple of {_NUM[nd]} ints")
+    p = _pool_tuple(padding, nd, fname, "padding", f"{fname}: padding must either be a single int, or a tuple of "
+                    f"{_NUM[nd]} ints")
+    d = (1,) * nd if dilation is None else _pool_tuple(
+        dilation, nd, fname, "dilation", f"{fname}: dilation must be either a single int, or a tuple of {_NUM[nd]} ints")
+    if nd > 1 and (a.ndim not in (nd + 1, nd + 2) or (kind == "max" and a.size == 0 and a.ndim == nd + 1)):
+        if kind == "avg" and nd == 2 and a.ndim < 3:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
+                             f"{max(a.ndim, 1) - 1}], but got -3)")
+        if kind == "avg" and nd == 2:
+            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                               f"got:{list(a.shape)}")
+        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    if 0 in a.shape[a.ndim - nd - 1:]:
+        shown = list(a.shape) if nd > 1 else list(a.shape[:-1]) + [1, a.shape[-1]]
+        raise RuntimeError(f"Expected {nd + 1 + (nd == 1)}D or {nd + 2 + (nd == 1)}D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got:{shown}")
+    if 0 in s:
+        raise RuntimeError("stride should not be zero")
+    letters = _LETTERS[max(nd, 2)]
+    if min(k) <= 0:
+        kk = (1,) + k if nd == 1 else k
+        raise RuntimeError("kernel size should be greater than zero, but got " +
+                           " ".join(f"k{c}: {v}" for c, v in zip(letters, kk)))
+    if min(s) < 0:
+        ss = (1,) + s if nd == 1 else s
+        raise RuntimeError("stride should be greater than zero, but got " +
+                           " ".join(f"d{c}: {v}" for c, v in zip(letters, ss)))
+    if min(d) <= 0:
+        raise RuntimeError("dilation should be greater than zero, but got " +
+                           " ".join(f"dilation{c}: {v}" for c, v in zip(letters, d)))
+    if min(p) < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
+    for kk, pp, dd in zip(k, p, d):
+        if pp > (dd * (kk - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+    size = a.shape[a.ndim - nd:]
+    out = tuple(_out_len(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(size, k, s, p, d))
+    if min(out) < 1:
+        if fname == "avg_pool3d":
+            raise RuntimeError(f"input image (T: {size[0]} H: {size[1]} W: {size[2]}) smaller than kernel size "
+                               f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+        c = a.shape[a.ndim - nd - 1]
+        pad1 = (1,) if nd == 1 else ()
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (c,) + pad1 + size))}). Calculated output size: "
+                           f"({'x'.join(map(str, (c,) + pad1 + out))}). Output size is too small")
+    return k, s, p, d, out
+
+
+def _max_pool1d_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool) -> tuple:
+    a = x._data
+    if a.ndim not in (2, 3) or 0 in a.shape[-2:]:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(a.shape)}")
+    vals = []
+    for name, v, default in (("kernel_size", kernel_size, None), ("stride", stride, kernel_size),
+                             ("padding", padding, 0), ("dilation", dilation, 1)):
+        if v is None or (isinstance(v, (list, tuple)) and len(v) == 0 and name == "stride"):
+            v = default
+        t = int_tuple(v, 1, "max_pool1d", name)
+        if t is None:
+            raise RuntimeError(f"max_pool1d() {name} must be an int, list of ints or tuple of ints of size 1 but got "
+                               f"size {len(v)}")
+        vals.append(t)
+    k, s, p, d = vals
+    for name, val, ok, cond in (("kernel_size", k[0], k[0] > 0, "greater than zero"),
+                                ("stride", s[0], s[0] > 0, "greater than zero"),
+                                ("padding", p[0], p[0] >= 0, "non-negative"),
+                                ("dilation", d[0], d[0] > 0, "greater than zero")):
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {name} must be {cond}, but got {val}")
+        if name == "padding" and p[0] > k[0] // 2:
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p[0]} "
+                               f"and kernel_size={k[0]}")
+    out = (_out_len(a.shape[-1], k[0], s[0], p[0], d[0], ceil_mode),)
+    if out[0] < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out[0]}")
+    return k, s, p, d, out
+
+
+# -- max pooling ------------------------------------------------------------------------------------------------
+
+
+def _max_windows(n: int, k: int, s: int, p: int, d: int, out: int) -> np.ndarray:
+    """Tap positions of each pooling window, with out-of-range taps replaced by the window's own edge elements."""
+    pos = (np.arange(out) * s - p)[:, None] + d * np.arange(k)
+    valid = (pos >= 0) & (pos < n)
+    rows = np.arange(out)
+    first = pos[rows, np.argmax(valid, axis=1)]
+    last = pos[rows, k - 1 - np.argmax(valid[:, ::-1], axis=1)]
+    return np.clip(np.where(pos < 0, first[:, None], np.where(pos >= n, last[:, None], pos)), 0, n - 1)
+
+
+def _max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+              fname: str) -> tuple[Tensor, Tensor]:
+    x = tensor_arg(input, fname)
+    k, s, p, d, out = _pool_args(x, nd, kernel_size, stride, padding, dilation, ceil_mode, fname)
+    size = x._data.shape[x._data.ndim - nd:]
+    windows = [_max_windows(*args) for args in zip(size, k, s, p, d, out)]
+    return _max_result(x, nd, windows, f"MaxPool{max(nd, 2)}DWithIndicesBackward0")
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """1-D max pooling over ``(N, C, L)`` returning ``(values, indices)`` (indices into ``L``)."""
+    return _max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d")
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """2-D max pooling returning ``(values, indices)``; indices are flat positions in each ``H x W`` plane."""
+    return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """3-D max pooling returning ``(values, indices)``; indices are flat positions in each ``D x H x W`` volume."""
+    return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d")
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """1-D max pooling over ``(N, C, L)`` or ``(C, L)``; ``stride`` defaults to ``kernel_size``.
+
+    Padding counts as ``-inf``. With ``return_indices`` also returns where each maximum was.
+    """
+    out, idx = _max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d")
+    return (out, idx) if return_indices else out
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """2-D max pooling over ``(N, C, H, W)`` or ``(C, H, W)``; see :func:`max_pool1d`."""
+    out, idx = _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    return (out, idx) if return_indices else out
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``; see :func:`max_pool1d`."""
+    out, idx = _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d")
+    return (out, idx) if return_indices else out
+
+
+# -- average pooling ---------------------------------------------------------------------------------------------
+
+
+def _avg_taps(n: int, k: int, s: int, p: int, out: int, count_include_pad: bool, scale: float | None) -> Taps:
+    """Window sums divided as torch does: by the window clipped to the padded input, or to the input alone."""
+    start = np.arange(out) * s - p
+    pos = start[:, None] + np.arange(k)
+    mask = (pos >= 0) & (pos < n)
+    if scale is not None:
+        weight = np.full(pos.shape, scale)
+    else:
+        if count_include_pad:
+            count = np.minimum(start + k, n + p) - start
+        else:
+            count = np.minimum(start + k, n) - np.maximum(start, 0)
+        weight = np.broadcast_to(1.0 / np.maximum(count, 1)[:, None], pos.shape)
+    return Taps(np.clip(pos, 0, n - 1), weight, n, mask)
+
+
+def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: Any, fname: str) -> Tensor:
+    x = tensor_arg(input, fname)
+    k, s, p, _, out = _pool_args(x, nd, kernel_size, stride, padding, 1, ceil_mode, fname)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    a = x._data
+    size = a.shape[a.ndim - nd:]
+    maps = []
+    for i in reversed(range(nd)):
+        # a divisor override is one constant: fold it into the first axis's weights, leave the others at one
+        scale = None if divisor_override is None else (1.0 / divisor_override if i == 0 else 1.0)
+        maps.append((a.ndim - nd + i, _avg_taps(size[i], k[i], s[i], p[i], out[i], count_include_pad, scale)))
+    return linear_map(x, tuple(maps), _node_class(f"AvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """1-D average pooling over ``(N, C, L)``; ``stride`` defaults to ``kernel_size``.
+
+    Zero padding is counted in the divisor when ``count_include_pad``.
+    """
+    return _avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, None, "avg_pool1d")
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """2-D average pooling; ``divisor_override`` replaces the window size as divisor. See :func:`avg_pool1d`."""
+    return _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                     "avg_pool2d")
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """3-D average pooling; see :func:`avg_pool2d`."""
+    return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                     "avg_pool3d")
+
+
+# -- adaptive pooling -------------------------------------------------------------------------------------------
+
+
+def _adaptive_windows(n: int, out: int) -> tuple[np.ndarray, np.ndarray]:
+    """Window ``o`` covers ``[floor(o * n / out), ceil((o + 1) * n / out))``: taps (clamped to the window) and mask."""
+    o = np.arange(out)
+    start = o * n // out
+    end = -((-(o + 1) * n) // out)
+    width = int((end - start).max(initial=1))
+    pos = start[:, None] + np.arange(width)
+    mask = pos < end[:, None]
+    return np.minimum(pos, (end - 1)[:, None]), mask
+
+
+def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
+    a = x._data
+    kind = "max" if "max" in fname else "avg"
+    if nd == 1:
+        if a.ndim not in (2, 3):
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {a.ndim}-dimensional tensor for argument #1 "
+                               f"'self' (while checking arguments for {fname})")
+    elif a.ndim not in (nd + 1, nd + 2):
+        sep = ":" if kind == "max" else ""
+        raise RuntimeError(f"{fname}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{sep} {list(a.shape)}")
+    if isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
+        sizes = [int(output_size)] * nd
+    elif isinstance(output_size, (tuple, list)):
+        sizes = list(output_size)
+        if nd == 1 and len(sizes) != 1:
+            raise RuntimeError(f"{fname}() argument 'output_size' should contain one int (got {len(sizes)})")
+        if len(sizes) != nd:
+            raise RuntimeError(f"{fname}(): internal error: output_size.size() must be {nd}" if kind == "max"
+                               else f"{fname}: output_size must be {nd}")
+    else:
+        raise TypeError(f"{fname}(): argument 'output_size' (position 2) must be tuple of ints, not "
+                        f"{type(output_size).__name__}")
+    size = a.shape[a.ndim - nd:]
+    sizes = tuple(n if o is None else int(o) for o, n in zip(sizes, size))
+    if min(sizes) < 0:
+        if kind == "max":
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: "
+                               f"{list(a.shape[:a.ndim - nd]) + list(sizes)}")
+        shown = (1,) + sizes if nd == 1 else sizes
+        raise RuntimeError(f"adaptive_avg_pool{max(nd, 2)}d: elements of output_size must be greater than or equal to "
+                           f"0 but received {{{', '.join(map(str, shown))}}}")
+    for i in range(a.ndim - nd - 1, a.ndim):
+        if a.shape[i] == 0:
+            shown = list(a.shape) if nd > 1 or kind == "max" else list(a.shape[:-1]) + [1, a.shape[-1]]
+            dim = i + (nd == 1 and kind == "avg")
+            name = fname if kind == "max" or nd > 1 else "adaptive_avg_pool2d"
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {shown} with dimension {dim} being empty")
+    if a.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"{fname}\" not implemented for '{E._type_title(a.dtype)}'")
+    return size, sizes
+
+
+def _adaptive_avg(input: Tensor, nd: int, output_size: Any, fname: str) -> Tensor:
+    x = tensor_arg(input, fname)
+    size, sizes = _adaptive_args(x, nd, output_size, fname)
+    ndim = x._data.ndim
+    maps = []
+    for i in reversed(range(nd)):
+        if sizes[i] == size[i]:
+            continue  # every window is one element: the identity
+        pos, mask = _adaptive_windows(size[i], sizes[i])
+        weight = np.broadcast_to(1.0 / mask.sum(axis=1, keepdims=True).clip(1), pos.shape)
+        maps.append((ndim - nd + i, Taps(pos, weight, size[i], mask)))
+    return linear_map(x, tuple(maps), _node_class(f"AdaptiveAvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of ``(N, C, L)`` to length ``output_size`` with windows chosen to fit exactly."""
+    return _adaptive_avg(input, 1, output_size, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Adaptive average pooling to ``output_size`` (an int or an ``(H, W)`` pair, None keeps a size)."""
+    return _adaptive_avg(input, 2, output_size, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Adaptive average pooling to ``output_size`` ``(D, H, W)``; see :func:`adaptive_avg_pool2d`."""
+    return _adaptive_avg(input, 3, output_size, "adaptive_avg_pool3d")
+
+
+def _adaptive_max(input: Tensor, nd: int, output_size: Any, fname: str) -> tuple[Tensor, Tensor]:
+    x = tensor_arg(input, fname)
+    size, sizes = _adaptive_args(x, nd, output_size, fname)
+    windows = [_adaptive_windows(n, o)[0] for n, o in zip(size, sizes)]
+    return _max_result(x, nd, windows, f"AdaptiveMaxPool{max(nd, 2)}DBackward0")
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    """Adaptive max pooling of ``(N, C, L)``, returning ``(values, indices)``."""
+    return _adaptive_max(input, 1, output_size, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    """Adaptive max pooling to ``output_size``, returning ``(values, indices)``."""
+    return _adaptive_max(input, 2, output_size, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    """Adaptive 3-D max pooling, returning ``(values, indices)``."""
+    return _adaptive_max(input, 3, output_size, "adaptive_max_pool3d")
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of ``(N, C, L)`` to length ``output_size``; with ``return_indices`` also where each max was."""
+    out, idx = _adaptive_max(input, 1, output_size, "adaptive_max_pool1d")
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Adaptive max pooling to ``output_size`` ``(H, W)``; see :func:`adaptive_max_pool1d`."""
+    out, idx = _adaptive_max(input, 2, output_size, "adaptive_max_pool2d")
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Adaptive max pooling to ``output_size`` ``(D, H, W)``; see :func:`adaptive_max_pool1d`."""
+    out, idx = _adaptive_max(input, 3, output_size, "adaptive_max_pool3d")
+    return (out, idx) if return_indices else out
+
+
+# -- power-average pooling ----------------------------------------------------------------------------------------
+
+
+def _lp_pool(input: Tensor, nd: int, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool) -> Tensor:
+    x = tensor_arg(input, f"lp_pool{nd}d")
+    avg = (avg_pool1d, avg_pool2d, avg_pool3d)[nd - 1]
+    out = avg(E.pow(x, norm_type), kernel_size, stride, 0, ceil_mode)
+    k = int_tuple(kernel_size, nd, f"lp_pool{nd}d", "kernel_size") or (kernel_size,)
+    # sign * relu(|.|) only clears negatives left by rounding; the scale turns the mean back into a sum
+    summed = E.mul(E.mul(E.sign(out), E.relu(E.abs(out))), math.prod(k))
+    return E.pow(summed, 1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """Power-average pooling: ``(sum over window of x ** p) ** (1 / p)``."""
+    return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """2-D power-average pooling; see :func:`lp_pool1d`."""
+    return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
+    """3-D power-average pooling; see :func:`lp_pool1d`."""
+    return _lp_pool(input, 3, norm_type, kernel_size, stride, ceil_mode)
