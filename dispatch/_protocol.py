@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import types
 from typing import Any, Callable, Iterable, TypeVar
 
 from . import _codegen
@@ -366,6 +367,48 @@ class Protocol:
         fn.__name__ = name
         fn.__doc__ = impl.__doc__
         return fn, spec
+
+    def wrap_module(self, module: types.ModuleType, names: Iterable[str] | None = None, ignore: Iterable[str] = ()) -> None:
+        """Make a module's public functions overridable in place.
+
+        ``names`` defaults to every public function the module defines (not
+        ones it imported); ``ignore`` lists public callables that must stay
+        plain: they are registered as ignored, so introspection knows them.
+        """
+        ignore = set(ignore)
+        if names is None:
+            names = [
+                n for n, v in vars(module).items()
+                if not n.startswith("_") and inspect.isfunction(v) and v.__module__ == module.__name__
+            ]
+        for name in names:
+            if name in ignore:
+                continue
+            impl = getattr(module, name)
+            setattr(module, name, self.wrap(impl, name=name, qualname=name, module=module.__name__, namespace=module))
+        if ignore:
+            self.registry.add_ignored(module, sorted(ignore))
+
+    def wrap_class(self, cls: type, ignore: Iterable[str] = ()) -> None:
+        """Make a class's public methods, operators (dunders) and properties overridable in place.
+
+        Methods dispatch as ``cls.name``; properties as ``cls.name.__get__`` and
+        ``cls.name.__set__``. ``ignore`` names stay plain and are registered as ignored.
+        """
+        ignore = set(ignore)
+        for name, attr in list(vars(cls).items()):
+            if name in ignore:
+                continue
+            dunder = name.startswith("__") and name.endswith("__")
+            if name.startswith("_") and not dunder:
+                continue
+            if isinstance(attr, property):
+                setattr(cls, name, self.wrap_property(attr, owner=cls, name=name))
+            elif inspect.isfunction(attr) and not getattr(attr, "_implementation", None):
+                setattr(cls, name, self.wrap(attr, name=name, qualname=f"{cls.__qualname__}.{name}",
+                                             module=cls.__module__, namespace=cls))
+        if ignore:
+            self.registry.add_ignored(cls, sorted(ignore))
 
     def wrap_with_dispatcher(self, dispatcher: Callable[..., Iterable[Any]]) -> Callable[[F], F]:
         """Decorator: overridable by the implementers among the values ``dispatcher`` returns."""

@@ -169,9 +169,8 @@ _make_methods_overridable(
     extra={**_OWN_METHODS, **_OPERATORS},
     from_functions=_SAME_AS_FUNCTION,
     signature_of=_method_signature,
-    skip={"__new__", "__init__", "__torch_function__", "__hash__", "_get_meta", "__init_subclass__", "__array_priority__"},
+    skip={"__new__", "__init__", "__torch_function__", "__hash__"},
 )
-_protocol.registry.add_ignored(Tensor, ["__new__", "__init__", "__torch_function__", "__hash__"])
 _protocol.add_plain_type(Tensor)
 for _t in (Size, dtype, device):
     _protocol.add_plain_type(_t)

@@ -33,21 +33,14 @@ def make_methods_overridable(cls: type, extra: dict[str, Callable], from_functio
 
     ``from_functions`` are functions reused as methods (signature from
     ``signature_of``); ``extra`` are raw methods with their own signature; the
-    class's own methods and properties are wrapped in place, except ``skip``.
+    class's own methods and properties are wrapped in place, except ``skip``,
+    which is registered as ignored.
     """
     module = cls.__module__
     for name, impl in from_functions.items():
-        sig = signature_of(impl)
         setattr(cls, name, protocol.wrap(impl, name=name, qualname=f"{cls.__qualname__}.{name}", module=module,
-                                         signature=sig, namespace=cls, doc=impl.__doc__))
+                                         signature=signature_of(impl), namespace=cls, doc=impl.__doc__))
     for name, impl in extra.items():
         setattr(cls, name, protocol.wrap(impl, name=name, qualname=f"{cls.__qualname__}.{name}", module=module,
                                          namespace=cls))
-    for name, attr in list(vars(cls).items()):
-        if name in skip or name in from_functions or name in extra:
-            continue
-        if isinstance(attr, property):
-            setattr(cls, name, protocol.wrap_property(attr, owner=cls, name=name))
-        elif inspect.isfunction(attr) and (not name.startswith("_") or (name.startswith("__") and name.endswith("__"))):
-            setattr(cls, name, protocol.wrap(attr, name=name, qualname=f"{cls.__qualname__}.{name}", module=module,
-                                             namespace=cls))
+    protocol.wrap_class(cls, ignore=skip)

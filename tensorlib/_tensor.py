@@ -73,6 +73,7 @@ class Tensor:
     _requires_grad = False
     _version: Any = None  # a one-element list shared by a base and its views
     _base: "Tensor | None" = None
+    _view_version: "int | None" = None  # a view's version counter value when its history was last set
     _meta: "_TensorMeta | None" = None
 
     # Makes NumPy's binary operators defer to ours (``array + tensor`` -> Tensor.__radd__).
@@ -134,6 +135,8 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether gradients are computed for this tensor."""
+        if self._base is not None:
+            refresh_view(self)
         return self._requires_grad
 
     @requires_grad.setter
@@ -161,11 +164,15 @@ class Tensor:
     @property
     def grad_fn(self) -> Any:
         """The node that produced this tensor (None for leaves)."""
+        if self._base is not None:
+            refresh_view(self)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded operation."""
+        if self._base is not None:
+            refresh_view(self)
         return self._grad_fn is None
 
     @property
@@ -555,9 +562,25 @@ def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
     if c is None:
         c = base._version = [0]
     t._version = c
+    t._view_version = c[0]
     b = base._base
     t._base = base if b is None else b
     return t
+
+
+def refresh_view(t: Tensor) -> None:
+    """Give view ``t`` a history through its base if the base was modified in place since it was set.
+
+    An in-place change of the base (or of another view of it) rewrites the
+    base's history; a view made before still points at the old one. As torch
+    does, its ``grad_fn`` is then rebuilt as "this region of the base".
+    """
+    c = t._version
+    if c is None or c[0] == t._view_version:
+        return
+    from ._autograd.views import regenerate_view_history
+
+    regenerate_view_history(t)
 
 
 _INTERNAL = frozenset({"_grad_fn", "_requires_grad", "_version", "_base", "_meta"})

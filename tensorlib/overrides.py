@@ -17,6 +17,13 @@ TorchFunctionMode = protocol.Mode
 _disabled_torch_function_impl = disabled_handler
 
 
+class BaseTorchFunctionMode(TorchFunctionMode):  # type: ignore[misc, valid-type]
+    """A mode that runs every function unchanged: subclass it and override only what you need."""
+
+    def __torch_function__(self, func: Callable, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
+        return func(*args, **(kwargs or {}))
+
+
 def get_overridable_functions() -> dict[Any, list[Callable]]:
     """Namespace (``tensorlib``, ``tensorlib.Tensor``, ``tensorlib.nn.functional``, ...) -> its overridable functions."""
     return protocol.registry.overridable_functions()
@@ -102,6 +109,7 @@ def _get_current_function_mode() -> Any:
 
 
 __all__ = [
+    "BaseTorchFunctionMode",
     "DisableTorchFunction",
     "DisableTorchFunctionSubclass",
     "TorchFunctionMode",

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .._tensor import Size, Tensor, _wrap
+from .._tensor import Size, Tensor, _wrap, refresh_view
 from .grad_mode import STATE
 from .graph import Node, new_node
 
@@ -133,6 +133,8 @@ def _as_tuple(x: Any, what: str) -> tuple:
 def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
     if not isinstance(t, Tensor):
         raise TypeError(f"outputs must be Tensors, got {type(t).__name__} at index {i}")
+    if t._base is not None:
+        refresh_view(t)
     fn = t._grad_fn
     if fn is not None:
         return fn, t._output_nr
@@ -172,14 +174,10 @@ def backward(
             _execute(roots, root_grads, retain_graph, None)
             return
         targets, _ = _targets(input_list, "backward")
-        captured = _execute(roots, root_grads, retain_graph, targets)
-        for t, key in zip(input_list, targets):
-            if t._grad_fn is None:
-                continue  # leaves accumulated through their AccumulateGrad
-            g = captured.get(key)
-            if g is not None:
-                meta = t._get_meta()
-                meta.grad = g if meta.grad is None else _add(meta.grad, g)
+        for t in input_list:
+            if t._grad_fn is not None:
+                t.retain_grad()  # as torch: a non-leaf input keeps its gradient in .grad from now on
+        _execute(roots, root_grads, retain_graph, targets)
     finally:
         STATE.enabled = prev
 
@@ -189,6 +187,8 @@ def _targets(inputs: Sequence[Any], fname: str) -> tuple[list, list]:
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"{fname}: inputs must be Tensors, got {type(t).__name__} at index {i}")
+        if t._base is not None:
+            refresh_view(t)
         if not t._requires_grad:
             raise RuntimeError(f"One of the differentiated Tensors does not require grad")
         if t._grad_fn is None:

@@ -44,6 +44,21 @@ def _set_history(t: Tensor, fn: Any, output_nr: int) -> None:
     t._requires_grad = True
     if output_nr or t._meta is not None:
         t._get_meta().output_nr = output_nr
+    if t._base is not None:
+        t._view_version = t._version[0]
+
+
+def regenerate_view_history(t: Tensor) -> None:
+    """Rebuild stale view ``t``'s history as the region of its (since modified) base."""
+    base = t._base
+    t._view_version = t._version[0]
+    if not base._requires_grad:
+        return
+    index = region_index(base._data, t._data)
+    node = new_node(RegionBackward, (_edge(base),))
+    node.index = index
+    node.base_shape = base._data.shape
+    _set_history(t, node, 0)
 
 
 def region_index(base: np.ndarray, view: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ Both backwards are made of differentiable ops, so gradients of any order work.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,8 @@ __all__ = [
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "linear_map", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
-    "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices", "interpolate", "upsample", "upsample_nearest",
+    "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
 ]
 
 _NUM = {1: "one", 2: "two", 3: "three"}
@@ -585,3 +587,217 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """3-D power-average pooling; see :func:`lp_pool1d`."""
     return _lp_pool(input, 3, norm_type, kernel_size, stride, ceil_mode)
+
+
+# -- resampling: interpolate, pixel shuffle ---------------------------------------------------------------------
+# Every interpolation mode is separable too: one ``Taps`` table per spatial axis,
+# with source positions computed in torch's precision so indices agree exactly.
+
+
+def _source_ratio(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type) -> Any:
+    if align_corners:
+        return ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+    return ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
+
+
+def _nearest_taps(n_in: int, n_out: int, scale: float | None, exact: bool) -> Taps:
+    # torch computes nearest source indices in single precision whatever the dtype
+    ratio = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    o = np.arange(n_out, dtype=np.float32)
+    if exact:
+        src = np.floor((o + np.float32(0.5)) * ratio)
+    elif n_out == n_in:
+        src = o
+    elif n_out == 2 * n_in:
+        src = np.floor(o / 2)
+    else:
+        src = np.floor(o * ratio)
+    return Taps(np.minimum(src.astype(np.int64), n_in - 1)[:, None], None, n_in)
+
+
+def _linear_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type) -> Taps:
+    o = np.arange(n_out)
+    if n_out == n_in:
+        return Taps(o[:, None], None, n_in)
+    ratio = _source_ratio(n_in, n_out, scale, align_corners, ft)
+    of = o.astype(ft)
+    src = ratio * of if align_corners else np.maximum(ratio * (of + ft(0.5)) - ft(0.5), ft(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    lam1 = np.clip(src - i0.astype(ft), 0, 1).astype(ft)
+    i1 = i0 + (i0 < n_in - 1)
+    return Taps(np.stack([i0, i1], 1), np.stack([ft(1) - lam1, lam1], 1), n_in)
+
+
+def _cubic_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type) -> Taps:
+    ratio = _source_ratio(n_in, n_out, scale, align_corners, ft)
+    of = np.arange(n_out).astype(ft)
+    src = ratio * of if align_corners else ratio * (of + ft(0.5)) - ft(0.5)
+    base = np.floor(src)
+    t = (src - base).astype(ft)
+    a = ft(-0.75)  # Keys' cubic convolution constant used by torch
+
+    def near(v: Any) -> Any:  # |v| <= 1
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def far(v: Any) -> Any:  # 1 < |v| < 2
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+
+    weight = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], 1)
+    index = np.clip(base.astype(np.int64)[:, None] + np.arange(-1, 3), 0, n_in - 1)
+    return Taps(index, weight, n_in)
+
+
+_INTERP_NODES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "_UpsampleNearestExact{}DBackward0",
+                 "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+                 "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: Any, mode: str) -> tuple:
+    shape = list(x._data.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    scales = None
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != nd:
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                                 f"spatial dimensions of {shape} and output size of {size}. Please provide input tensor "
+                                 "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+            out = [int(s) for s in size]
+        else:
+            out = [int(size)] * nd
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != nd:
+                raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {shape} and scale_factor of shape {scale_factor}. "
+                                 "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                                 "(s1, s2, ...,sK) format.")
+            scales = [float(s) for s in scale_factor]
+        else:
+            scales = [float(scale_factor)] * nd
+        out = [int(math.floor(n * s)) for n, s in zip(shape, scales)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute or mode == "area":
+        scales = None  # output size already computed from the scale; indices then use in/out ratios
+    return out, scales
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """Resize the spatial dims of ``(N, C, *spatial)`` to ``size`` or by ``scale_factor``.
+
+    Modes: nearest, nearest-exact, linear (3-D input), bilinear and bicubic
+    (4-D), trilinear (5-D) and area (adaptive average pooling).
+    ``align_corners`` maps corner pixel centres onto each other.
+    """
+    x = tensor_arg(input, "interpolate")
+    ndim = x._data.ndim
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    nd = ndim - 2
+    out, scales = _interp_sizes(x, nd, size, scale_factor, recompute_scale_factor, mode)
+    if antialias and not (mode in ("bilinear", "bicubic") and ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as "
+                         "input")
+    if antialias:
+        raise NotImplementedError("interpolate(): antialias=True is not supported by tensorlib")
+    if mode in _MODE_DIMS and mode != "bicubic" and nd in (1, 2, 3) and _MODE_DIMS[mode] != nd:
+        raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {_MODE_DIMS[mode] + 2}D input")
+    known = mode in ("nearest", "nearest-exact", "area") or mode in _MODE_DIMS
+    if not known or nd not in (1, 2, 3) or (mode == "bicubic" and nd != 2):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the modes: "
+                                  "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact "
+                                  f"(got {mode})")
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1](x, out)
+    shape = x._data.shape[2:]
+    if min(out) <= 0:
+        names = _LETTERS[nd] if nd < 3 else ("D", "H", "W")
+        joiner = " and output" if nd == 1 else " output"
+        raise RuntimeError("Input and output sizes should be greater than 0, but got input (" +
+                           ", ".join(f"{c}: {n}" for c, n in zip(names, shape)) + f"){joiner} (" +
+                           ", ".join(f"{c}: {n}" for c, n in zip(names, out)) + ")")
+    ft = x._data.dtype.type if x._data.dtype.kind == "f" else np.float32
+    if mode not in ("nearest", "nearest-exact") and x._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{E._type_title(x._data.dtype)}'")
+    maps = []
+    for i in reversed(range(nd)):
+        sc = None if scales is None else scales[i]
+        if mode in ("nearest", "nearest-exact"):
+            taps = _nearest_taps(shape[i], out[i], sc, mode == "nearest-exact")
+        elif mode == "bicubic":
+            taps = _cubic_taps(shape[i], out[i], sc, align_corners, ft)
+        else:
+            taps = _linear_taps(shape[i], out[i], sc, align_corners, ft)
+        maps.append((2 + i, taps))
+    return linear_map(x, tuple(maps), _node_class(_INTERP_NODES[mode].format(nd), _LinearMapNode))
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated alias of :func:`interpolate`."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: :func:`interpolate` with mode ``nearest``."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: :func:`interpolate` with mode ``bilinear`` and ``align_corners=True``."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _shuffle_checks(x: Tensor, factor: int, fname: str, what: str) -> None:
+    if factor <= 0:
+        raise RuntimeError(f"{fname} expects a positive {what}, but got {factor}")
+    if x._data.ndim < 3:
+        raise RuntimeError(f"{fname} expects input to have at least 3 dimensions, but got input with "
+                           f"{x._data.ndim} dimension(s)")
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """Rearrange ``(*, C * r^2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution output)."""
+    x = tensor_arg(input, "pixel_shuffle")
+    r = upscale_factor
+    _shuffle_checks(x, r, "pixel_shuffle", "upscale_factor")
+    *lead, c, h, w = x._data.shape
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(lead)
+    y = S.reshape(x, tuple(lead) + (c // (r * r), r, r, h, w))
+    y = S.permute(y, list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2])
+    return S.reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """Inverse of :func:`pixel_shuffle`: ``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
+    x = tensor_arg(input, "pixel_unshuffle")
+    r = downscale_factor
+    _shuffle_checks(x, r, "pixel_unshuffle", "downscale_factor")
+    *lead, c, h, w = x._data.shape
+    for name, n, dim in (("height", h, -2), ("width", w, -1)):
+        if n % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                               f"input.size({dim})={n} is not divisible by {r}")
+    k = len(lead)
+    y = S.reshape(x, tuple(lead) + (c, h // r, r, w // r, r))
+    y = S.permute(y, list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3])
+    return S.reshape(y, tuple(lead) + (c * r * r, h // r, w // r))

@@ -11,7 +11,7 @@ from .._autograd.engine import grad_accumulator
 from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP, PROMOTE
-from .._tensor import Tensor, _wrap, bump_version, wrap_dim
+from .._tensor import Tensor, _wrap, bump_version, refresh_view, wrap_dim
 
 __all__ = [
     "GRAD",
@@ -43,6 +43,36 @@ def tensor_arg(x: Any, fname: str, argname: str = "input", pos: int = 1) -> Tens
     if isinstance(x, Tensor):
         return x
     raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+_TITLES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+           "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+           "complex128": "ComplexDouble"}
+
+
+def type_title(npdt: np.dtype) -> str:
+    """torch's C++ name of a dtype, as its error messages spell it (``Float``, ``Long``, ...)."""
+    return _TITLES[FROM_NP[npdt].name]
+
+
+def not_implemented(kernel: str, npdt: np.dtype) -> NotImplementedError:
+    """torch's error for a kernel that has no implementation for a dtype."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{type_title(npdt)}\'')
+
+
+_NUMBERS = (int, float, complex, np.number, np.bool_)
+
+
+def number_input(x: Any, other: Any, fname: str) -> Tensor:
+    """A Python number given as ``input`` of a binary op whose ``other`` is a tensor, as a 0-dim tensor.
+
+    torch accepts ``add(2, t)``: the number keeps a Python scalar's low priority in
+    type promotion, so it becomes a 0-dim tensor of the result dtype.
+    """
+    if isinstance(x, _NUMBERS) and isinstance(other, Tensor):
+        dt = result_dtype(other, x)
+        return _wrap(np.array(x).astype(dt.np))
+    return tensor_arg(x, fname)
 
 
 def scalar_or_tensor(x: Any, fname: str, argname: str, pos: int) -> Any:
@@ -173,6 +203,8 @@ def float_array(a: np.ndarray) -> np.ndarray:
 
 def edge(t: Tensor) -> tuple:
     """The graph edge a gradient for ``t`` flows into."""
+    if t._base is not None:
+        refresh_view(t)
     fn = t._grad_fn
     if fn is not None:
         m = t._meta

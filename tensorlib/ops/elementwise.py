@@ -24,9 +24,12 @@ from ._util import (
     check_inplace,
     float_array,
     needs_grad,
+    not_implemented,
+    number_input,
     record,
     result_dtype,
     tensor_arg,
+    type_title,
     wrap,
     writable,
     write_out,
@@ -138,23 +141,38 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
 
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
-    x = input if type(input) is Tensor else tensor_arg(input, "add")
+    x = input if type(input) is Tensor else number_input(input, other, "add")
     r = _add_impl(x, other, alpha, "add", AddBackward0, np.add)
     return r if out is None else write_out(out, r, "add")
 
 
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
-    x = input if type(input) is Tensor else tensor_arg(input, "sub")
-    if x._data.dtype.kind == "b" and (isinstance(other, bool) or (isinstance(other, Tensor) and other._data.dtype.kind == "b")):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
-        )
+    x = input if type(input) is Tensor else number_input(input, other, "sub")
+    t = type(other)
+    if x._data.dtype.kind == "b" or (t is not float and t is not int and t is not Tensor) or (
+        t is Tensor and other._data.dtype.kind == "b"
+    ):
+        _check_sub_bool(x, other)
     return _finish(_add_impl(x, other, alpha, "sub", SubBackward0, np.subtract), out, "sub")
 
 
 subtract = sub
+
+
+def _check_sub_bool(x: Tensor, other: Any) -> None:
+    xb = x._data.dtype.kind == "b"
+    ob = isinstance(other, (bool, np.bool_)) or (isinstance(other, Tensor) and other._data.dtype.kind == "b")
+    if xb and ob:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if xb or ob:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -189,7 +207,7 @@ def _conj(v: Any) -> Any:
 
 def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
-    x = input if type(input) is Tensor else tensor_arg(input, "mul")
+    x = input if type(input) is Tensor else number_input(input, other, "mul")
     a, b = binary_arrays(x, other, "mul")
     try:
         r = a * b
@@ -228,15 +246,14 @@ class DivBackward0(Node):
 
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """Elementwise division; ``rounding_mode`` None (true division), ``'trunc'`` or ``'floor'``."""
-    x = input if type(input) is Tensor else tensor_arg(input, "div")
+    x = input if type(input) is Tensor else number_input(input, other, "div")
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise ValueError(
                 f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
             )
         a, b = binary_arrays(x, other, "div")
-        if a.dtype.kind in "iu" and np.any(np.asarray(b) == 0):
-            raise RuntimeError("ZeroDivisionError")
+        _check_int_division(a, b, "div_" + rounding_mode + "_cpu")
         if rounding_mode == "floor":
             r = np.floor_divide(a, b)
         else:
@@ -249,9 +266,10 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Ten
         return _finish(wrap(r.astype(a.dtype, copy=False) if a.dtype.kind in "iu" else r), out, "div")
     a, b = binary_arrays(x, other, "div")
     if a.dtype.kind in "iub":
+        # true division of integers gives the default float dtype; a scalar divisor
+        # keeps its own value (binary_arrays wrapped it into the integer type)
         a = a.astype(_dtype.DEFAULT.np_float)
-        if type(b) is ndarray and b.dtype.kind in "iub":
-            b = b.astype(a.dtype)
+        b = b.astype(a.dtype) if type(b) is ndarray else (other.item() if isinstance(other, np.generic) else other)
     try:
         r = a / b
     except ValueError:
@@ -266,6 +284,15 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Ten
         node.other_meta = _meta(other)
         return _finish(res, out, "div")
     return wrap(r) if out is None else write_out(out, wrap(r), "div")
+
+
+def _check_int_division(a: np.ndarray, b: Any, kernel: str) -> None:
+    """torch's errors for integer-style division: no bool or complex kernels, no integer division by zero."""
+    kind = a.dtype.kind
+    if kind in "bc":
+        raise not_implemented(kernel, a.dtype)
+    if kind in "iu" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
 
 
 def _trunc_div_int(a: np.ndarray, b: Any) -> np.ndarray:
@@ -303,8 +330,10 @@ def zeros_like_meta(meta: tuple) -> Tensor:
 def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Python-style modulus (result has the sign of the divisor)."""
     if not isinstance(input, Tensor):
-        return _finish(remainder(full_like_scalar(input, other), other), out, "remainder")
+        return _finish(remainder(number_input(input, other, "remainder"), other), out, "remainder")
     a, b = binary_arrays(input, other, "remainder")
+    if a.dtype.kind not in "f":
+        _check_int_division(a, b, "remainder_cpu")
     r = _apply2(np.remainder, a, b)
     if needs_grad(input, other):
         res, node = record(RemainderBackward0, r, (input, other))
@@ -317,8 +346,9 @@ def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
 
 
 def full_like_scalar(value: Any, like: Any) -> Tensor:
+    """A 0-dim tensor holding ``value`` in the dtype it takes next to ``like`` (out-of-range ints wrap, as in torch)."""
     dt = result_dtype(like, value) if isinstance(like, Tensor) else _dtype.scalar_dtype(value)
-    return wrap(np.asarray(value, dtype=dt.np))
+    return wrap(np.array(value).astype(dt.np))
 
 
 class RemainderBackward0(Node):
@@ -338,6 +368,8 @@ def fmod(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """C-style modulus (result has the sign of the dividend)."""
     x = tensor_arg(input, "fmod")
     a, b = binary_arrays(x, other, "fmod")
+    if a.dtype.kind not in "f":
+        _check_int_division(a, b, "fmod_cpu")
     r = _apply2(np.fmod, a, b)
     if needs_grad(x, other):
         res, node = record(FmodBackward0, r, (x, other))
@@ -409,19 +441,21 @@ def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # n
     if not isinstance(input, Tensor):
         if not isinstance(exponent, Tensor):
             raise TypeError(f"pow(): argument 'input' must be Tensor or Number, not {type(input).__name__}")
-        base = full_like_scalar(input, exponent)
-        if exponent._data.dtype.kind in "fc" or not isinstance(input, float):
-            base = wrap(base._data.astype(result_dtype(exponent, input).np))
-        return _pow_tensor(base, exponent, out, scalar_base=input)
+        return _pow_tensor(number_input(input, exponent, "pow"), exponent, out, scalar_base=input)
     if isinstance(exponent, Tensor):
         return _pow_tensor(input, exponent, out)
     x = input
     a, p = binary_arrays(x, exponent, "pow")
-    if a.dtype.kind in "iu" and isinstance(p, int) and p < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    kind = a.dtype.kind
+    if kind != "f" and kind != "c":
+        if kind in "iu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if kind == "b":  # bool ** bool stays bool: x ** True is x, x ** False is True
+            r = a.copy() if p else np.ones_like(a)
+            return _finish(wrap(r), out, "pow")
     if p == 2:
         r = a * a
-    elif p == 0.5 and a.dtype.kind == "f":
+    elif p == 0.5 and kind == "f":
         r = np.sqrt(a)
     else:
         r = np.power(a, p)
@@ -436,9 +470,10 @@ def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # n
 
 def _pow_tensor(x: Tensor, e: Tensor, out: Any, scalar_base: Any = None) -> Tensor:
     a, b = binary_arrays(x, e, "pow")
-    if a.dtype.kind in "iu" and np.any(b < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    r = _apply2(np.power, a, b)
+    if a.dtype.kind in "iub":
+        r = _int_pow(a, b)
+    else:
+        r = _apply2(np.power, a, b)
     if needs_grad(x, e):
         res, node = record(PowBackward1, r, (x, e))
         node.self_ = SavedTensor(x, False) if scalar_base is None else scalar_base
@@ -449,11 +484,36 @@ def _pow_tensor(x: Tensor, e: Tensor, out: Any, scalar_base: Any = None) -> Tens
     return _finish(wrap(r), out, "pow")
 
 
+def _int_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer powers with torch's rules: bool ** bool has no kernel; negative exponents give 1 / a ** -b in integers."""
+    if a.dtype.kind == "b":
+        raise not_implemented("pow", a.dtype)
+    neg = b < 0
+    if not np.any(neg):
+        return _apply2(np.power, a, b)
+    r = _apply2(np.power, a, np.where(neg, 0, b))
+    # 1 / a ** n truncates to 0 unless |a| == 1
+    odd = (b % 2) != 0
+    inv = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(r.dtype)
+    return np.where(neg, inv, r)
+
+
 def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
-    """``input ** exponent`` computed in double precision."""
-    x = to_dtype(input, _dtype.float64) if isinstance(input, Tensor) else float(input)
-    e = to_dtype(exponent, _dtype.float64) if isinstance(exponent, Tensor) else float(exponent)
-    return pow(x, e, out=out)
+    """``input ** exponent`` computed in double precision (complex128 if either is complex)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(f"float_power(): argument 'input' must be Tensor, not {type(input).__name__}")
+    cplx = any(
+        (v._data.dtype.kind == "c") if isinstance(v, Tensor) else isinstance(v, (complex, np.complexfloating))
+        for v in (input, exponent)
+    )
+    dt = _dtype.complex128 if cplx else _dtype.float64
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, Tensor):
+            return to_dtype(v, dt)
+        return complex(v) if cplx else float(v)
+
+    return pow(conv(input), conv(exponent), out=out)
 
 
 # -- unary math -------------------------------------------------------------------
@@ -466,15 +526,18 @@ def _unary(
     save: str,
     doc: str,
     *,
-    float_only: bool = True,
-    keep_int: bool = False,
+    other_dtypes: Callable[[np.ndarray, Callable], np.ndarray] | None = None,
 ) -> tuple[Callable, Callable]:
     """Build an elementwise function and its in-place method from a NumPy function and a gradient rule.
 
     ``grad(g, x, y)`` gets the incoming gradient, the input and the result
     (whichever ``save`` names: ``'x'``, ``'y'``, ``'xy'`` or ``''``; the other is None).
     A None ``grad`` marks a piecewise-constant function (zero gradient).
+    ``other_dtypes(a, np_fn)`` computes the result for non-float inputs (or raises
+    torch's error); by default integers and bools compute in the default float dtype.
     """
+    if other_dtypes is None:
+        other_dtypes = _in_float
     node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward0"
 
     def backward(self: Any, g: Tensor) -> tuple:
@@ -488,11 +551,7 @@ def _unary(
 
     def compute(x: Tensor) -> np.ndarray:
         a = x._data
-        if float_only and a.dtype.kind not in "fc":
-            if keep_int:
-                return a.copy()
-            a = a.astype(_dtype.DEFAULT.np_float)
-        r = np_fn(a)
+        r = np_fn(a) if a.dtype.kind == "f" else other_dtypes(a, np_fn)
         return r if type(r) is ndarray else np.asarray(r)
 
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -514,6 +573,74 @@ def _unary(
     fn_.__doc__ = f"In-place version of :func:`{name}`."
     fn.__module__ = fn_.__module__ = __name__
     return fn, fn_
+
+
+def _in_float(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+    """Integers and bools compute in the default float dtype; complex stays complex."""
+    return np_fn(a if a.dtype.kind == "c" else a.astype(_dtype.DEFAULT.np_float))
+
+
+def _any_dtype(name: str) -> Callable:
+    """Every dtype computes in its own type, except that torch has no ``name`` kernel for bool."""
+
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        if a.dtype.kind == "b":
+            raise not_implemented(name + "_cpu", a.dtype)
+        return np_fn(a)
+
+    return other
+
+
+def _rounding(name: str) -> Callable:
+    """floor/ceil/trunc: integers are returned as they are; no bool or complex kernels."""
+
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        kind = a.dtype.kind
+        if kind == "b":
+            raise not_implemented(name + "_vml_cpu", a.dtype)
+        if kind == "c":
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
+        return a.copy()
+
+    return other
+
+
+def _float_only(kernel: str) -> Callable:
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        raise not_implemented(kernel, a.dtype)
+
+    return other
+
+
+def _real_in_float(kernel: str) -> Callable:
+    """Like the default, but no complex kernel."""
+
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        if a.dtype.kind == "c":
+            raise not_implemented(kernel, a.dtype)
+        return np_fn(a.astype(_dtype.DEFAULT.np_float))
+
+    return other
+
+
+def _sign_other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+    kind = a.dtype.kind
+    if kind == "b":
+        return a.copy()
+    if kind == "c":
+        raise NotImplementedError(
+            "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."
+        )
+    return np_fn(a)
+
+
+def _relu_other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+    kind = a.dtype.kind
+    if kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+    return np_fn(a)
 
 
 def inplace_apply(self: Tensor, op: Callable, args: tuple, kwargs: dict, fname: str) -> Tensor:
@@ -558,11 +685,7 @@ def commit_inplace(self: Tensor, res: Tensor, fname: str) -> Tensor:
     return self
 
 
-def _type_title(npdt: np.dtype) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-             "complex128": "ComplexDouble"}
-    return names[FROM_NP[npdt].name]
+_type_title = type_title  # the name other modules use
 
 
 _LN2 = math.log(2.0)
@@ -633,7 +756,7 @@ def _abs_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return mul(g, sgn(x))
 
 
-abs, abs_ = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", float_only=False)  # noqa: A001
+abs, abs_ = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"))  # noqa: A001
 absolute = abs
 
 
@@ -642,15 +765,20 @@ def _relu_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
 
 
 relu, relu_ = _unary(
-    "relu", lambda a: np.maximum(a, 0), _relu_grad, "y", "Elementwise max(x, 0).", float_only=False
+    "relu", lambda a: np.maximum(a, 0), _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other
 )
 
-floor, floor_ = _unary("floor", np.floor, None, "", "Elementwise floor.", keep_int=True)
-ceil, ceil_ = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", keep_int=True)
-trunc, trunc_ = _unary("trunc", np.trunc, None, "", "Elementwise truncation toward zero.", keep_int=True)
+floor, floor_ = _unary("floor", np.floor, None, "", "Elementwise floor.", other_dtypes=_rounding("floor"))
+ceil, ceil_ = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", other_dtypes=_rounding("ceil"))
+trunc, trunc_ = _unary(
+    "trunc", np.trunc, None, "", "Elementwise truncation toward zero.", other_dtypes=_rounding("trunc")
+)
 fix, fix_ = trunc, trunc_
-frac, frac_ = _unary("frac", lambda a: a - np.trunc(a), lambda g, x, y: g, "", "Elementwise fractional part.")
-sign, sign_ = _unary("sign", np.sign, None, "", "Elementwise sign (-1, 0 or 1).", float_only=False)
+frac, frac_ = _unary(
+    "frac", lambda a: a - np.trunc(a), lambda g, x, y: g, "", "Elementwise fractional part.",
+    other_dtypes=_float_only("frac_cpu"),
+)
+sign, sign_ = _unary("sign", np.sign, None, "", "Elementwise sign (-1, 0 or 1).", other_dtypes=_sign_other)
 
 
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -664,6 +792,11 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return sign(x, out=out)
 
 
+def sgn_(self: Tensor) -> Tensor:
+    """In-place version of :func:`sgn`."""
+    return inplace_apply(self, sgn, (), {}, "sgn_")
+
+
 def _round_np(a: np.ndarray, decimals: int = 0) -> np.ndarray:
     return np.round(a, decimals)
 
@@ -675,6 +808,11 @@ class RoundBackward0(ZeroGradBackward):
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Elementwise rounding half to even, to ``decimals`` decimal places."""
     x = tensor_arg(input, "round")
+    kind = x._data.dtype.kind
+    if kind == "c" or (kind == "b" and decimals == 0):
+        raise not_implemented("round_vml_cpu", x._data.dtype)
+    if kind in "iub" and decimals != 0:
+        raise not_implemented("round_cpu", x._data.dtype)
     r = _arr(np.round(x._data, decimals))
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(RoundBackward0, r, (x,))
@@ -1199,9 +1337,12 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
     try:
         ufunc(a, b, out=a, casting="same_kind")
     except ValueError:
+        try:
+            shape = np.broadcast_shapes(a.shape, np.shape(b))
+        except ValueError:
+            raise broadcast_error(a, b) from None
         raise RuntimeError(
-            f"output with shape {list(a.shape)} doesn't match the broadcast shape "
-            f"{list(np.broadcast_shapes(a.shape, np.shape(b)))}"
+            f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}"
         ) from None
     except TypeError:
         return None

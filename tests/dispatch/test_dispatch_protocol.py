@@ -285,3 +285,41 @@ def test_dispatch_does_not_import_tensorlib():
 def test_invalid_protocol_name():
     with pytest.raises(ValueError):
         Protocol("not an identifier")
+
+
+def test_wrap_a_whole_module_and_class():
+    import types as _types
+
+    proto = Protocol("__ns_function__")
+    mod = _types.ModuleType("nsmod")
+    exec(
+        "def double(x):\n    return 2 * x\n\n"
+        "def make(n):\n    return [0] * n\n\n"
+        "class Box:\n"
+        "    def __init__(self, v):\n        self.v = v\n"
+        "    def get(self):\n        return self.v\n"
+        "    @property\n"
+        "    def twice(self):\n        return 2 * self.v\n"
+        "    def __add__(self, other):\n        return Box(self.v + other.v)\n",
+        mod.__dict__,
+    )
+    proto.wrap_module(mod, ignore=["make"])
+    proto.wrap_class(mod.Box, ignore=["__init__"])
+    proto.add_plain_type(mod.Box)
+
+    class Handler:
+        def __ns_function__(self, func, types, args, kwargs):
+            return ("handled", proto.registry.resolve_name(func))
+
+    h = Handler()
+    assert mod.double(3) == 6 and mod.double(h) == ("handled", "nsmod.double")
+    assert mod.make(2) == [0, 0]
+    box = mod.Box(5)
+    assert box.get() == 5 and box.twice == 10 and (box + box).v == 10
+    assert mod.Box.get(h) == ("handled", "nsmod.Box.get")
+    assert mod.Box.twice.__get__(h) == ("handled", "nsmod.Box.twice.__get__")
+    assert mod.Box.__add__(box, h) == ("handled", "nsmod.Box.__add__")
+    table = proto.registry.overridable_functions()
+    assert [f.__name__ for f in table[mod]] == ["double"]
+    assert mod.Box.get in table[mod.Box] and mod.Box.twice.__get__ in table[mod.Box]
+    assert proto.registry.ignored_functions() >= {mod.make}

@@ -358,3 +358,17 @@ def test_duck_type_in_grad_free_positions_does_not_break_plain_calls():
     assert x[..., 1:].shape == (2, 2)
     assert x[None, 0].shape == (1, 3)
     assert tensorlib.sum(x, dim=(0, 1)).item() == 15.0
+
+
+def test_base_mode_passes_everything_through():
+    from tensorlib.overrides import BaseTorchFunctionMode
+
+    class OnlyNeg(BaseTorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func is tensorlib.neg:
+                return "intercepted"
+            return super().__torch_function__(func, types, args, kwargs)
+
+    with OnlyNeg():
+        assert tensorlib.neg(t()) == "intercepted"
+        assert tensorlib.add(t(), 1).tolist() == [2.0, 3.0]

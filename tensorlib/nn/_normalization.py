@@ -1,0 +1,248 @@
+"""Normalisation (batch, instance, group, local response) and channel-wise dropout.
+
+The normalisations are composed from differentiable reductions and
+elementwise ops, so their gradients of any order come from the engine. Running
+statistics are buffers updated in place, outside the graph, as torch does.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..ops import creation as C
+from ..ops import elementwise as E
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..ops._util import GRAD, Tensor, bump_version, tensor_arg, wrap, writable
+from ._pooling import Taps, _LinearMapNode, _node_class, linear_map
+
+__all__ = [
+    "alpha_dropout", "batch_norm", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout", "group_norm",
+    "instance_norm", "local_response_norm",
+]
+
+
+def _check_vector(t: Tensor | None, c: int, name: str) -> None:
+    if t is not None and t._data.size != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
+
+
+def _update(buf: Tensor, momentum: float, value: np.ndarray) -> None:
+    """``buf = (1 - momentum) * buf + momentum * value`` in place (not recorded)."""
+    a = writable(buf)
+    a *= 1 - momentum
+    a += (momentum * value).astype(a.dtype, copy=False)
+    bump_version(buf)
+
+
+def _normalize(x: Tensor, dims: tuple, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """``(x - mean) / sqrt(var + eps)`` over ``dims`` with the biased variance; also the mean and variance."""
+    mean = R.mean(x, dims, keepdim=True)
+    var = R.var(x, dims, keepdim=True, correction=0)
+    return E.mul(E.sub(x, mean), E.rsqrt(E.add(var, eps))), mean, var
+
+
+def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple) -> Tensor:
+    if weight is not None:
+        y = E.mul(y, S.reshape(weight, shape))
+    if bias is not None:
+        y = E.add(y, S.reshape(bias, shape))
+    return y
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) over the batch and spatial dims, then scale by ``weight`` and shift by ``bias``.
+
+    When ``training``, batch statistics are used and the running ones (if
+    given) move towards them by ``momentum`` (the variance unbiased); otherwise
+    the running statistics are used.
+    """
+    x = tensor_arg(input, "batch_norm")
+    a = x._data
+    if a.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
+                         f"{max(a.ndim, 1) - 1}], but got 1)")
+    c = a.shape[1]
+    if training and a.size // max(c, 1) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape!r}")
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
+        _check_vector(t, c, name)
+    if not training:
+        if running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        if running_var is None:
+            raise RuntimeError("running_var must be defined in evaluation mode")
+    dims = (0,) + tuple(range(2, a.ndim))
+    shape = (1, c) + (1,) * (a.ndim - 2)
+    if training:
+        y, mean, var = _normalize(x, dims, eps)
+        n = a.size // c
+        if running_mean is not None:
+            _update(running_mean, momentum, mean._data.reshape(c))
+        if running_var is not None:
+            _update(running_var, momentum, var._data.reshape(c) * (n / max(n - 1, 1)))
+    else:
+        mean = S.reshape(running_mean, shape)
+        y = E.mul(E.sub(x, mean), E.rsqrt(E.add(S.reshape(running_var, shape), eps)))
+    return _affine(y, weight, bias, shape)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims, then apply the per-channel affine.
+
+    Running statistics (if given) track the batch average of the per-sample statistics.
+    """
+    x = tensor_arg(input, "instance_norm")
+    a = x._data
+    if a.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
+                         f"{max(a.ndim, 1) - 1}], but got 1)")
+    c = a.shape[1]
+    if use_input_stats and math.prod(a.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {x.shape!r}")
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
+        _check_vector(t, c, name)
+    shape = (1, c) + (1,) * (a.ndim - 2)
+    if use_input_stats:
+        y, mean, var = _normalize(x, tuple(range(2, a.ndim)), eps)
+        n = math.prod(a.shape[2:])
+        if running_mean is not None:
+            _update(running_mean, momentum, mean._data.reshape(a.shape[0], c).mean(0))
+        if running_var is not None:
+            _update(running_var, momentum, (var._data.reshape(a.shape[0], c) * (n / max(n - 1, 1))).mean(0))
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        y = E.mul(E.sub(x, S.reshape(running_mean, shape)), E.rsqrt(E.add(S.reshape(running_var, shape), eps)))
+    return _affine(y, weight, bias, shape)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each of ``num_groups`` channel groups of each sample, then apply the per-channel affine."""
+    x = tensor_arg(input, "group_norm")
+    a = x._data
+    if a.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {a.ndim}")
+    n, c = a.shape[:2]
+    if num_groups <= 0 or c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(a.shape)} and num_groups={num_groups}")
+    for t, name in ((weight, "weight"), (bias, "bias")):
+        if t is not None and (t._data.ndim != 1 or t._data.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t._data.shape)} and input of shape {list(a.shape)}")
+    grouped = S.reshape(x, (n, num_groups, -1))
+    y, _, _ = _normalize(grouped, (2,), eps)
+    return _affine(S.reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """Divide each element by ``(k + alpha * mean of squares over `size` neighbouring channels) ** beta``."""
+    x = tensor_arg(input, "local_response_norm")
+    a = x._data
+    if a.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {a.ndim} dimensions)")
+    if a.size == 0:
+        return x
+    c = a.shape[1]
+    # channel window [i - size // 2, i + (size - 1) // 2], zero outside, always divided by size
+    pos = (np.arange(c) - size // 2)[:, None] + np.arange(size)
+    taps = Taps(np.clip(pos, 0, c - 1), np.full(pos.shape, 1.0 / size), c, (pos >= 0) & (pos < c))
+    avg = linear_map(E.mul(x, x), ((1, taps),), _node_class("AvgPool3DBackward0", _LinearMapNode))
+    return E.div(x, E.pow(E.add(E.mul(avg, alpha), k), beta))
+
+
+# -- channel-wise dropout ----------------------------------------------------------------------------------------
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | None, alpha: bool) -> Tensor:
+    """Dropout with one random draw per index of the first ``lead`` dims (None: per element)."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return x
+    a = x._data
+    shape = a.shape if lead is None else a.shape[:lead] + (1,) * (a.ndim - lead)
+    keep = (C._rng(None).random(shape) >= p).astype(a.dtype)
+    if p == 1.0:
+        scale, shift = np.zeros_like(keep), None
+    elif alpha:
+        # SELU-preserving dropout: dropped units go to the SELU's negative saturation, then mean/variance are restored
+        sat = 1.7580993408473766
+        amp = 1.0 / math.sqrt((sat * sat * p + 1) * (1 - p))
+        scale, shift = keep * amp, (keep - 1) * (sat * amp) + sat * amp * p
+    else:
+        scale, shift = keep / (1 - p), None
+    if inplace:
+        out = E.mul_(x, wrap(scale.astype(a.dtype)))
+        return E.add_(out, wrap(shift.astype(a.dtype))) if shift is not None else out
+    out = E.mul(x, wrap(scale.astype(a.dtype)))
+    return E.add(out, wrap(shift.astype(a.dtype))) if shift is not None else out
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p``, scaling the rest by ``1 / (1 - p)``."""
+    x = tensor_arg(input, "dropout1d")
+    _check_p(p)
+    nd = x._data.ndim
+    if nd not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that dropout1d "
+                           "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                           "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _dropout(x, p, training, inplace, nd - 1, False)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, H, W)`` with probability ``p`` (3-D input is read as ``(N, C, L)``)."""
+    x = tensor_arg(input, "dropout2d")
+    _check_p(p)
+    nd = x._data.ndim
+    if nd not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+                      stacklevel=2)
+    if nd == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    return _dropout(x, p, training, inplace, min(nd, 2), False)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with probability ``p``."""
+    x = tensor_arg(input, "dropout3d")
+    _check_p(p)
+    nd = x._data.ndim
+    if nd not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use dropout "
+                      "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+                      stacklevel=2)
+    return _dropout(x, p, training, inplace, 1 if nd == 4 else min(nd, 2), False)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout for SELU networks: keeps zero mean and unit variance of the activations."""
+    return _dropout(tensor_arg(input, "alpha_dropout"), p, training, inplace, None, True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """:func:`alpha_dropout` of whole channels."""
+    return _dropout(tensor_arg(input, "feature_alpha_dropout"), p, training, inplace, 2, True)
