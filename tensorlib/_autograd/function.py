@@ -127,8 +127,10 @@ class BackwardCFunction(Node, FunctionCtx):
                 "corresponding forward input was not a Variable"
             )
         if not isinstance(g, Tensor):
-            raise TypeError(f"function {name} returned a gradient of type {type(g).__name__} at position {i + 1}; "
-                            "expected a Tensor or None")
+            raise RuntimeError(
+                f"function {name} returned a gradient at index {i} that is not a Tensor or None "
+                f"(expected Variable or None (got {type(g).__name__}))"
+            )
         if self.next_functions[i][0] is None:
             return None
         shape, npdt = meta

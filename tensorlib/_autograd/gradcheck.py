@@ -136,7 +136,7 @@ def gradcheck(
                     stacklevel=2,
                 )
     if not any_requires:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them have requires_grad=True.")
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True.")
     outputs = _eval(func, inputs)
     out_index = [o for o, t in enumerate(outputs) if isinstance(t, Tensor) and t._requires_grad]
     if not check_backward_ad:

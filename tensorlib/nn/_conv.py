@@ -34,14 +34,18 @@ class Blocks:
     Along each dim, block ``b`` reads the image at ``b * stride - pad + j * dilation``
     for kernel offset ``j``; positions outside ``[0, size)`` read as zero.
     ``blocks`` is given rather than derived, so a transposed convolution can use
-    the same geometry with any output padding.
+    the same geometry with any output padding. Columns are laid out
+    ``(N, C * K, L)`` as torch's unfold, or ``(C * K, N * L)`` with
+    ``batch_last``, which turns a whole convolution into one matrix product.
     """
 
-    __slots__ = ("size", "kernel", "dilation", "stride", "pad", "blocks")
+    __slots__ = ("size", "kernel", "dilation", "stride", "pad", "blocks", "batch_last")
 
-    def __init__(self, size: tuple, kernel: tuple, dilation: tuple, stride: tuple, pad: tuple, blocks: tuple) -> None:
+    def __init__(self, size: tuple, kernel: tuple, dilation: tuple, stride: tuple, pad: tuple, blocks: tuple,
+                 batch_last: bool = False) -> None:
         self.size, self.kernel, self.dilation = tuple(size), tuple(kernel), tuple(dilation)
         self.stride, self.pad, self.blocks = tuple(stride), tuple(pad), tuple(blocks)
+        self.batch_last = batch_last
 
     @property
     def nkernel(self) -> int:
@@ -73,24 +77,32 @@ def _padded(a: np.ndarray, geo: Blocks) -> np.ndarray:
 
 
 def _im2col_np(a: np.ndarray, geo: Blocks) -> np.ndarray:
-    """``(N, C, *size) -> (N, C * prod(kernel), prod(blocks))``, block values in row-major kernel order."""
+    """``(N, C, *size)`` to columns, block values in row-major kernel order (see :class:`Blocks`)."""
     n, c = a.shape[:2]
     buf = _padded(a, geo)
-    sp = buf.strides[2:]
+    sn, sc, *sp = buf.strides
     # a strided view puts every (kernel offset, block) pair on its own axes: no copy until the reshape
-    shape = (n, c) + geo.kernel + geo.blocks
-    strides = buf.strides[:2] + tuple(s * d for s, d in zip(sp, geo.dilation)) + tuple(s * t for s, t in zip(sp, geo.stride))
-    windows = as_strided(buf, shape, strides, writeable=False)
+    kernel = tuple(s * d for s, d in zip(sp, geo.dilation))
+    blocks = tuple(s * t for s, t in zip(sp, geo.stride))
+    if geo.batch_last:
+        windows = as_strided(buf, (c,) + geo.kernel + (n,) + geo.blocks, (sc,) + kernel + (sn,) + blocks,
+                             writeable=False)
+        return windows.reshape(c * geo.nkernel, n * geo.nblocks)
+    windows = as_strided(buf, (n, c) + geo.kernel + geo.blocks, (sn, sc) + kernel + blocks, writeable=False)
     return windows.reshape(n, c * geo.nkernel, geo.nblocks)
 
 
 def _col2im_np(cols: np.ndarray, geo: Blocks) -> np.ndarray:
     """The adjoint of :func:`_im2col_np`: add every column back where its block came from."""
-    n = cols.shape[0]
-    c = cols.shape[1] // geo.nkernel
+    if geo.batch_last:
+        c, n = cols.shape[0] // geo.nkernel, cols.shape[1] // max(geo.nblocks, 1)
+        # (C, *kernel, N, *blocks) viewed with the batch first, like the image
+        cols = np.moveaxis(cols.reshape((c,) + geo.kernel + (n,) + geo.blocks), len(geo.kernel) + 1, 0)
+    else:
+        n, c = cols.shape[0], cols.shape[1] // geo.nkernel
+        cols = cols.reshape((n, c) + geo.kernel + geo.blocks)
     buf = np.zeros((n, c) + geo.extent(), dtype=cols.dtype)
     if geo.nblocks and n and c:
-        cols = cols.reshape((n, c) + geo.kernel + geo.blocks)
         lead = (slice(None), slice(None))
         # one strided add per kernel offset: blocks of different offsets overlap, blocks of one do not
         for off in np.ndindex(*geo.kernel):
@@ -241,30 +253,41 @@ class ConvolutionBackward0(Node):
         return gi, gw, gb
 
 
+def _group_rows(t: Tensor, groups: int) -> Tensor:
+    """``(N, C, *spatial) -> (groups, C / groups, N * prod(spatial))``: channels as rows, batch and space as columns."""
+    n, c = t._data.shape[:2]
+    moved = S.permute(S.reshape(t, (n, c, -1)), (1, 0, 2))
+    return S.reshape(moved, (groups, c // groups, -1))
+
+
+def _ungroup_rows(t: Tensor, shape: tuple) -> Tensor:
+    """Inverse of :func:`_group_rows` for an image of ``shape``."""
+    n, c = shape[:2]
+    return S.reshape(S.permute(S.reshape(t, (c, n, -1)), (1, 0, 2)), shape)
+
+
 def _conv_grads(g: Tensor, x: Tensor, w: Tensor, geo: Blocks, groups: int, need_x: bool, need_w: bool) -> tuple:
-    n, o = g._data.shape[:2]
-    gm = S.reshape(g, (n, groups, o // groups, geo.nblocks))
+    gm = _group_rows(g, groups)
     gi = gw = None
     if need_x:
-        wm = S.reshape(w, (groups, o // groups, -1))
+        wm = S.reshape(w, (groups, w._data.shape[0] // groups, -1))
         cols = L.matmul(S.transpose(wm, 1, 2), gm)
-        gi = col2im(S.reshape(cols, (n, -1, geo.nblocks)), geo)
+        gi = col2im(S.reshape(cols, (-1, cols._data.shape[-1])), geo)
     if need_w:
-        cols = S.reshape(im2col(x, geo), (n, groups, -1, geo.nblocks))
-        gw = S.reshape(R.sum(L.matmul(gm, S.transpose(cols, 2, 3)), 0), w._data.shape)
+        cols = S.reshape(im2col(x, geo), (groups, -1, gm._data.shape[-1]))
+        gw = S.reshape(L.matmul(gm, S.transpose(cols, 1, 2)), w._data.shape)
     return gi, gw
 
 
 def _transposed_grads(g: Tensor, x: Tensor, w: Tensor, geo: Blocks, groups: int, need_x: bool, need_w: bool) -> tuple:
-    n, cin = x._data.shape[:2]
-    gcols = S.reshape(im2col(g, geo), (n, groups, -1, geo.nblocks))
+    cin = x._data.shape[1]
+    gcols = S.reshape(im2col(g, geo), (groups, -1, x._data.shape[0] * geo.nblocks))
     gi = gw = None
     if need_x:
         wm = S.reshape(w, (groups, cin // groups, -1))
-        gi = S.reshape(L.matmul(wm, gcols), x._data.shape)
+        gi = _ungroup_rows(L.matmul(wm, gcols), x._data.shape)
     if need_w:
-        xm = S.reshape(x, (n, groups, cin // groups, geo.nblocks))
-        gw = S.reshape(R.sum(L.matmul(xm, S.transpose(gcols, 2, 3)), 0), w._data.shape)
+        gw = S.reshape(L.matmul(_group_rows(x, groups), S.transpose(gcols, 1, 2)), w._data.shape)
     return gi, gw
 
 
@@ -286,7 +309,7 @@ def _conv_geometry(x: Tensor, w: Tensor, stride: tuple, padding: Any, dilation: 
             pad = (0,) * nd
         else:  # "same": odd total padding puts the extra zero on the right, as torch does
             pad = tuple(d * (k - 1) // 2 for k, d in zip(kernel, dilation))
-            return Blocks(size, kernel, dilation, stride, pad, size)
+            return Blocks(size, kernel, dilation, stride, pad, size, batch_last=True)
     else:
         pad = _conv_tuple(padding, nd, fname, "padding")
         if min(pad) < 0:
@@ -297,7 +320,7 @@ def _conv_geometry(x: Tensor, w: Tensor, stride: tuple, padding: Any, dilation: 
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input size")
     blocks = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride))
-    return Blocks(size, kernel, dilation, stride, pad, blocks)
+    return Blocks(size, kernel, dilation, stride, pad, blocks, batch_last=True)
 
 
 def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any, dilation: Any, groups: Any,
@@ -317,9 +340,10 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     _check_common(x, w, b, nd, st, dil, groups, transposed=False)
     geo = _conv_geometry(x, w, st, padding, dil, nd, fname)
     n, o = x._data.shape[0], w._data.shape[0]
-    cols = _im2col_np(x._data, geo).reshape(n, groups, -1, geo.nblocks)
-    r = np.matmul(w._data.reshape(groups, o // groups, -1), cols).reshape((n, o) + geo.blocks)
-    out = _finish(r, x, w, b, geo, groups, transposed=False)
+    # one (O, C*K) @ (C*K, N*L) product per group: large products keep BLAS efficient
+    cols = _im2col_np(x._data, geo).reshape(groups, -1, n * geo.nblocks)
+    r = np.matmul(w._data.reshape(groups, o // groups, -1), cols).reshape((o, n) + geo.blocks)
+    out = _finish(np.ascontiguousarray(np.moveaxis(r, 0, 1)), x, w, b, geo, groups, transposed=False)
     return S.squeeze(out, 0) if unbatched else out
 
 
@@ -373,12 +397,12 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     if min(size) <= 0:
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, size_in))}). Calculated output size "
                            f"per channel: ({' x '.join(map(str, size))}). Output size is too small")
-    geo = Blocks(size, kernel, dil, st, pad, size_in)
+    geo = Blocks(size, kernel, dil, st, pad, size_in, batch_last=True)
     n, cin = x._data.shape[:2]
-    xm = x._data.reshape(n, groups, cin // groups, geo.nblocks)
+    xm = np.moveaxis(x._data.reshape(n, cin, -1), 0, 1).reshape(groups, cin // groups, -1)
     wm = w._data.reshape(groups, cin // groups, -1)
-    cols = np.matmul(wm.transpose(0, 2, 1), xm).reshape(n, -1, geo.nblocks)
-    r = np.ascontiguousarray(_col2im_np(cols, geo))
+    cols = np.matmul(wm.transpose(0, 2, 1), xm)
+    r = np.ascontiguousarray(_col2im_np(cols.reshape(-1, cols.shape[-1]), geo))
     out = _finish(r, x, w, b, geo, groups, transposed=True)
     return S.squeeze(out, 0) if unbatched else out
 

@@ -230,19 +230,33 @@ def tanh(input: Tensor) -> Tensor:
     return E.tanh(input)
 
 
+def _softmax_dim(name: str, input: Any, dim: Any, stacklevel: int) -> Any:
+    """``dim``, or torch's legacy implicit choice (with its deprecation warning) when it is None."""
+    if dim is not None:
+        return dim
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    nd = tensor_arg(input, name)._data.ndim
+    return 0 if nd in (0, 1, 3) else 1
+
+
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Softmax along ``dim``."""
-    return A.softmax(input, dim, dtype)
+    return A.softmax(input, _softmax_dim("softmax", input, dim, _stacklevel + 1), dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Softmax of ``-input`` along ``dim``."""
-    return A.softmax(E.neg(tensor_arg(input, "softmin")), dim, dtype)
+    x = tensor_arg(input, "softmin")
+    return A.softmax(E.neg(x), _softmax_dim("softmin", x, dim, _stacklevel + 1), dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Log-softmax along ``dim``."""
-    return A.log_softmax(input, dim, dtype)
+    return A.log_softmax(input, _softmax_dim("log_softmax", input, dim, _stacklevel + 1), dtype)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -293,7 +307,13 @@ def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
     if size_average is not None or reduce is not None:
         sa = True if size_average is None else size_average
         rd = True if reduce is None else reduce
-        return "none" if not rd else ("mean" if sa else "sum")
+        red = "none" if not rd else ("mean" if sa else "sum")
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{red}' instead.",
+            UserWarning,
+            stacklevel=4,
+        )
+        return red
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
@@ -371,19 +391,31 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     t = tensor_arg(target, "nll_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
     ta = t._data
-    if ta.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {E._type_title(ta.dtype)}")
-    if x._data.ndim == 1:
+    nd = x._data.ndim
+    if nd == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    unbatched = nd == 1
+    if unbatched:
+        if ta.ndim > 1 or (ta.ndim == 1 and ta.shape[0] != 1):
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {ta.shape}")
+    else:
+        n = x._data.shape[0]
+        if ta.ndim == 0 or ta.shape[0] != n:
+            got = ta.shape[0] if ta.ndim else 0
+            raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({got}).")
+        if nd == 2 and ta.ndim != 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if nd > 2 and ta.shape != (n,) + x._data.shape[2:]:
+            raise RuntimeError(
+                f"Expected target size {[n] + list(x._data.shape[2:])}, got {list(ta.shape)}"
+            )
+    if ta.dtype != np.int64 and ta.dtype != np.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {E._type_title(ta.dtype)}")
+    if unbatched:
         x = S.unsqueeze(x, 0)
-        t = S.unsqueeze(t, 0)
+        t = S.reshape(t, (1,))
         ta = t._data
-    if x._data.ndim < 2:
-        raise ValueError(f"Expected 2 or more dimensions (got {x._data.ndim})")
     n, c = x._data.shape[0], x._data.shape[1]
-    if ta.shape[0] != n:
-        raise ValueError(f"Expected input batch_size ({n}) to match target batch_size ({ta.shape[0]}).")
-    if ta.shape != (n,) + x._data.shape[2:]:
-        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of size: : {list(ta.shape)}")
     valid = ta != ignore_index
     if np.any((ta[valid] < 0) | (ta[valid] >= c)):
         bad = ta[valid][(ta[valid] < 0) | (ta[valid] >= c)][0]
@@ -394,10 +426,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     wt = (w[safe] * valid).astype(x._data.dtype)
     loss = E.neg(E.mul(picked, wrap(wt)))
     if red == "none":
-        return loss
+        return S.squeeze(loss, 0) if unbatched else loss
     if red == "sum":
         return R.sum(loss)
-    return E.div(R.sum(loss), float(wt.sum()))
+    total = float(wt.sum())
+    if total == 0:
+        # every target ignored (or weighted 0): torch's mean is nan, its gradient zero
+        return E.add(E.mul(R.sum(loss), 0.0), float("nan"))
+    return E.div(R.sum(loss), total)
 
 
 def cross_entropy(
@@ -416,9 +452,11 @@ def cross_entropy(
     red = _reduction(size_average, reduce, reduction)
     class_dim = 0 if x._data.ndim == 1 else 1
     logp = A.log_softmax(x, class_dim)
-    if t._data.dtype.kind in "fc":
-        if t._data.shape != x._data.shape:
-            raise RuntimeError("cross_entropy: expected target of the same shape as input when it holds probabilities")
+    if t._data.shape == x._data.shape:  # class probabilities (torch decides by shape, then checks the dtype)
+        if t._data.dtype.kind not in "f":
+            raise RuntimeError(
+                f"Expected floating point type for target with class probabilities, got {E._type_title(t._data.dtype)}"
+            )
         c = x._data.shape[class_dim]
         probs = t if label_smoothing == 0 else E.add(E.mul(t, 1 - label_smoothing), label_smoothing / c)
         terms = E.mul(logp, probs)
@@ -457,8 +495,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         )
     if np.any((x._data < 0) | (x._data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_p = E.clamp(E.log(x), min=-100.0)
-    log_1p = E.clamp(E.log(E.rsub(x, 1)), min=-100.0)
+    with np.errstate(divide="ignore"):  # log(0) = -inf is clamped to -100 just below, as torch
+        log_p = E.clamp(E.log(x), min=-100.0)
+        log_1p = E.clamp(E.log(E.rsub(x, 1)), min=-100.0)
     loss = E.neg(E.add(E.mul(t, log_p), E.mul(E.rsub(t, 1), log_1p)))
     if weight is not None:
         loss = E.mul(loss, weight)
@@ -499,9 +538,17 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     else:
         safe_log = E.log(E.where(E.gt(t, 0), t, 1.0))
         loss = E.where(E.gt(t, 0), E.mul(t, E.sub(safe_log, x)), 0.0)
+    if reduction == "batchmean" and size_average is None and reduce is None:
+        return E.div(R.sum(loss), x._data.shape[0]) if x._data.ndim else R.sum(loss)
     red = _reduction(size_average, reduce, reduction)
-    if red == "batchmean":
-        return E.div(R.sum(loss), x._data.shape[0])
+    if red == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning,
+            stacklevel=3,
+        )
     return _reduce(loss, red)
 
 
@@ -537,12 +584,32 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if idx._data.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int")
     flat = S.reshape(idx, (-1,))
+    n_rows = w._data.shape[0]
+    if flat._data.size and (flat._data.min() < 0 or flat._data.max() >= n_rows):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        # as torch: the rows looked up are renormalised in place, outside autograd
+        rows = np.unique(flat._data)
+        wd = w._data
+        norms = np.linalg.norm(wd[rows].astype(np.float64), ord=norm_type, axis=1)
+        scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        if np.any(scale != 1.0):
+            wd[rows] = (wd[rows] * scale[:, None]).astype(wd.dtype)
+            from .._tensor import bump_version
+
+            bump_version(w)
     out = I.index_select(w, 0, flat)
-    if padding_idx is not None and w._requires_grad and GRAD.enabled:
-        p = padding_idx if padding_idx >= 0 else w._data.shape[0] + padding_idx
-        mask = (flat._data != p).astype(w._data.dtype)[:, None]
-        # same values, but no gradient reaches the padding row
-        out = E.add(E.mul(out, wrap(mask)), wrap(out._data * (1 - mask)))
+    if (padding_idx is not None or scale_grad_by_freq) and w._requires_grad and GRAD.enabled:
+        gscale = np.ones(flat._data.shape, dtype=w._data.dtype)
+        if padding_idx is not None:
+            p = padding_idx if padding_idx >= 0 else w._data.shape[0] + padding_idx
+            gscale[flat._data == p] = 0  # no gradient reaches the padding row
+        if scale_grad_by_freq:
+            _, inverse, counts = np.unique(flat._data, return_inverse=True, return_counts=True)
+            gscale = gscale / counts[inverse.reshape(-1)]
+        gscale = gscale.astype(w._data.dtype)[:, None]
+        # same values, with the gradient of each looked-up row scaled by gscale
+        out = E.add(E.mul(out, wrap(gscale)), wrap(out._data * (1 - gscale)))
     return S.reshape(out, idx._data.shape + (w._data.shape[1],))
 
 

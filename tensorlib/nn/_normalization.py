@@ -137,8 +137,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                            f"shape {list(a.shape)} and num_groups={num_groups}")
     for t, name in ((weight, "weight"), (bias, "bias")):
         if t is not None and (t._data.ndim != 1 or t._data.size != c):
+            # torch's message shows the weight's shape for both checks ([0] when there is no weight)
+            shown = [0] if weight is None else list(weight._data.shape)
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
-                               f"but got {name} of shape {list(t._data.shape)} and input of shape {list(a.shape)}")
+                               f"but got {name} of shape {shown} and input of shape {list(a.shape)}")
     grouped = S.reshape(x, (n, num_groups, -1))
     y, _, _ = _normalize(grouped, (2,), eps)
     return _affine(S.reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))

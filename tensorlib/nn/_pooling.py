@@ -132,38 +132,40 @@ def linear_map(x: Tensor, maps: tuple, node_cls: type) -> Tensor:
 # -- separable max ----------------------------------------------------------------------------------------------
 
 
-def _argmax(g: np.ndarray, axis: int) -> np.ndarray:
-    """First maximum along ``axis``, or the last NaN where there is one (torch's scan keeps replacing on NaN)."""
-    k = np.argmax(g, axis=axis)
-    if g.dtype.kind == "f":
-        nan = np.isnan(g)
-        if nan.any():
-            last = g.shape[axis] - 1 - np.argmax(np.flip(nan, axis), axis=axis)
-            k = np.where(nan.any(axis=axis), last, k)
-    return k
-
-
 def _window_max(a: np.ndarray, windows: list) -> tuple[np.ndarray, np.ndarray]:
     """Max over box windows and its flat index within the spatial dims.
 
     ``windows`` holds one ``index`` table ``(O, T)`` per trailing spatial axis;
     every tap must be a valid position (pad by repeating a window's own
-    elements). Reducing the last axis first keeps the first maximum in
-    row-major order, as torch's scan does.
+    elements). Reducing the last axis first and keeping the first maximum, or
+    the last NaN, along each axis picks what torch's row-major scan picks.
     """
     nd = len(windows)
     vals, flat, inner = a, None, 1
+    nan_aware = a.dtype.kind in "fc" and bool(np.isnan(a).any())
     for i in reversed(range(nd)):
         ax = a.ndim - nd + i
         idx = windows[i]
-        picked = np.take(vals, idx, axis=ax)
-        k = _argmax(picked, ax + 1)
-        vals = np.take_along_axis(picked, np.expand_dims(k, ax + 1), ax + 1).squeeze(ax + 1)
-        rows = np.arange(idx.shape[0]).reshape((-1,) + (1,) * (vals.ndim - ax - 1))
-        coord = idx[rows, k]
-        flat = coord if flat is None else coord * inner + np.take_along_axis(flat, coord, ax)
+        shape = [1] * a.ndim
+        shape[ax] = -1
+        best = best_flat = None
+        for t in range(idx.shape[1]):
+            col = idx[:, t]
+            v = np.take(vals, col, axis=ax)
+            cand = col.reshape(shape) * inner
+            if flat is not None:
+                cand = cand + np.take(flat, col, axis=ax)
+            if best is None:
+                best, best_flat = v, np.broadcast_to(cand, v.shape)
+                continue
+            upd = v > best
+            if nan_aware:
+                upd |= np.isnan(v)
+            best = np.where(upd, v, best)
+            best_flat = np.where(upd, cand, best_flat)
+        vals, flat = best, best_flat
         inner *= a.shape[ax]
-    return vals, flat
+    return vals, np.ascontiguousarray(flat)
 
 
 class _MaxNode(Node):
@@ -706,9 +708,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         align_corners = False
     nd = ndim - 2
     out, scales = _interp_sizes(x, nd, size, scale_factor, recompute_scale_factor, mode)
-    if antialias and not (mode in ("bilinear", "bicubic") and ndim == 4):
-        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as "
-                         "input")
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
     if antialias:
         raise NotImplementedError("interpolate(): antialias=True is not supported by tensorlib")
     if mode in _MODE_DIMS and mode != "bicubic" and nd in (1, 2, 3) and _MODE_DIMS[mode] != nd:

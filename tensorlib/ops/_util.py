@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -11,7 +13,7 @@ from .._autograd.engine import grad_accumulator
 from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP, PROMOTE
-from .._tensor import Tensor, _wrap, bump_version, refresh_view, wrap_dim
+from .._tensor import Tensor, _wrap, bump_version, refresh_view
 
 __all__ = [
     "GRAD",
@@ -33,6 +35,10 @@ __all__ = [
 ]
 
 wrap = _wrap
+
+# NumPy's floating point warnings (log(0), 0/0, overflow) are not torch's behaviour:
+# results are inf/nan quietly. Filtering by module costs nothing until one is raised.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tensorlib\.ops\.")
 
 _SCALARS = (int, float, bool, complex)
 _pybool = type(True)
@@ -63,16 +69,51 @@ def not_implemented(kernel: str, npdt: np.dtype) -> NotImplementedError:
 _NUMBERS = (int, float, complex, np.number, np.bool_)
 
 
-def number_input(x: Any, other: Any, fname: str) -> Tensor:
-    """A Python number given as ``input`` of a binary op whose ``other`` is a tensor, as a 0-dim tensor.
+def number_input(x: Any, other: Any, fname: str, numbers: bool = False) -> Tensor:
+    """A Python number given as ``input`` of a binary op, as a 0-dim tensor.
 
     torch accepts ``add(2, t)``: the number keeps a Python scalar's low priority in
-    type promotion, so it becomes a 0-dim tensor of the result dtype.
+    type promotion, so it becomes a 0-dim tensor of the result dtype. With
+    ``numbers``, two numbers are accepted too (``add(1, 2)`` is a tensor).
     """
-    if isinstance(x, _NUMBERS) and isinstance(other, Tensor):
-        dt = result_dtype(other, x)
-        return _wrap(np.array(x).astype(dt.np))
+    if isinstance(x, _NUMBERS):
+        if isinstance(other, Tensor):
+            return _wrap(np.array(x).astype(result_dtype(other, x).np))
+        if numbers and isinstance(other, _NUMBERS):
+            return _wrap(np.array(x).astype(_dtype.scalar_dtype(x).np))
     return tensor_arg(x, fname)
+
+
+def wrap_dim(dim: Any, ndim: int) -> int:
+    """Normalise a possibly negative dimension, raising torch's IndexError when out of range."""
+    if type(dim) is not int:
+        dim = _dim_value(dim)
+    lo = -ndim if ndim else -1
+    hi = ndim - 1 if ndim else 0
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 else (dim if ndim else 0)
+
+
+def _dim_value(dim: Any) -> int:
+    if isinstance(dim, (Tensor, np.integer)) or (hasattr(dim, "__index__") and not isinstance(dim, bool)):
+        try:
+            return dim.__index__()
+        except TypeError:
+            pass
+    raise TypeError(f"{_public_caller()}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
+def _public_caller() -> str:
+    """The name of the public op running (the innermost non-underscore function of tensorlib's ops)."""
+    f = sys._getframe(2)
+    while f is not None:
+        code = f.f_code
+        file = code.co_filename
+        if "ops" in file and not file.endswith("_util.py") and not code.co_name.startswith("_"):
+            return code.co_name
+        f = f.f_back
+    return "op"
 
 
 def scalar_or_tensor(x: Any, fname: str, argname: str, pos: int) -> Any:
@@ -180,9 +221,19 @@ def _binary_arrays_slow(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]
     return binary_arrays(x, y.item(), fname)
 
 
-def broadcast_error(a: Any, b: Any) -> RuntimeError:
-    """torch's message for operands whose shapes do not broadcast."""
-    sa, sb = np.shape(a), np.shape(b)
+def broadcast_error(*operands: Any) -> RuntimeError:
+    """torch's message for operands (arrays, scalars or shapes) that do not broadcast: the first failing pair."""
+    shapes = [tuple(o) if isinstance(o, tuple) else np.shape(o) for o in operands]
+    acc = shapes[0]
+    for s in shapes[1:]:
+        try:
+            acc = np.broadcast_shapes(acc, s)
+        except ValueError:
+            return _pair_error(acc, s)
+    return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
+
+
+def _pair_error(sa: tuple, sb: tuple) -> RuntimeError:
     for i in range(1, max(len(sa), len(sb)) + 1):
         da = sa[-i] if i <= len(sa) else 1
         db = sb[-i] if i <= len(sb) else 1
@@ -274,8 +325,8 @@ def write_out(out: Any, result: Tensor, fname: str) -> Tensor:
     if out._data.dtype != src.dtype:
         if not np.can_cast(src.dtype, out._data.dtype, casting="same_kind"):
             raise RuntimeError(
-                f"result type {FROM_NP[src.dtype].name.capitalize()} can't be cast to the desired output type "
-                f"{FROM_NP[out._data.dtype].name.capitalize()}"
+                f"result type {type_title(src.dtype)} can't be cast to the desired output type "
+                f"{type_title(out._data.dtype)}"
             )
     if out._data.shape != src.shape:
         out._data = np.empty(src.shape, dtype=out._data.dtype)
@@ -286,16 +337,28 @@ def write_out(out: Any, result: Tensor, fname: str) -> Tensor:
     return out
 
 
+def write_outs(out: Any, result: tuple, fname: str) -> tuple:
+    """``out=`` for ops returning a named tuple: fill each given tensor, return them in the result's type."""
+    if not isinstance(out, (tuple, list)) or len(out) != len(result):
+        raise TypeError(f"{fname}(): argument 'out' must be tuple of {len(result)} Tensors")
+    return type(result)(*(write_out(o, r, fname) for o, r in zip(out, result)))
+
+
 def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    """A dim argument (int, sequence or None) as a sorted tuple of non-negative dims."""
-    if dim is None:
+    """A reduction's dim argument (int, sequence or None) as a sorted tuple of non-negative dims.
+
+    None and an empty sequence mean every dim. A 0-dim tensor accepts dim 0 or -1
+    and has no dims to reduce.
+    """
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):
         dims = tuple(wrap_dim(d, ndim) for d in dim)
         if len(set(dims)) != len(dims):
-            raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
-        return tuple(sorted(dims))
-    return (wrap_dim(dim, ndim),)
+            raise RuntimeError(f"dim {dims[-1]} appears multiple times in the list of dims")
+        return tuple(sorted(dims)) if ndim else ()
+    d = wrap_dim(dim, ndim)
+    return (d,) if ndim else ()
 
 
 def promote_pair(a: _dtype.dtype, b: _dtype.dtype) -> _dtype.dtype:

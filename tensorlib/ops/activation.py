@@ -17,8 +17,8 @@ def _softmax_input(input: Tensor, dim: Any, dtype: Any, fname: str) -> tuple[Ten
     x = tensor_arg(input, fname)
     if dtype is not None:
         x = E.to_dtype(x, dtype)
-    if x._data.dtype.kind not in "fc":
-        raise RuntimeError(f'"{fname}_lastdim_kernel_impl" not implemented for \'{E._type_title(x._data.dtype)}\'')
+    if x._data.dtype.kind != "f":
+        raise E.not_implemented(f"{fname}_lastdim_kernel_impl", x._data.dtype)
     if dim is None:
         # torch's legacy implicit-dim rule
         nd = x._data.ndim
@@ -43,7 +43,7 @@ class SoftmaxBackward0(Node):
         return (E.mul(y, E.sub(g, s)),)
 
 
-def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "softmax")
     e = np.exp(_shifted(x._data, d))
@@ -66,7 +66,7 @@ class LogSoftmaxBackward0(Node):
         return (E.sub(g, E.mul(E.exp(y), s)),)
 
 
-def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "log_softmax")
     z = _shifted(x._data, d)
@@ -79,20 +79,32 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     return wrap(r)
 
 
+_erf_u = np.frompyfunc(math.erf, 1, 1)
+_erfc_u = np.frompyfunc(math.erfc, 1, 1)
+
+
 def _erf_np(a: np.ndarray) -> np.ndarray:
-    erf = np.frompyfunc(math.erf, 1, 1)
-    return erf(a).astype(a.dtype) if a.ndim else np.asarray(math.erf(float(a)), dtype=a.dtype)
+    return np.asarray(_erf_u(a), dtype=a.dtype)
+
+
+def _erfc_np(a: np.ndarray) -> np.ndarray:
+    return np.asarray(_erfc_u(a), dtype=a.dtype)
 
 
 def _erf_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return E.mul(g, E.mul(E.exp(E.neg(E.mul(x, x))), 2.0 / math.sqrt(math.pi)))
 
 
-erf, erf_ = E._unary("erf", _erf_np, _erf_grad, "x", "Elementwise Gauss error function.")
+erf, erf_ = E._unary(
+    "erf", _erf_np, _erf_grad, "x", "Elementwise Gauss error function.", other_dtypes=E._real_in_float("erf_vml_cpu")
+)
 
 
 def _erfc_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return E.neg(_erf_grad(g, x, y))
 
 
-erfc, erfc_ = E._unary("erfc", lambda a: 1 - _erf_np(a), _erfc_grad, "x", "Elementwise complementary error function.")
+erfc, erfc_ = E._unary(
+    "erfc", _erfc_np, _erfc_grad, "x", "Elementwise complementary error function.",
+    other_dtypes=E._real_in_float("erfc_vml_cpu"),
+)

@@ -141,14 +141,16 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
 
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
-    x = input if type(input) is Tensor else number_input(input, other, "add")
+    x = input if type(input) is Tensor else number_input(input, other, "add", True)
     r = _add_impl(x, other, alpha, "add", AddBackward0, np.add)
     return r if out is None else write_out(out, r, "add")
 
 
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
-    x = input if type(input) is Tensor else number_input(input, other, "sub")
+    if type(input) is not Tensor and isinstance(input, (bool, np.bool_)) and isinstance(other, Tensor):
+        _check_sub_bool(other, input)
+    x = input if type(input) is Tensor else number_input(input, other, "sub", True)
     t = type(other)
     if x._data.dtype.kind == "b" or (t is not float and t is not int and t is not Tensor) or (
         t is Tensor and other._data.dtype.kind == "b"
@@ -207,7 +209,7 @@ def _conj(v: Any) -> Any:
 
 def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
-    x = input if type(input) is Tensor else number_input(input, other, "mul")
+    x = input if type(input) is Tensor else number_input(input, other, "mul", True)
     a, b = binary_arrays(x, other, "mul")
     try:
         r = a * b
@@ -246,10 +248,14 @@ class DivBackward0(Node):
 
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """Elementwise division; ``rounding_mode`` None (true division), ``'trunc'`` or ``'floor'``."""
-    x = input if type(input) is Tensor else number_input(input, other, "div")
+    if type(input) is not Tensor:
+        if rounding_mode is None and isinstance(input, (int, np.integer, np.bool_)) and isinstance(other, Tensor):
+            input = float(input)  # true division: the number keeps its value (not wrapped into an int dtype)
+        input = number_input(input, other, "div", True)
+    x = input
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
-            raise ValueError(
+            raise RuntimeError(
                 f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
             )
         a, b = binary_arrays(x, other, "div")
@@ -809,7 +815,7 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
     """Elementwise rounding half to even, to ``decimals`` decimal places."""
     x = tensor_arg(input, "round")
     kind = x._data.dtype.kind
-    if kind == "c" or (kind == "b" and decimals == 0):
+    if kind in "bc":
         raise not_implemented("round_vml_cpu", x._data.dtype)
     if kind in "iub" and decimals != 0:
         raise not_implemented("round_cpu", x._data.dtype)
@@ -936,6 +942,8 @@ def _binary_extreme(input: Tensor, other: Tensor, fname: str, np_fn: Any, is_max
     x = tensor_arg(input, fname)
     y = tensor_arg(other, fname, "other", 2)
     a, b = binary_arrays(x, y, fname)
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{fname} not implemented for complex tensors.")
     r = _apply2(np_fn, a, b)
     if needs_grad(x, y):
         res, node = record(MaximumBackward0, r, (x, y))
@@ -967,45 +975,112 @@ def fmin(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 class ClampBackward1(Node):
+    """clamp with number bounds: the gradient passes where the input is within them."""
+
     __slots__ = ("self_", "min", "max")
     _saved_slots = ("self_",)
 
     def backward(self, g: Tensor) -> tuple:
-        x = unpack(self, self.self_)
-        a = x._data
-        mask = np.ones(a.shape, dtype=bool)
+        return (mul(g, wrap(_in_bounds(unpack(self, self.self_)._data, self.min, self.max))),)
+
+
+def _in_bounds(a: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
+    mask = np.ones(a.shape, dtype=bool)
+    if lo is not None:
+        mask &= a >= (lo._data if isinstance(lo, Tensor) else lo)
+    if hi is not None:
+        mask &= a <= (hi._data if isinstance(hi, Tensor) else hi)
+    return mask
+
+
+class ClampBackward0(Node):
+    """clamp with tensor bounds: a bound gets the gradient where it was the value taken."""
+
+    __slots__ = ("self_", "min", "max", "metas")
+    _saved_slots = ("self_",)
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)._data
         lo, hi = self.min, self.max
-        if lo is not None:
-            mask &= a >= (lo._data if isinstance(lo, Tensor) else lo)
-        if hi is not None:
-            mask &= a <= (hi._data if isinstance(hi, Tensor) else hi)
-        return (mul(g, wrap(mask)),)
+        lo_a = lo._data if isinstance(lo, Tensor) else lo
+        hi_a = hi._data if isinstance(hi, Tensor) else hi
+        gx = reduce_to(mul(g, wrap(_in_bounds(x, lo, hi))), self.metas[0]) if self.needs(0) else None
+        gl = gh = None
+        if self.needs(1):
+            took_min = x < lo_a
+            if hi_a is not None:  # where min > max the result is max
+                took_min = took_min & (lo_a <= hi_a)
+            gl = reduce_to(mul(g, wrap(took_min)), self.metas[1])
+        if self.needs(2):
+            took_max = x > hi_a
+            if lo_a is not None:
+                took_max = took_max | (lo_a > hi_a)
+            gh = reduce_to(mul(g, wrap(took_max)), self.metas[2])
+        return gx, gl, gh
+
+
+_BOUND = (int, float, type(None))
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
-    """Limit every element to ``[min, max]`` (either bound may be None or a tensor)."""
+    """Limit every element to ``[min, max]`` (either bound may be None, a number or a tensor)."""
     x = tensor_arg(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     a = x._data
-    lo = min._data if isinstance(min, Tensor) else min
-    hi = max._data if isinstance(max, Tensor) else max
-    if a.dtype.kind in "iu" and (isinstance(lo, float) or isinstance(hi, float)):
-        a = a.astype(_dtype.DEFAULT.np_float)
+    if a.dtype.kind != "f" or type(min) not in _BOUND or type(max) not in _BOUND:
+        a = _clamp_operand(x, min, max)
+    lo = min._data if isinstance(min, Tensor) else _int_bound(min, a.dtype)
+    hi = max._data if isinstance(max, Tensor) else _int_bound(max, a.dtype)
     r = a
-    if lo is not None:
-        r = np.maximum(r, lo)
-    if hi is not None:
-        r = np.minimum(r, hi)
+    try:
+        if lo is not None:
+            r = np.maximum(r, lo)
+        if hi is not None:
+            r = np.minimum(r, hi)
+    except ValueError:
+        raise broadcast_error(a, lo, hi) from None
     r = _arr(r)
-    if r.dtype != a.dtype and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+    if r.dtype != a.dtype:
         r = r.astype(a.dtype)
-    if x._requires_grad and GRAD.enabled:
-        res, node = record(ClampBackward1, r, (x,))
+    if x._requires_grad and GRAD.enabled or needs_grad(min, max):
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
+            res, node = record(ClampBackward0, r, (x, min, max))
+            node.metas = (_meta(x), _meta(min), _meta(max))
+        else:
+            res, node = record(ClampBackward1, r, (x,))
         node.self_ = SavedTensor(x, False)
         node.min, node.max = min, max
         return _finish(res, out, "clamp")
     return _finish(wrap(r), out, "clamp")
+
+
+def _clamp_operand(x: Tensor, lo: Any, hi: Any) -> np.ndarray:
+    """``x``'s data in the dtype torch computes clamp in: the promotion of the input and both bounds."""
+    a = x._data
+    dims, zeros, scalars = [], [], []
+    for v in (x, lo, hi):
+        if isinstance(v, Tensor):
+            (dims if v._data.ndim else zeros).append(FROM_NP[v._data.dtype])
+        elif v is not None:
+            if not isinstance(v, (int, float, complex, np.number, np.bool_)):
+                raise TypeError(f"clamp(): argument 'min' must be Number or Tensor, not {type(v).__name__}")
+            scalars.append(v)
+    dt = _dtype.result_type_of(dims, zeros, scalars).np
+    if dt.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+    if dt.kind == "b" and scalars:
+        raise not_implemented("clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu", a.dtype)
+    return a if a.dtype == dt else a.astype(dt)
+
+
+def _int_bound(v: Any, npdt: np.dtype) -> Any:
+    """An integer bound wrapped into the integer dtype, as torch does (NumPy refuses out-of-range Python ints)."""
+    if npdt.kind in "iu" and isinstance(v, int):
+        info = np.iinfo(npdt)
+        if not info.min <= v <= info.max:
+            return np.array(v).astype(npdt)
+    return v
 
 
 clip = clamp
@@ -1069,7 +1144,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
     a, b = binary_arrays(x_t, y, "where")
     if x_t is not input:
         a, b = b, a
-    r = _arr(np.where(c._data, a, b))
+    try:
+        r = _arr(np.where(c._data, a, b))
+    except ValueError:
+        raise broadcast_error(c._data, a, b) from None
     if needs_grad(input, other):
         res, node = record(WhereBackward0, r, (input, other))
         node.condition = c._data
@@ -1093,11 +1171,17 @@ class LerpBackward0(Node):
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
-    """``input + weight * (end - input)``."""
+    """``input + weight * (end - input)``, for floating point tensors of one dtype."""
     x = tensor_arg(input, "lerp")
     e = tensor_arg(end, "lerp", "end", 2)
+    a, b = x._data, e._data
+    if a.dtype.kind != "f" or b.dtype != a.dtype or isinstance(weight, Tensor) or type(weight) is not float:
+        a, b = _lerp_operands(x, e, weight)
     w = weight._data if isinstance(weight, Tensor) else weight
-    r = _arr(x._data + w * (e._data - x._data)).astype(x._data.dtype, copy=False)
+    try:
+        r = _arr(a + w * (b - a)).astype(a.dtype, copy=False)
+    except ValueError:
+        raise broadcast_error(a, e._data) from None
     if needs_grad(x, e, weight):
         res, node = record(LerpBackward0, r, (x, e, weight))
         node.weight = _save(weight)
@@ -1107,13 +1191,46 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) 
     return _finish(wrap(r), out, "lerp")
 
 
+def _lerp_operands(x: Tensor, e: Tensor, weight: Any) -> tuple[np.ndarray, np.ndarray]:
+    """torch's dtype rules for lerp: one floating dtype, except that a 0-dim weight promotes like a scalar."""
+    a, b = x._data, e._data
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `end` but got dtype {_c_name(b.dtype)}")
+    if isinstance(weight, Tensor):
+        wd = weight._data.dtype
+        if weight._data.ndim and wd != a.dtype:
+            raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `weight` but got dtype {_c_name(wd)}")
+        dt = _dtype.PROMOTE[(FROM_NP[a.dtype], FROM_NP[wd])].np if a.dtype.kind != wd.kind else a.dtype
+        kernel = "lerp_kernel_tensor"
+    elif isinstance(weight, (int, float, complex, np.number, np.bool_)):
+        if isinstance(weight, (complex, np.complexfloating)) and a.dtype.kind == "f":
+            raise RuntimeError(f"value cannot be converted to type {_c_name(a.dtype)} without overflow")
+        dt, kernel = a.dtype, "lerp_kernel_scalar"
+    else:
+        raise TypeError(f"lerp(): argument 'weight' (position 3) must be Number or Tensor, not {type(weight).__name__}")
+    if dt.kind not in "fc":
+        raise not_implemented(kernel, a.dtype)
+    return (a, b) if dt == a.dtype else (a.astype(dt), b.astype(dt))
+
+
+def _c_name(npdt: np.dtype) -> str:
+    """The C++ type name torch's dtype-mismatch messages use."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[npdt.name]
+
+
 # -- comparisons and logic (never differentiable) ----------------------------------------
 
 
 def _compare(name: str, np_fn: Any, doc: str) -> Callable:
+    ordered = name not in ("eq", "ne")
+
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         x = tensor_arg(input, name)
         a, b = binary_arrays(x, other, name)
+        if ordered and a.dtype.kind == "c":
+            raise not_implemented(name + "_cpu", a.dtype)
         return _finish(wrap(_apply2(np_fn, a, b)), out, name)
 
     fn.__name__ = fn.__qualname__ = name
@@ -1132,10 +1249,10 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def _logical(name: str, np_fn: Any, doc: str) -> Callable:
-    def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+    def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         x = tensor_arg(input, name)
-        o = other._data if isinstance(other, Tensor) else other
-        return _finish(wrap(_apply2(np_fn, x._data, o)), out, name)
+        o = tensor_arg(other, name, "other", 2)
+        return _finish(wrap(_apply2(np_fn, x._data, o._data)), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -1156,11 +1273,10 @@ def logical_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def _bitwise(name: str, np_fn: Any, doc: str) -> Callable:
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
-        x = tensor_arg(input, name)
+        x = input if isinstance(input, Tensor) else number_input(input, other, name)
         a, b = binary_arrays(x, other, name)
-        kind = np.result_type(a, b).kind
-        if kind not in "biu":
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_type_title(np.result_type(a, b))}'")
+        if a.dtype.kind not in "biu":
+            raise not_implemented(name + "_cpu", a.dtype)
         return _finish(wrap(_apply2(np_fn, a, b)), out, name)
 
     fn.__name__ = fn.__qualname__ = name
@@ -1178,7 +1294,7 @@ def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise bitwise NOT of an integer or bool tensor."""
     x = tensor_arg(input, "bitwise_not")
     if x._data.dtype.kind not in "biu":
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{_type_title(x._data.dtype)}'")
+        raise not_implemented("bitwise_not_cpu", x._data.dtype)
     return _finish(wrap(_arr(np.invert(x._data))), out, "bitwise_not")
 
 
@@ -1197,14 +1313,20 @@ def isfinite(input: Tensor) -> Tensor:
     return wrap(_arr(np.isfinite(tensor_arg(input, "isfinite")._data)))
 
 
-def isposinf(input: Tensor) -> Tensor:
+def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
-    return wrap(_arr(np.isposinf(tensor_arg(input, "isposinf")._data)))
+    a = tensor_arg(input, "isposinf")._data
+    if a.dtype.kind == "c":
+        raise RuntimeError("isposinf does not support complex inputs.")
+    return _finish(wrap(_arr(np.isposinf(a))), out, "isposinf")
 
 
-def isneginf(input: Tensor) -> Tensor:
+def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for negative infinity."""
-    return wrap(_arr(np.isneginf(tensor_arg(input, "isneginf")._data)))
+    a = tensor_arg(input, "isneginf")._data
+    if a.dtype.kind == "c":
+        raise RuntimeError("isneginf does not support complex inputs.")
+    return _finish(wrap(_arr(np.isneginf(a))), out, "isneginf")
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:

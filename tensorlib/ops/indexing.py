@@ -10,7 +10,8 @@ from .._autograd.graph import Node, new_node
 from .._tensor import _make_view
 from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
 from . import elementwise as E
-from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, bump_version
+from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, write_outs, bump_version
+from .reduction import check_sortable
 
 ndarray = np.ndarray
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -428,7 +429,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
-        raise IndexError(f"index out of range in self")
+        bad = idx.max() if idx.max() >= size else idx.min()
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     r = np.take(a, idx.reshape(-1), axis=d) if a.ndim else a.reshape(1)[idx.reshape(-1)].reshape(idx.shape)
     if x._requires_grad and GRAD.enabled:
         res, node = record(IndexSelectBackward0, r, (x,))
@@ -441,9 +443,21 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     x = tensor_arg(input, "index_add")
-    idx = tensor_arg(index, "index_add", "index", 3)._data.reshape(-1)
+    idx = tensor_arg(index, "index_add", "index", 3)._data
     src = tensor_arg(source, "index_add", "source", 4)
     d = wrap_dim(dim, x._data.ndim)
+    if idx.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim}")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {E.type_title(idx.dtype)}")
+    idx = idx.reshape(-1)
+    ss = src._data.shape
+    if x._data.ndim and ss and (ss[d] if d < len(ss) else 1) != idx.size:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+            f"({ss[d] if d < len(ss) else 1}), for dim: {d}"
+        )
+    _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, RuntimeError)
     key = (slice(None),) * d + (idx,)
     scaled = src if alpha == 1 else E.mul(src, alpha)
     return index_put_key(x, key, scaled, accumulate=True)
@@ -452,16 +466,35 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
     x = tensor_arg(input, "index_fill")
-    idx = tensor_arg(index, "index_fill", "index", 3)._data.reshape(-1)
+    idx = tensor_arg(index, "index_fill", "index", 3)._data
     d = wrap_dim(dim, x._data.ndim)
+    if idx.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"index_fill_(): Expected dtype int64 for index but got: {E.type_title(idx.dtype)}")
+    idx = idx.reshape(-1)
+    _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
     key = (slice(None),) * d + (idx,)
     return index_put_key(x, key, value)
+
+
+def _check_index_bounds(idx: np.ndarray, size: int, dim: int, exc: type = IndexError) -> None:
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx.max() if idx.max() >= size else idx.min()
+        raise exc(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index``."""
     x = tensor_arg(input, "take")
     idx = tensor_arg(index, "take", "index", 2)
+    n = x._data.size
+    i = idx._data
+    if i.dtype.kind not in "iu":
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {E.type_title(i.dtype)}")
+    if i.size and (i.min() < -n or i.max() >= n):
+        bad = i.max() if i.max() >= n else i.min()
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     from .shape import reshape
 
     return getitem(reshape(x, (-1,)), idx)
@@ -601,6 +634,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     """The indices that sort ``input`` along ``dim``."""
     x = tensor_arg(input, "argsort")
     a = x._data
+    check_sortable(a, "sort")
     if a.ndim == 0:
         return wrap(np.zeros((), dtype=np.int64))
     return wrap(_sort_indices(a, wrap_dim(dim, a.ndim), descending).astype(np.int64))
@@ -610,11 +644,14 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     """``(values, indices)`` of ``input`` sorted along ``dim``."""
     x = tensor_arg(input, "sort")
     a = x._data
-    if a.ndim == 0:
-        return _sort_t(x, wrap(np.zeros((), dtype=np.int64)))
+    check_sortable(a, "sort")
     d = wrap_dim(dim, a.ndim)
-    idx = _sort_indices(a, d, descending).astype(np.int64)
-    return _sort_t(gather(x, d, wrap(idx)), wrap(idx))
+    if a.ndim == 0:
+        res = _sort_t(E.clone(x), wrap(np.zeros((), dtype=np.int64)))
+    else:
+        idx = _sort_indices(a, d, descending).astype(np.int64)
+        res = _sort_t(gather(x, d, wrap(idx)), wrap(idx))
+    return res if out is None else write_outs(out, res, "sort")
 
 
 def msort(input: Tensor) -> Tensor:
@@ -626,6 +663,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
     x = tensor_arg(input, "topk")
     a = x._data
+    check_sortable(a, "topk")
     work = a if a.ndim else a.reshape(1)
     d = wrap_dim(dim, work.ndim)
     n = work.shape[d]
@@ -640,6 +678,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
     x = tensor_arg(input, "kthvalue")
     a = x._data
+    check_sortable(a, "kthvalue")
     d = wrap_dim(dim, a.ndim)
     if not 1 <= k <= a.shape[d]:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -656,6 +695,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:  # noqa: A002
     """The distinct elements (sorted), optionally with inverse indices and counts."""
     x = tensor_arg(input, "unique")
+    if x._data.dtype.kind == "c":
+        raise E.not_implemented("unique", x._data.dtype)
     if dim is not None:
         vals, inv, counts = np.unique(x._data, return_inverse=True, return_counts=True, axis=wrap_dim(dim, x._data.ndim))
     else:

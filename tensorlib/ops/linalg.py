@@ -23,6 +23,8 @@ def _dims(shape: tuple) -> str:
 
 def _same_dtype(x: Tensor, y: Tensor, fname: str) -> tuple[np.ndarray, np.ndarray]:
     a, b = x._data, y._data
+    if a.dtype.kind == "b" and b.dtype.kind == "b":
+        raise E.not_implemented("addmm_impl_cpu_", a.dtype)
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {x.dtype.name} != {y.dtype.name}")
     return a, b
@@ -96,6 +98,9 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {x.dtype.name} != {y.dtype.name}"
         )
+    if a.dtype.kind == "b":
+        kernel = "dot" if a.ndim == b.ndim == 1 else ("addmv_impl_cpu" if b.ndim == 1 or a.ndim == 1 else "addmm_impl_cpu_")
+        raise E.not_implemented(kernel, a.dtype)
     k_a = a.shape[-1]
     k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
     if k_a != k_b:
@@ -133,6 +138,8 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     x = tensor_arg(input, "bmm")
     y = tensor_arg(mat2, "bmm", "mat2", 2)
     a, b = x._data, y._data
+    if a.dtype.kind == "b":
+        raise E.not_implemented("bmm", a.dtype)
     if a.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -244,6 +251,14 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
             da, db = [da], [db]
     da = [wrap_dim(d, x._data.ndim) for d in da]
     db = [wrap_dim(d, y._data.ndim) for d in db]
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    for i, j in zip(da, db):
+        if x._data.shape[i] != y._data.shape[j]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {x._data.shape[i]} in dim {i} and second "
+                f"has size {y._data.shape[j]} in dim {j}"
+            )
     free_a = [d for d in range(x._data.ndim) if d not in da]
     free_b = [d for d in range(y._data.ndim) if d not in db]
     k = int(np.prod([x._data.shape[d] for d in da])) if da else 1
@@ -357,8 +372,10 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor."""
     x = tensor_arg(input, "trace")
+    if x._data.dtype.kind == "b":
+        raise E.not_implemented("trace", x._data.dtype)
     if x._data.ndim != 2:
-        raise RuntimeError("trace: expected a matrix")
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
     return R.sum(S.diagonal(x))
 
 
@@ -563,6 +580,10 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
     x = tensor_arg(input, "cross")
     y = tensor_arg(other, "cross", "other", 2)
+    if x._data.dtype.kind == "b":
+        raise E.not_implemented("cross", x._data.dtype)
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(f"expected scalar type {E.type_title(x._data.dtype)} but found {E.type_title(y._data.dtype)}")
     if dim is None:
         dim = next((i for i, s in enumerate(x._data.shape) if s == 3), None)
         if dim is None:
@@ -584,6 +605,11 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
     a = tensor_arg(x1, "cdist", "x1")
     b = tensor_arg(x2, "cdist", "x2", 2)
+    for name, t in (("X1", a), ("X2", b)):
+        if t._data.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {E.type_title(t._data.dtype)}")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected scalar type {E.type_title(a._data.dtype)} but found {E.type_title(b._data.dtype)}")
     if a._data.shape[-1] != b._data.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} X2: {b._data.shape[-1]}")
     diff = E.sub(S.unsqueeze(a, -2), S.unsqueeze(b, -3))

@@ -12,7 +12,7 @@ from .._dtype import FROM_NP
 from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
 from . import elementwise as E
 from . import shape as S
-from ._util import GRAD, Tensor, normalize_dims, record, tensor_arg, wrap, wrap_dim, write_out
+from ._util import GRAD, Tensor, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, wrap_dim, write_out
 
 ndarray = np.ndarray
 
@@ -93,7 +93,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
         r = _add_reduce(a, axis=None, dtype=rdt, keepdims=keepdim)
         node_cls = SumBackward0
     else:
-        dims = normalize_dims(dim, a.ndim) if a.ndim else ()
+        dims = normalize_dims(dim, a.ndim)
         r = _add_reduce(a, axis=dims, dtype=rdt, keepdims=keepdim)
         node_cls = SumBackward1
     if type(r) is not ndarray:
@@ -105,10 +105,15 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     return wrap(r) if out is None else write_out(out, wrap(r), "sum")
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Sum treating NaN as zero."""
     x = tensor_arg(input, "nansum")
-    return sum(E.where(E.isnan(x), 0.0, x), dim, keepdim, dtype=dtype)
+    kind = x._data.dtype.kind
+    if kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if kind == "f":
+        x = E.where(E.isnan(x), 0.0, x)
+    return sum(x, dim, keepdim, dtype=dtype, out=out)
 
 
 class MeanBackward0(Node):
@@ -129,7 +134,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {E._type_title(a.dtype)}"
         )
-    dims = tuple(range(a.ndim)) if dim is None else (normalize_dims(dim, a.ndim) if a.ndim else ())
+    dims = normalize_dims(dim, a.ndim)
     count = 1
     for d in dims:
         count *= a.shape[d]
@@ -152,6 +157,13 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean ignoring NaN values."""
     x = tensor_arg(input, "nanmean")
+    kind = (x._data.dtype if dtype is None else dtype.np).kind
+    if kind != "f":
+        if kind == "c":
+            raise RuntimeError("nansum on CPU does not support complex inputs")
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {type_title(x._data.dtype)}"
+        )
     mask = E.logical_not(E.isnan(x))
     return E.div(nansum(x, dim, keepdim, dtype=dtype), sum(mask, dim, keepdim))
 
@@ -199,7 +211,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         dims = tuple(range(a.ndim))
         r = _arr(np.prod(a, dtype=_reduce_dtype(a, None)))
     else:
-        dims = (wrap_dim(dim, a.ndim),) if a.ndim else ()
+        d = wrap_dim(dim, a.ndim)
+        dims = (d,) if a.ndim else ()
         r = _arr(np.prod(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(ProdBackward0, r, (x,))
@@ -247,6 +260,10 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
     if isinstance(dim, Tensor):
         return (E.maximum if is_max else E.minimum)(x, dim, out=out)
     a = x._data
+    if a.dtype.kind == "c":
+        if dim is None:
+            raise not_implemented(fname + "_all", a.dtype)
+        raise RuntimeError(f"{fname}(): does not support complex input")
     if dim is None:
         if a.size == 0:
             raise RuntimeError(
@@ -322,7 +339,9 @@ class AmaxBackward0(Node):
 def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: Any) -> Tensor:
     x = tensor_arg(input, fname)
     a = x._data
-    dims = normalize_dims(dim if dim != () else None, a.ndim) if a.ndim else ()
+    if a.dtype.kind == "c":
+        raise not_implemented(fname[1:] + "_values_cpu", a.dtype)
+    dims = normalize_dims(dim, a.ndim)
     r = _arr(np_fn(a, axis=dims, keepdims=keepdim))
     if x._requires_grad and GRAD.enabled:
         res, node = record(AmaxBackward0, r, (x,))
@@ -345,13 +364,18 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Tensor | N
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` over ``dim`` or all elements."""
+    x = tensor_arg(input, "aminmax")
+    if x._data.dtype.kind == "c":
+        raise not_implemented("aminmax_cpu", x._data.dtype)
     d = () if dim is None else dim
-    return _aminmax_t(amin(input, d, keepdim), amax(input, d, keepdim))
+    return _aminmax_t(amin(x, d, keepdim), amax(x, d, keepdim))
 
 
 def _arg(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any) -> Tensor:
     x = tensor_arg(input, fname)
     a = x._data
+    if a.dtype.kind in "bc":
+        raise RuntimeError(f"{fname}(): does not support {'bool' if a.dtype.kind == 'b' else 'complex'} input")
     if dim is None:
         if a.size == 0:
             raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -399,7 +423,7 @@ def var(
     if isinstance(dim, bool):  # var(input, unbiased) legacy overload
         unbiased, dim = dim, None
     c = _correction(unbiased, correction)
-    dims = normalize_dims(dim, x._data.ndim) if x._data.ndim else ()
+    dims = normalize_dims(dim, x._data.ndim)
     n = 1
     for d in dims:
         n *= x._data.shape[d]
@@ -435,7 +459,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
     x = tensor_arg(input, "logsumexp")
     if x._data.dtype.kind not in "fc":
         x = E.to_dtype(x, _dtype.DEFAULT.float)
-    dims = normalize_dims(dim, x._data.ndim) if x._data.ndim else ()
+    dims = normalize_dims(dim, x._data.ndim)
     m = np.max(x._data, axis=dims, keepdims=True) if x._data.size else np.zeros((1,) * x._data.ndim, x._data.dtype)
     m = np.where(np.isfinite(m), m, 0)
     shifted = E.sub(x, wrap(m))
@@ -445,25 +469,31 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
     return _finish(res, out, "logsumexp")
 
 
+def _bool_reduce(input: Tensor, dim: Any, keepdim: bool, out: Any, fname: str, np_fn: Any) -> Tensor:
+    x = tensor_arg(input, fname)
+    a = x._data
+    axis = None if dim is None else (normalize_dims(dim, a.ndim) or None)
+    r = _arr(np_fn(a, axis=axis, keepdims=keepdim and dim is not None))
+    if a.dtype == np.uint8:  # torch keeps uint8 (for backward compatibility), every other dtype gives bool
+        r = r.astype(np.uint8)
+    return _finish(wrap(r), out, fname)
+
+
 def all(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Whether all elements (over ``dim``) are nonzero."""
-    x = tensor_arg(input, "all")
-    axis = None if dim is None else normalize_dims(dim, x._data.ndim) if x._data.ndim else None
-    return _finish(wrap(_arr(np.all(x._data, axis=axis, keepdims=keepdim and axis is not None))), out, "all")
+    return _bool_reduce(input, dim, keepdim, out, "all", np.all)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Whether any element (over ``dim``) is nonzero."""
-    x = tensor_arg(input, "any")
-    axis = None if dim is None else normalize_dims(dim, x._data.ndim) if x._data.ndim else None
-    return _finish(wrap(_arr(np.any(x._data, axis=axis, keepdims=keepdim and axis is not None))), out, "any")
+    return _bool_reduce(input, dim, keepdim, out, "any", np.any)
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """Number of nonzero elements (over ``dim``)."""
     x = tensor_arg(input, "count_nonzero")
     axis = None if dim is None else normalize_dims(dim, x._data.ndim)
-    return wrap(_arr(np.count_nonzero(x._data, axis=axis)).astype(np.int64))
+    return wrap(_arr(np.count_nonzero(x._data, axis=axis or None)).astype(np.int64))
 
 
 class CumsumBackward0(Node):
@@ -553,21 +583,43 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = 
     return _finish(wrap(r), out, "cumprod")
 
 
+def check_sortable(a: np.ndarray, fname: str) -> None:
+    """torch's errors for sorting-based ops on dtypes without an order (complex; bool for some)."""
+    kind = a.dtype.kind
+    if kind == "c" or (kind == "b" and fname in ("median", "kthvalue", "topk")):
+        if fname in ("sort", "topk"):
+            name = "Sort" if fname == "sort" else fname
+            raise RuntimeError(f"{'' if kind == 'b' else ' '}{name} does not support {'bool' if kind == 'b' else 'complex'} dtypes on CPU")
+        raise not_implemented(fname + "_cpu", a.dtype)
+
+
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
     x = tensor_arg(input, "median")
     a = x._data
+    check_sortable(a, "median")
     from .indexing import gather
 
     if dim is None:
+        if a.size == 0:
+            return wrap(np.array(np.nan, dtype=a.dtype))
         flat = S.reshape(x, (-1,))
         k = (a.size - 1) // 2
-        order = np.argsort(flat._data, kind="stable")
+        order = _nan_last_argsort(flat._data, 0)
         return S.select(gather(flat, 0, wrap(order[k : k + 1])), 0, 0)
     d = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        return _median_t(x, wrap(np.zeros((), dtype=np.int64)))
+    if a.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     k = (a.shape[d] - 1) // 2
-    order = np.argsort(a, axis=d, kind="stable")
+    order = _nan_last_argsort(a, d)
     idx = np.take(order, [k], axis=d)
+    if a.dtype.kind == "f":
+        # a slice containing NaN has NaN as its median, at the first NaN's index
+        has_nan = np.isnan(a).any(axis=d, keepdims=True)
+        if has_nan.any():
+            idx = np.where(has_nan, np.expand_dims(np.argmax(np.isnan(a), axis=d), d), idx)
     values = gather(x, d, wrap(idx))
     if not keepdim:
         values = S.squeeze(values, d)
@@ -575,22 +627,27 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _median_t(values, wrap(idx.astype(np.int64)))
 
 
+def _nan_last_argsort(a: np.ndarray, d: int) -> np.ndarray:
+    # NumPy's stable sort already puts NaN last
+    return np.argsort(a, axis=d, kind="stable")
+
+
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """The most frequent value along ``dim`` (the smallest on ties) and its last index."""
     x = tensor_arg(input, "mode")
     a = x._data
     d = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        return _mode_t(x, wrap(np.zeros((), dtype=np.int64)))
+    check_sortable(a, "mode")
     moved = np.moveaxis(a, d, -1)
     flat = moved.reshape(-1, moved.shape[-1])
-    vals = np.empty(flat.shape[0], dtype=a.dtype)
     idxs = np.empty(flat.shape[0], dtype=np.int64)
     for i, row in enumerate(flat):
         uniq, counts = np.unique(row, return_counts=True)
         v = uniq[np.argmax(counts)]
-        vals[i] = v
         idxs[i] = np.nonzero(row == v)[0][-1]
-    shape = moved.shape[:-1]
-    vals, idxs = vals.reshape(shape), idxs.reshape(shape)
+    idxs = idxs.reshape(moved.shape[:-1])
     from .indexing import gather
 
     gi = np.expand_dims(idxs, d)

@@ -412,7 +412,7 @@ def _tensor_list(tensors: Any, fname: str) -> list[Tensor]:
             raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, but found element of type {type(t_).__name__} at pos {i}")
         out.append(t_)
     if not out:
-        raise RuntimeError(f"{fname}(): expected a non-empty list of Tensors")
+        raise ValueError(f"{fname}(): expected a non-empty list of Tensors")
     return out
 
 
@@ -695,7 +695,9 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
 def tile(input: Tensor, dims: Any) -> Tensor:
     """Like :func:`repeat`, but missing leading repeats count as 1."""
     x = tensor_arg(input, "tile")
-    reps = tuple(dims)
+    if not isinstance(dims, (tuple, list, Size)):
+        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    reps = _shape_arg(tuple(dims), "tile")
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
     return repeat(x, reps)

@@ -5,9 +5,19 @@ from .activation import (
     ReLU6, SELU, Sigmoid, SiLU, Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold,
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
 )
 from .misc import Dropout, Embedding, Flatten, LayerNorm, Unflatten
 from .module import Module
+from .normalization import (
+    AlphaDropout, BatchNorm1d, BatchNorm2d, BatchNorm3d, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout, GroupNorm,
+    InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm,
+)
+from .pooling import (
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+    AvgPool1d, AvgPool2d, AvgPool3d, Fold, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool2d, MaxPool3d, PixelShuffle,
+    PixelUnshuffle, Unfold, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d,
+)

@@ -71,8 +71,9 @@ class LayerNorm(Module):
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(C.ones(self.normalized_shape, dtype=dtype))
-            self.bias = Parameter(C.zeros(self.normalized_shape, dtype=dtype)) if bias else None
-            if not bias:
+            if bias:
+                self.bias = Parameter(C.zeros(self.normalized_shape, dtype=dtype))
+            else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
@@ -82,7 +83,8 @@ class LayerNorm(Module):
         return _F().layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class Embedding(Module):
@@ -98,6 +100,8 @@ class Embedding(Module):
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = padding_idx % num_embeddings
         self.padding_idx = padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
             self.weight = Parameter(C.empty(num_embeddings, embedding_dim, dtype=dtype), requires_grad=not _freeze)
             init.normal_(self.weight)
@@ -107,12 +111,21 @@ class Embedding(Module):
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def forward(self, input: Any) -> Any:
-        return _F().embedding(input, self.weight, self.padding_idx)
+        return _F().embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                              self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
         return s
 
     @classmethod

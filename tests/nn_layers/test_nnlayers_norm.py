@@ -1,0 +1,196 @@
+"""Batch, instance, group and local response normalisation; channel-wise and alpha dropout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlib
+import tensorlib.nn.functional as F
+from tensorlib.autograd import gradcheck, gradgradcheck
+
+RNG = np.random.default_rng(11)
+
+
+def leaf(*shape):
+    return tensorlib.tensor(RNG.standard_normal(shape), dtype=tensorlib.float64, requires_grad=True)
+
+
+def _pair(torch, a):
+    return torch.tensor(a, requires_grad=True), tensorlib.tensor(a, requires_grad=True)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (2, 3, 4, 2), (2, 3, 2, 2, 2)])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_matches_torch(shape, training, affine):
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal(shape) * 2 + 1
+    c = shape[1]
+    rm, rv = RNG.standard_normal(c), RNG.random(c) + 0.5
+    w, b = RNG.standard_normal(c), RNG.standard_normal(c)
+    tx, lx = _pair(torch, a)
+    trm, trv, lrm, lrv = torch.tensor(rm), torch.tensor(rv), tensorlib.tensor(rm), tensorlib.tensor(rv)
+    tw, lw = _pair(torch, w) if affine else (None, None)
+    tb, lb = _pair(torch, b) if affine else (None, None)
+    expected = torch.nn.functional.batch_norm(tx, trm, trv, tw, tb, training, 0.3, 1e-3)
+    got = F.batch_norm(lx, lrm, lrv, lw, lb, training, 0.3, 1e-3)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), atol=1e-10)
+    np.testing.assert_allclose(lrm.numpy(), trm.numpy(), atol=1e-12)
+    np.testing.assert_allclose(lrv.numpy(), trv.numpy(), atol=1e-12)
+    g = RNG.standard_normal(shape)
+    expected.backward(torch.tensor(g))
+    got.backward(tensorlib.tensor(g))
+    for t, l in ((tx, lx), (tw, lw), (tb, lb)):
+        if t is not None:
+            np.testing.assert_allclose(l.grad.numpy(), t.grad.numpy(), atol=1e-9)
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+def test_instance_norm_matches_torch(use_input_stats):
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((3, 2, 4, 5))
+    rm, rv, w, b = RNG.standard_normal(2), RNG.random(2) + 0.5, RNG.standard_normal(2), RNG.standard_normal(2)
+    t_stats, l_stats = [torch.tensor(v) for v in (rm, rv)], [tensorlib.tensor(v) for v in (rm, rv)]
+    expected = torch.nn.functional.instance_norm(torch.tensor(a), *t_stats, torch.tensor(w), torch.tensor(b),
+                                                 use_input_stats, 0.2, 1e-4)
+    got = F.instance_norm(tensorlib.tensor(a), *l_stats, tensorlib.tensor(w), tensorlib.tensor(b), use_input_stats, 0.2,
+                          1e-4)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), atol=1e-10)
+    for t, l in zip(t_stats, l_stats):
+        np.testing.assert_allclose(l.numpy(), t.numpy(), atol=1e-12)
+    np.testing.assert_allclose(F.instance_norm(tensorlib.tensor(a)).numpy(),
+                               torch.nn.functional.instance_norm(torch.tensor(a)).numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6, 3), 3), ((2, 4, 2, 3), 1), ((3, 4), 4), ((1, 4, 2, 1, 2), 2)])
+def test_group_norm_matches_torch(shape, groups):
+    torch = pytest.importorskip("torch")
+    a, w, b = RNG.standard_normal(shape), RNG.standard_normal(shape[1]), RNG.standard_normal(shape[1])
+    expected = torch.nn.functional.group_norm(torch.tensor(a), groups, torch.tensor(w), torch.tensor(b), 1e-3)
+    got = F.group_norm(tensorlib.tensor(a), groups, tensorlib.tensor(w), tensorlib.tensor(b), 1e-3)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 5, 3), 2), ((2, 6, 2, 3), 3), ((1, 4, 2, 2, 2), 5), ((2, 3, 4), 1)])
+def test_local_response_norm_matches_torch(shape, size):
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal(shape)
+    expected = torch.nn.functional.local_response_norm(torch.tensor(a), size, 0.3, 0.6, 1.5)
+    got = F.local_response_norm(tensorlib.tensor(a), size, 0.3, 0.6, 1.5)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), atol=1e-12)
+
+
+GRAD_CASES = [
+    (lambda x, w, b: F.batch_norm(x, None, None, w, b, True), (3, 2), True),
+    (lambda x, w, b: F.batch_norm(x, None, None, w, b, True, eps=0.1), (2, 2, 2), True),
+    (lambda x, w, b: F.batch_norm(x, tensorlib.zeros(2, dtype=tensorlib.float64),
+                                  tensorlib.ones(2, dtype=tensorlib.float64), w, b), (2, 2, 2), True),
+    (lambda x, w, b: F.instance_norm(x, weight=w, bias=b), (2, 2, 3), True),
+    (lambda x, w, b: F.group_norm(x, 2, w, b), (1, 2, 3), True),
+    (lambda x: F.group_norm(x, 1), (2, 2, 2), False),
+    (lambda x: F.local_response_norm(x, 2, 0.5, 0.75, 1.0), (1, 3, 2), False),
+]
+
+
+@pytest.mark.parametrize("i", range(len(GRAD_CASES)))
+def test_norm_gradcheck_and_gradgradcheck(i):
+    fn, shape, affine = GRAD_CASES[i]
+    inputs = (leaf(*shape), leaf(shape[1]), leaf(shape[1])) if affine else (leaf(*shape),)
+    assert gradcheck(fn, inputs)
+    assert gradgradcheck(fn, inputs)
+
+
+def test_batch_norm_normalises_and_updates_running_stats():
+    x = tensorlib.tensor([[1.0, 10.0], [3.0, 20.0]])
+    rm, rv = tensorlib.zeros(2), tensorlib.ones(2)
+    out = F.batch_norm(x, rm, rv, training=True, momentum=0.5, eps=0.0)
+    np.testing.assert_allclose(out.numpy(), [[-1, -1], [1, 1]], atol=1e-6)
+    np.testing.assert_allclose(rm.numpy(), [1.0, 7.5])
+    np.testing.assert_allclose(rv.numpy(), [0.5 + 0.5 * 2.0, 0.5 + 0.5 * 50.0])
+    assert rm._version_value > 0
+
+
+def test_dropout_channels_are_zeroed_together():
+    tensorlib.manual_seed(3)
+    x = tensorlib.ones(8, 16, 3, 4)
+    out = F.dropout2d(x, 0.5)
+    a = out.numpy()
+    per_channel = a.reshape(8, 16, -1)
+    assert np.all((per_channel == 0).all(-1) | (per_channel == 2).all(-1))
+    assert 0 < (per_channel[..., 0] == 0).mean() < 1
+    assert F.dropout2d(x, 0.5, training=False) is x
+    assert F.dropout3d(tensorlib.ones(2, 3, 2, 2, 2), 1.0).numpy().sum() == 0
+    out1 = F.dropout1d(tensorlib.ones(4, 5), 0.5).numpy()  # unbatched (C, L): one draw per channel
+    assert np.all((out1 == 0).all(-1) | (out1 == 2).all(-1))
+
+
+def test_dropout_inplace_and_gradient():
+    tensorlib.manual_seed(0)
+    x = tensorlib.ones(4, 6, 3)
+    y = F.dropout1d(x, 0.5, inplace=True)
+    assert y is x and set(np.unique(x.numpy())) <= {0.0, 2.0}
+    w = tensorlib.ones(2, 4, 3, requires_grad=True)
+    out = F.dropout1d(w, 0.25)
+    out.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), out.detach().numpy())
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    tensorlib.manual_seed(0)
+    x = tensorlib.randn(200000, dtype=tensorlib.float64)
+    out = F.alpha_dropout(x, 0.2, training=True).numpy()
+    assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
+    assert F.alpha_dropout(x, 0.2) is x
+    feat = F.feature_alpha_dropout(tensorlib.zeros(3, 50, 4), 0.5, training=True).numpy()
+    assert np.all(feat.min(-1) == feat.max(-1))
+
+
+def test_dropout2d_warns_for_other_ranks():
+    with pytest.warns(UserWarning, match="Received a 3D input to dropout2d"):
+        F.dropout2d(tensorlib.ones(2, 3, 4))
+    with pytest.warns(UserWarning, match="Received a 2-D input to dropout2d"):
+        F.dropout2d(tensorlib.ones(2, 3))
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):
+        F.dropout3d(tensorlib.ones(2, 3, 4))
+
+
+def Z(lib, *shape):
+    return lib.zeros(*shape)
+
+
+ERRORS = [
+    (lambda L, F: F.batch_norm(Z(L, 2, 3, 5), None, None, training=False), RuntimeError),
+    (lambda L, F: F.batch_norm(Z(L, 2, 3, 5), Z(L, 4), Z(L, 3)), RuntimeError),
+    (lambda L, F: F.batch_norm(Z(L, 2, 3, 5), Z(L, 3), Z(L, 4)), RuntimeError),
+    (lambda L, F: F.batch_norm(Z(L, 2, 3, 5), Z(L, 3), Z(L, 3), weight=Z(L, 4)), RuntimeError),
+    (lambda L, F: F.batch_norm(Z(L, 1, 3, 1, 1), Z(L, 3), Z(L, 3), training=True), ValueError),
+    (lambda L, F: F.batch_norm(Z(L, 5), None, None, training=True), IndexError),
+    (lambda L, F: F.instance_norm(Z(L, 2, 3, 1, 1)), ValueError),
+    (lambda L, F: F.group_norm(Z(L, 2, 3, 5), 2), RuntimeError),
+    (lambda L, F: F.group_norm(Z(L, 2, 3, 5), 3, Z(L, 4)), RuntimeError),
+    (lambda L, F: F.group_norm(Z(L, 2, 3, 5), 3, None, Z(L, 2)), RuntimeError),
+    (lambda L, F: F.group_norm(Z(L, 5), 1), RuntimeError),
+    (lambda L, F: F.local_response_norm(Z(L, 5, 5), 2), ValueError),
+    (lambda L, F: F.dropout1d(Z(L, 2, 3, 5, 5), 0.5), RuntimeError),
+    (lambda L, F: F.dropout2d(Z(L, 2, 3, 5, 5), 1.5), ValueError),
+    (lambda L, F: F.alpha_dropout(Z(L, 2, 3), -0.1), ValueError),
+]
+
+
+@pytest.mark.parametrize("i", range(len(ERRORS)))
+def test_norm_errors(i):
+    call, etype = ERRORS[i]
+    with pytest.raises(etype):
+        call(tensorlib, F)
+
+
+@pytest.mark.parametrize("i", range(len(ERRORS)))
+def test_norm_error_messages_match_torch(i):
+    torch = pytest.importorskip("torch")
+    call, etype = ERRORS[i]
+    with pytest.raises(etype) as expected:
+        call(torch, torch.nn.functional)
+    with pytest.raises(etype) as got:
+        call(tensorlib, F)
+    assert str(got.value) == str(expected.value).replace("torch.", "tensorlib.")

@@ -1,0 +1,228 @@
+"""Error paths of ops: torch's exception types and messages, never a NumPy error leaking through.
+
+Each case is a function of the library module, so the same call runs on
+``tensorlib`` and (when installed) on ``torch``, whose exception type must match.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import tensorlib
+
+
+class ScalarTensor:
+    """A tensor-like object that does not take part in the dispatch protocol."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+
+def m(L: Any, *shape: int) -> Any:
+    """A float tensor of ``shape`` with distinct values."""
+    n = int(np.prod(shape)) if shape else 1
+    return L.arange(n, dtype=L.float32).reshape(shape)
+
+
+BROADCAST = "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"
+
+# id -> (call, expected exception, regex the message must match)
+CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
+    # shapes that do not broadcast
+    "add-broadcast": (lambda L: L.add(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "mul-broadcast": (lambda L: m(L, 2, 3) * m(L, 2, 2), RuntimeError, re.escape(BROADCAST)),
+    "sub-broadcast": (lambda L: L.sub(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "div-broadcast": (lambda L: L.div(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "pow-broadcast": (lambda L: L.pow(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "maximum-broadcast": (lambda L: L.maximum(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "eq-broadcast": (lambda L: L.eq(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "where-broadcast": (lambda L: L.where(m(L, 2, 3) > 1, m(L, 2, 3), m(L, 2, 2)), RuntimeError, "must match"),
+    "lerp-broadcast": (lambda L: L.lerp(m(L, 2, 3), m(L, 2, 2), 0.5), RuntimeError, "must match"),
+    "remainder-broadcast": (lambda L: L.remainder(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "atan2-broadcast": (lambda L: L.atan2(m(L, 2, 3), m(L, 2, 2)), RuntimeError, re.escape(BROADCAST)),
+    "add_-broadcast": (lambda L: m(L, 2, 2).add_(m(L, 2, 3)), RuntimeError, "must match|doesn't match"),
+    "add_-into-smaller": (lambda L: m(L, 3).add_(m(L, 2, 3)), RuntimeError, "doesn't match the broadcast shape"),
+    "masked_fill-broadcast": (lambda L: m(L, 2, 3).masked_fill(m(L, 2, 2) > 1, 0.0), RuntimeError, "must match"),
+    "broadcast_tensors": (lambda L: L.broadcast_tensors(m(L, 2, 3), m(L, 2, 2)), RuntimeError, "must match|shape mismatch"),
+    # matrix products
+    "mm-shapes": (lambda L: L.mm(m(L, 2, 3), m(L, 2, 3)), RuntimeError, re.escape("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")),
+    "mm-1d": (lambda L: L.mm(m(L, 3), m(L, 3, 2)), RuntimeError, "must be a matrix"),
+    "matmul-shapes": (lambda L: L.matmul(m(L, 2, 3), m(L, 4, 2)), RuntimeError, "cannot be multiplied"),
+    "matmul-operator": (lambda L: m(L, 2, 3) @ m(L, 4), RuntimeError, "size mismatch|cannot be multiplied"),
+    "matmul-0d": (lambda L: L.matmul(m(L), m(L, 2)), RuntimeError, "at least 1D"),
+    "matmul-batch": (lambda L: L.matmul(m(L, 2, 2, 3), m(L, 3, 3, 2)), RuntimeError, "must match"),
+    "bmm-shapes": (lambda L: L.bmm(m(L, 2, 2, 3), m(L, 2, 2, 3)), RuntimeError, "Expected size"),
+    "bmm-2d": (lambda L: L.bmm(m(L, 2, 3), m(L, 3, 2)), RuntimeError, "batch1 must be a 3D tensor"),
+    "mv-shapes": (lambda L: L.mv(m(L, 2, 3), m(L, 2)), RuntimeError, "size mismatch"),
+    "dot-shapes": (lambda L: L.dot(m(L, 3), m(L, 2)), RuntimeError, "inconsistent tensor size"),
+    "dot-2d": (lambda L: L.dot(m(L, 2, 3), m(L, 2, 3)), RuntimeError, "1D tensors expected"),
+    "mm-dtypes": (lambda L: L.mm(m(L, 2, 3), m(L, 3, 2).double()), RuntimeError, "same dtype"),
+    "addmm-shapes": (lambda L: L.addmm(m(L, 3, 3), m(L, 2, 3), m(L, 3, 2)), RuntimeError, "must match|expand"),
+    "tensordot-shapes": (lambda L: L.tensordot(m(L, 2, 3), m(L, 2, 3), 1), RuntimeError, "contracted dimensions|cannot be multiplied"),
+    "outer-2d": (lambda L: L.outer(m(L, 2, 2), m(L, 2)), RuntimeError, "1-D|1D"),
+    "cross-size": (lambda L: L.cross(m(L, 2, 2), m(L, 2, 2), dim=1), RuntimeError, "must have length 3"),
+    "trace-1d": (lambda L: L.trace(m(L, 3)), RuntimeError, "expected a matrix"),
+    "einsum-operands": (lambda L: L.einsum("ij,jk->ik", m(L, 2, 3)), RuntimeError, "operands"),
+    "einsum-sizes": (lambda L: L.einsum("ij,jk->ik", m(L, 2, 3), m(L, 2, 2)), RuntimeError, "subscript j"),
+    # indices out of range
+    "getitem-int": (lambda L: m(L, 3)[5], IndexError, "index 5 is out of bounds for dimension 0 with size 3"),
+    "getitem-negative": (lambda L: m(L, 3)[-4], IndexError, "out of bounds"),
+    "getitem-second-dim": (lambda L: m(L, 2, 3)[:, 7], IndexError, "out of bounds for dimension 1 with size 3"),
+    "getitem-tensor": (lambda L: m(L, 3)[L.tensor([0, 3])], IndexError, "out of bounds"),
+    "getitem-too-many": (lambda L: m(L, 3)[0, 0], IndexError, "too many indices"),
+    "getitem-float": (lambda L: m(L, 3)[1.5], IndexError, "only integers, slices"),
+    "getitem-float-tensor": (lambda L: m(L, 3)[L.tensor([0.0])], IndexError, "tensors used as indices must be long"),
+    "getitem-bool-shape": (lambda L: m(L, 3)[L.tensor([True, False])], IndexError, "shape of the mask"),
+    "getitem-0d-int": (lambda L: m(L)[0], IndexError, "invalid index of a 0-dim tensor"),
+    "setitem-int": (lambda L: m(L, 3).__setitem__(3, 1.0), IndexError, "out of bounds"),
+    "index_select": (lambda L: L.index_select(m(L, 2, 3), 1, L.tensor([0, 3])), IndexError, "index out of range"),
+    "select": (lambda L: L.select(m(L, 2, 3), 1, 3), IndexError, "out of range"),
+    "narrow": (lambda L: L.narrow(m(L, 2, 3), 1, 2, 2), RuntimeError, "exceeds dimension size"),
+    "gather": (lambda L: L.gather(m(L, 2, 3), 1, L.tensor([[0, 3]])), RuntimeError, "out of bounds"),
+    "scatter": (lambda L: L.scatter(m(L, 2, 3), 1, L.tensor([[0, 3]]), m(L, 1, 2)), RuntimeError, "out of bounds"),
+    "take": (lambda L: L.take(m(L, 2, 3), L.tensor([6])), IndexError, "out of range|out of bounds"),
+    "index_put": (lambda L: L.index_put(m(L, 3), (L.tensor([3]),), L.tensor([1.0])), IndexError, "out of bounds"),
+    "index_add": (lambda L: L.index_add(m(L, 2, 3), 1, L.tensor([3]), m(L, 2, 1)), IndexError, "out of bounds|out of range"),
+    "topk-k": (lambda L: L.topk(m(L, 3), 4), RuntimeError, "out of range"),
+    "kthvalue-k": (lambda L: L.kthvalue(m(L, 3), 4), RuntimeError, "out of range"),
+    # impossible views and shapes
+    "view-noncontiguous": (lambda L: m(L, 2, 3).t().view(6), RuntimeError, "view size is not compatible"),
+    "view-size": (lambda L: m(L, 2, 3).view(4), RuntimeError, re.escape("shape '[4]' is invalid for input of size 6")),
+    "view-two-inferred": (lambda L: m(L, 2, 3).view(-1, -1), RuntimeError, "only one dimension can be inferred"),
+    "reshape-size": (lambda L: L.reshape(m(L, 2, 3), (4, 2)), RuntimeError, "is invalid for input of size 6"),
+    "reshape-negative": (lambda L: L.reshape(m(L, 2, 3), (-2, 3)), RuntimeError, "invalid shape dimension -2"),
+    "expand": (lambda L: m(L, 2, 3).expand(3, 3), RuntimeError, "must match the existing size"),
+    "expand-fewer-dims": (lambda L: m(L, 2, 3).expand(3), RuntimeError, "number of sizes provided"),
+    "broadcast_to": (lambda L: L.broadcast_to(m(L, 2, 3), (2, 2)), RuntimeError, "must match the existing size"),
+    "permute-ndims": (lambda L: L.permute(m(L, 2, 3), (0,)), RuntimeError, "number of dimensions"),
+    "permute-repeated": (lambda L: L.permute(m(L, 2, 3), (0, 0)), RuntimeError, "repeated dim|duplicate dims"),
+    "flatten-order": (lambda L: L.flatten(m(L, 2, 3, 2), 2, 1), RuntimeError, "start_dim cannot come after end_dim"),
+    "unflatten-sizes": (lambda L: L.unflatten(m(L, 2, 6), 1, (4, 2)), RuntimeError, "unflatten|invalid"),
+    "cat-ndim": (lambda L: L.cat([m(L, 2, 3), m(L, 3)]), RuntimeError, "same number of dimensions"),
+    "cat-sizes": (lambda L: L.cat([m(L, 2, 3), m(L, 2, 2)]), RuntimeError, "Sizes of tensors must match except in dimension 0"),
+    "cat-0d": (lambda L: L.cat([m(L), m(L)]), RuntimeError, "zero-dimensional tensor"),
+    "cat-empty": (lambda L: L.cat([]), RuntimeError, "non-empty list"),
+    "stack-sizes": (lambda L: L.stack([m(L, 2), m(L, 3)]), RuntimeError, "stack expects each tensor to be equal size"),
+    "split-sections": (lambda L: L.split(m(L, 5), [2, 2]), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to 5"),
+    "chunk-zero": (lambda L: L.chunk(m(L, 4), 0), RuntimeError, "chunk expects `chunks` to be greater than 0"),
+    "repeat-fewer": (lambda L: m(L, 2, 3).repeat(2), RuntimeError, "Number of dimensions of repeat dims"),
+    "roll-mismatch": (lambda L: L.roll(m(L, 2, 3), (1, 1), (0,)), RuntimeError, "shifts and dimensions must align"),
+    "diagonal-same-dims": (lambda L: L.diagonal(m(L, 3, 3), 0, 1, 1), RuntimeError, "diagonal dimensions cannot be identical"),
+    "diag-3d": (lambda L: L.diag(m(L, 2, 2, 2)), RuntimeError, "1D or 2D"),
+    "movedim-count": (lambda L: L.movedim(m(L, 2, 3), (0, 1), (1,)), RuntimeError, "movedim: Invalid source or destination dims"),
+    "t-3d": (lambda L: L.t(m(L, 2, 2, 2)), RuntimeError, "expects a tensor with <= 2 dimensions"),
+    "tile-type": (lambda L: L.tile(m(L, 2), 2), TypeError, "tile"),
+    "gather-ndim": (lambda L: L.gather(m(L, 2, 3), 1, L.tensor([0, 1])), RuntimeError, "same number of dimensions"),
+    # wrong argument types
+    "mean-type": (lambda L: L.mean(ScalarTensor(2.0)), TypeError, re.escape("mean(): argument 'input' (position 1) must be Tensor, not ScalarTensor")),
+    "sum-list": (lambda L: L.sum([1, 2]), TypeError, re.escape("sum(): argument 'input' (position 1) must be Tensor, not list")),
+    "exp-float": (lambda L: L.exp(2.0), TypeError, re.escape("exp(): argument 'input' (position 1) must be Tensor, not float")),
+    "mm-other": (lambda L: L.mm(m(L, 2, 2), 3), TypeError, r"mm\(\): argument 'mat2' \(position 2\) must be Tensor, not int"),
+    "add-str": (lambda L: L.add(m(L, 2), "a"), TypeError, "add"),
+    "add-both-numbers": (lambda L: L.add(1, 2), TypeError, r"add\(\): argument 'input' \(position 1\) must be Tensor, not int"),
+    "maximum-number": (lambda L: L.maximum(m(L, 2), 1.0), TypeError, r"maximum\(\): argument 'other' \(position 2\) must be Tensor, not float"),
+    "cat-tensor": (lambda L: L.cat(m(L, 2)), TypeError, r"cat\(\): argument 'tensors' \(position 1\) must be tuple of Tensors, not Tensor"),
+    "cat-element": (lambda L: L.cat([m(L, 2), 3]), TypeError, "must be tuple of Tensors"),
+    "reshape-float": (lambda L: L.reshape(m(L, 2, 3), (2.0, 3)), TypeError, "must be tuple of ints"),
+    "view-float": (lambda L: m(L, 2, 3).view(6.0), TypeError, "must be tuple of ints"),
+    "sum-dim-float": (lambda L: L.sum(m(L, 2, 3), 1.0), TypeError, "sum"),
+    "transpose-dim-str": (lambda L: L.transpose(m(L, 2, 3), "a", 1), TypeError, "transpose"),
+    "gather-float-index": (lambda L: L.gather(m(L, 2, 3), 1, m(L, 2, 3)), RuntimeError, "gather"),
+    "index_select-float-index": (lambda L: L.index_select(m(L, 2, 3), 1, m(L, 2)), (RuntimeError, IndexError), "index"),
+    "masked_fill-float-mask": (lambda L: m(L, 2).masked_fill(m(L, 2), 0.0), RuntimeError, "only supports boolean masks"),
+    "where-int-condition": (lambda L: L.where(L.tensor([1, 0]), m(L, 2), m(L, 2)), RuntimeError, "boolean"),
+    "logical_and-number": (lambda L: L.logical_and(m(L, 2), 1), TypeError, r"logical_and\(\): argument 'other' \(position 2\) must be Tensor"),
+    "clamp-none": (lambda L: L.clamp(m(L, 2)), RuntimeError, "At least one of 'min' or 'max' must not be None"),
+    "div-rounding": (lambda L: L.div(m(L, 2), 2, rounding_mode="round"), ValueError, "rounding_mode"),
+    # bad dims
+    "sum-dim": (lambda L: L.sum(m(L, 2, 3), 2), IndexError, re.escape("Dimension out of range (expected to be in range of [-2, 1], but got 2)")),
+    "mean-dim": (lambda L: L.mean(m(L, 2, 3), -3), IndexError, re.escape("Dimension out of range (expected to be in range of [-2, 1], but got -3)")),
+    "sum-0d-dim": (lambda L: L.sum(m(L), 1), IndexError, re.escape("Dimension out of range (expected to be in range of [-1, 0], but got 1)")),
+    "sum-repeated-dims": (lambda L: L.sum(m(L, 2, 3), (1, 1)), RuntimeError, "appears multiple times"),
+    "max-dim": (lambda L: L.max(m(L, 2, 3), 2), IndexError, "Dimension out of range"),
+    "argmax-dim": (lambda L: L.argmax(m(L, 2, 3), 5), IndexError, "Dimension out of range"),
+    "softmax-dim": (lambda L: L.softmax(m(L, 2, 3), 2), IndexError, "Dimension out of range"),
+    "cumsum-dim": (lambda L: L.cumsum(m(L, 2, 3), -3), IndexError, "Dimension out of range"),
+    "transpose-dim": (lambda L: L.transpose(m(L, 2, 3), 0, 2), IndexError, "Dimension out of range"),
+    "unsqueeze-dim": (lambda L: L.unsqueeze(m(L, 2, 3), 3), IndexError, re.escape("(expected to be in range of [-3, 2], but got 3)")),
+    "squeeze-dim": (lambda L: L.squeeze(m(L, 2, 3), 2), IndexError, "Dimension out of range"),
+    "cat-dim": (lambda L: L.cat([m(L, 2, 3), m(L, 2, 3)], 2), IndexError, "Dimension out of range"),
+    "stack-dim": (lambda L: L.stack([m(L, 2, 3), m(L, 2, 3)], 3), IndexError, "Dimension out of range"),
+    "flip-dim": (lambda L: L.flip(m(L, 2, 3), (2,)), IndexError, "Dimension out of range"),
+    "var-dim": (lambda L: L.var(m(L, 2, 3), 2), IndexError, "Dimension out of range"),
+    "logsumexp-dim": (lambda L: L.logsumexp(m(L, 2, 3), 2), IndexError, "Dimension out of range"),
+    "sort-dim": (lambda L: L.sort(m(L, 2, 3), 2), IndexError, "Dimension out of range"),
+    "gather-dim": (lambda L: L.gather(m(L, 2, 3), 2, L.tensor([[0]])), IndexError, "Dimension out of range"),
+    "size-dim": (lambda L: m(L, 2, 3).size(2), IndexError, "Dimension out of range"),
+    "norm-dim": (lambda L: L.norm(m(L, 2, 3), dim=2), IndexError, "Dimension out of range"),
+    "diagonal-dim": (lambda L: L.diagonal(m(L, 2, 3), 0, 0, 2), IndexError, "Dimension out of range"),
+    "prod-dim": (lambda L: L.prod(m(L, 2, 3), 2), IndexError, "Dimension out of range"),
+    "select-0d": (lambda L: L.select(m(L), 0, 0), IndexError, "select\\(\\) cannot be applied to a 0-dim tensor"),
+    # dtypes without a kernel
+    "bitwise_and-float": (lambda L: L.bitwise_and(m(L, 2), m(L, 2)), NotImplementedError, "\"bitwise_and_cpu\" not implemented for 'Float'"),
+    "sub-bool": (lambda L: L.tensor([True]) - L.tensor([False]), RuntimeError, "Subtraction, the `-` operator, with two bool tensors"),
+    "neg-bool": (lambda L: -L.tensor([True]), RuntimeError, "Negation, the `-` operator, on a bool tensor"),
+    "mean-int": (lambda L: L.mean(L.tensor([1, 2])), RuntimeError, "mean\\(\\): could not infer output dtype"),
+    "remainder-int-zero": (lambda L: L.remainder(L.tensor([1, 2]), 0), RuntimeError, "ZeroDivisionError"),
+    "floor_divide-bool": (lambda L: L.floor_divide(L.tensor([True]), L.tensor([True])), NotImplementedError, "div_floor_cpu"),
+    "maximum-complex": (lambda L: L.maximum(L.tensor([1j]), L.tensor([1j])), RuntimeError, "maximum not implemented for complex tensors"),
+    "sort-complex": (lambda L: L.sort(L.tensor([1j, 2j])), RuntimeError, "Sort does not support complex dtypes"),
+    "argmax-bool": (lambda L: L.argmax(L.tensor([True, False])), RuntimeError, "does not support bool input"),
+    "floor-complex": (lambda L: L.floor(L.tensor([1j])), NotImplementedError, "floor is not supported for complex inputs"),
+    "sign-complex": (lambda L: L.sign(L.tensor([1j])), NotImplementedError, "torch.sgn"),
+    "softmax-int": (lambda L: L.softmax(L.tensor([1, 2]), 0), NotImplementedError, "softmax_lastdim_kernel_impl"),
+    "lerp-dtypes": (lambda L: L.lerp(m(L, 2), m(L, 2).double(), 0.5), RuntimeError, "expected dtype float for `end`"),
+    "add-alpha-float": (lambda L: L.add(L.tensor([1]), L.tensor([2]), alpha=0.5), RuntimeError, "alpha must not be a floating point"),
+    "add_-int-float": (lambda L: L.tensor([1]).add_(0.5), RuntimeError, "result type Float can't be cast to the desired output type Long"),
+    "mul_-broadcast-out": (lambda L: L.tensor([1.0]).mul_(m(L, 2)), RuntimeError, "doesn't match the broadcast shape"),
+    "requires-grad-int": (lambda L: L.tensor([1]).requires_grad_(), RuntimeError, "only Tensors of floating point"),
+    "item-many": (lambda L: m(L, 2).item(), RuntimeError, "a Tensor with 2 elements cannot be converted to Scalar"),
+    "bool-many": (lambda L: bool(m(L, 2)), RuntimeError, "Boolean value of Tensor with more than one value is ambiguous"),
+}
+
+
+def _check(exc_info: Any, expected: Any, pattern: str) -> None:
+    assert isinstance(exc_info.value, expected)
+    assert re.search(pattern, str(exc_info.value)), f"message {str(exc_info.value)!r} does not match {pattern!r}"
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_error(case: str) -> None:
+    call, expected, pattern = CASES[case]
+    with pytest.raises(Exception) as info:
+        call(tensorlib)
+    _check(info, expected, pattern)
+    # never a NumPy error (its exception classes live in numpy), never AttributeError
+    assert type(info.value).__module__ in ("builtins",), type(info.value)
+    assert not isinstance(info.value, AttributeError)
+
+
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_error_type_matches_torch(case: str) -> None:
+    torch = pytest.importorskip("torch")
+    call, expected, _ = CASES[case]
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(Exception) as ours:
+        call(tensorlib)
+    assert type(ours.value) is type(theirs.value) or (
+        # torch's IndexError and friends are plain Python classes; its own types subclass them
+        isinstance(ours.value, type(theirs.value).__mro__[1])
+        and type(theirs.value).__module__.startswith("torch")
+    ), f"ours {type(ours.value).__name__}: {ours.value}; torch {type(theirs.value).__name__}: {theirs.value}"
+
+
+def test_no_numpy_warnings_leak() -> None:
+    """Float edge cases compute inf and nan quietly, as torch does (no RuntimeWarning from NumPy)."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        warnings.filterwarnings("always", category=RuntimeWarning, append=True)
+        x = tensorlib.tensor([0.0, 1.0, -1.0])
+        tensorlib.log(x), tensorlib.div(x, 0.0), tensorlib.sqrt(x), tensorlib.remainder(x, 0.0), tensorlib.fmod(x, 0.0)
+        tensorlib.exp(tensorlib.tensor([1000.0])), tensorlib.tensor([1, 2], dtype=tensorlib.int8) * 100
+    leaked = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert not leaked, leaked
