@@ -125,17 +125,21 @@ _OVERRIDABLE = {
         bitwise_xor bitwise_not isnan isinf isfinite isposinf isneginf isclose allclose equal nan_to_num clone
         positive abs_ exp_ exp2_ expm1_ log_ log2_ log10_ log1p_ sqrt_ rsqrt_ sin_ cos_ tan_ asin_ acos_ atan_ sinh_
         cosh_ tanh_ asinh_ acosh_ atanh_ sigmoid_ reciprocal_ square_ relu_ floor_ ceil_ trunc_ fix_ frac_ round_
-        neg_ negative_ clamp_ clip_"""),
+        neg_ negative_ clamp_ clip_ clamp_min_ clamp_max_ nan_to_num_ atan2 arctan2 hypot logaddexp logaddexp2 xlogy
+        xlogy_ copysign deg2rad deg2rad_ rad2deg rad2deg_ sinc sinc_ logit logit_ angle signbit heaviside addcmul addcdiv
+        arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_"""),
     **_names(_R, """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean
-        logsumexp all any count_nonzero cumsum cumprod median mode"""),
+        logsumexp all any count_nonzero cumsum cumprod median mode cummax cummin logcumsumexp diff dist"""),
     **_names(_L, """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tensordot einsum tril triu trace
-        norm cross cdist"""),
+        norm cross cdist addmv_ kron addr addbmm matrix_power logdet inverse det"""),
     **_names(_S, """flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis broadcast_to
         broadcast_tensors narrow select unbind split chunk tensor_split cat concat concatenate stack hstack vstack
-        atleast_1d atleast_2d flip fliplr flipud roll tile repeat_interleave diagonal diag diag_embed adjoint"""),
+        atleast_1d atleast_2d flip fliplr flipud roll tile repeat_interleave diagonal diag diag_embed adjoint ravel
+        narrow_copy rot90 hsplit vsplit dsplit atleast_3d column_stack dstack row_stack meshgrid cartesian_prod block_diag
+        diagflat"""),
     **_names(_I, """gather scatter scatter_add index_select index_add index_fill index_put masked_fill masked_select
         masked_scatter nonzero argwhere argsort sort msort topk kthvalue unique take take_along_dim bincount
-        searchsorted bucketize"""),
+        searchsorted bucketize index_put_ index_copy select_scatter slice_scatter diagonal_scatter"""),
     **_names(_A, "softmax log_softmax erf erfc erf_ erfc_"),
     **_names(_C, """zeros_like ones_like empty_like full_like rand_like randn_like randint_like normal bernoulli
         multinomial poisson numel"""),

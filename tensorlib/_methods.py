@@ -33,15 +33,22 @@ _FUNCTION_METHODS = {
         isfinite isposinf isneginf isclose allclose equal nan_to_num clone positive real imag
         add_ sub_ mul_ div_ pow_ neg_ negative_ abs_ exp_ exp2_ expm1_ log_ log2_ log10_ log1p_ sqrt_ rsqrt_ sin_
         cos_ tan_ asin_ acos_ atan_ sinh_ cosh_ tanh_ asinh_ acosh_ atanh_ sigmoid_ reciprocal_ square_ relu_ floor_
-        ceil_ trunc_ fix_ frac_ sign_ round_ clamp_ clip_ zero_ fill_ copy_ remainder_ floor_divide_ lerp_""",
+        ceil_ trunc_ fix_ frac_ sign_ round_ clamp_ clip_ zero_ fill_ copy_ remainder_ floor_divide_ lerp_ sgn_
+        absolute_ divide_ true_divide_ multiply_ subtract_ fmod_ float_power_ nan_to_num_ clamp_min_ clamp_max_
+        atan2 atan2_ arctan2 arctan2_ hypot hypot_ logaddexp logaddexp2 xlogy xlogy_ copysign copysign_ deg2rad deg2rad_
+        rad2deg rad2deg_ sinc sinc_ logit logit_ angle signbit heaviside heaviside_ addcmul addcmul_ addcdiv addcdiv_
+        arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_""",
     R: """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean logsumexp all
-        any count_nonzero cumsum cumprod median mode""",
-    L: "mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tril triu trace norm cross",
+        any count_nonzero cumsum cumprod median mode cumsum_ cumprod_ cummax cummin logcumsumexp diff dist""",
+    L: """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tril triu trace norm cross addmm_ addmv_ baddbmm_
+        tril_ triu_ kron addr addr_ addbmm addbmm_ matrix_power logdet inverse det""",
     S: """view_as reshape_as flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis
         expand_as broadcast_to contiguous narrow select unbind split chunk tensor_split flip fliplr flipud roll tile
-        repeat_interleave diagonal diag diag_embed adjoint""",
+        repeat_interleave diagonal diag diag_embed adjoint transpose_ swapaxes_ swapdims_ t_ squeeze_ unsqueeze_
+        ravel narrow_copy rot90 hsplit vsplit dsplit diagflat""",
     I: """gather scatter scatter_ scatter_add scatter_add_ index_select index_add index_fill index_put index_put_
-        masked_fill masked_fill_ masked_select masked_scatter nonzero argwhere argsort sort msort topk kthvalue unique
+        masked_fill masked_fill_ masked_select masked_scatter masked_scatter_ nonzero argwhere argsort sort msort topk
+        kthvalue unique index_copy index_copy_ select_scatter slice_scatter diagonal_scatter
         take take_along_dim bincount""",
     A: "softmax log_softmax erf erf_ erfc erfc_",
     C: "uniform_ normal_ random_ bernoulli_ exponential_",

@@ -138,7 +138,12 @@ def gradcheck(
     if not any_requires:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True.")
     outputs = _eval(func, inputs)
-    out_index = [o for o, t in enumerate(outputs) if isinstance(t, Tensor) and t._requires_grad]
+    for o, t in enumerate(outputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"gradcheck: the function must return Tensors, but output {o} is of type {type(t).__name__}"
+            )
+    out_index = [o for o, t in enumerate(outputs) if t._requires_grad]
     if not check_backward_ad:
         return True
     numerical = _numerical_jacobians(func, inputs, out_index, eps)

@@ -115,6 +115,8 @@ def _col2im_np(cols: np.ndarray, geo: Blocks) -> np.ndarray:
 
 
 class Im2ColBackward0(Node):
+    """Backward of im2col: col2im of the gradient."""
+
     __slots__ = ("geo",)
 
     def backward(self, g: Tensor) -> tuple:
@@ -122,6 +124,8 @@ class Im2ColBackward0(Node):
 
 
 class Col2ImBackward0(Node):
+    """Backward of col2im: im2col of the gradient."""
+
     __slots__ = ("geo",)
 
     def backward(self, g: Tensor) -> tuple:
@@ -255,36 +259,38 @@ class ConvolutionBackward0(Node):
 
 def _group_rows(t: Tensor, groups: int) -> Tensor:
     """``(N, C, *spatial) -> (groups, C / groups, N * prod(spatial))``: channels as rows, batch and space as columns."""
-    n, c = t._data.shape[:2]
-    moved = S.permute(S.reshape(t, (n, c, -1)), (1, 0, 2))
-    return S.reshape(moved, (groups, c // groups, -1))
+    n, c, *spatial = t._data.shape
+    size = math.prod(spatial)
+    moved = S.permute(S.reshape(t, (n, c, size)), (1, 0, 2))
+    return S.reshape(moved, (groups, c // groups, n * size))
 
 
 def _ungroup_rows(t: Tensor, shape: tuple) -> Tensor:
     """Inverse of :func:`_group_rows` for an image of ``shape``."""
-    n, c = shape[:2]
-    return S.reshape(S.permute(S.reshape(t, (c, n, -1)), (1, 0, 2)), shape)
+    n, c, *spatial = shape
+    return S.reshape(S.permute(S.reshape(t, (c, n, math.prod(spatial))), (1, 0, 2)), shape)
 
 
 def _conv_grads(g: Tensor, x: Tensor, w: Tensor, geo: Blocks, groups: int, need_x: bool, need_w: bool) -> tuple:
     gm = _group_rows(g, groups)
     gi = gw = None
     if need_x:
-        wm = S.reshape(w, (groups, w._data.shape[0] // groups, -1))
+        wm = S.reshape(w, (groups, w._data.shape[0] // groups, w._data.size // w._data.shape[0]))
         cols = L.matmul(S.transpose(wm, 1, 2), gm)
-        gi = col2im(S.reshape(cols, (-1, cols._data.shape[-1])), geo)
+        gi = col2im(S.reshape(cols, (x._data.shape[1] * geo.nkernel, cols._data.shape[-1])), geo)
     if need_w:
-        cols = S.reshape(im2col(x, geo), (groups, -1, gm._data.shape[-1]))
+        cols = S.reshape(im2col(x, geo), (groups, x._data.shape[1] // groups * geo.nkernel, gm._data.shape[-1]))
         gw = S.reshape(L.matmul(gm, S.transpose(cols, 1, 2)), w._data.shape)
     return gi, gw
 
 
 def _transposed_grads(g: Tensor, x: Tensor, w: Tensor, geo: Blocks, groups: int, need_x: bool, need_w: bool) -> tuple:
     cin = x._data.shape[1]
-    gcols = S.reshape(im2col(g, geo), (groups, -1, x._data.shape[0] * geo.nblocks))
+    gcols = S.reshape(im2col(g, geo), (groups, g._data.shape[1] // groups * geo.nkernel,
+                                       x._data.shape[0] * geo.nblocks))
     gi = gw = None
     if need_x:
-        wm = S.reshape(w, (groups, cin // groups, -1))
+        wm = S.reshape(w, (groups, cin // groups, w._data.size // max(cin, 1)))
         gi = _ungroup_rows(L.matmul(wm, gcols), x._data.shape)
     if need_w:
         gw = S.reshape(L.matmul(_group_rows(x, groups), S.transpose(gcols, 1, 2)), w._data.shape)
@@ -341,8 +347,9 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     geo = _conv_geometry(x, w, st, padding, dil, nd, fname)
     n, o = x._data.shape[0], w._data.shape[0]
     # one (O, C*K) @ (C*K, N*L) product per group: large products keep BLAS efficient
-    cols = _im2col_np(x._data, geo).reshape(groups, -1, n * geo.nblocks)
-    r = np.matmul(w._data.reshape(groups, o // groups, -1), cols).reshape((o, n) + geo.blocks)
+    ck = x._data.shape[1] // groups * geo.nkernel
+    cols = _im2col_np(x._data, geo).reshape(groups, ck, n * geo.nblocks)
+    r = np.matmul(w._data.reshape(groups, o // groups, ck), cols).reshape((o, n) + geo.blocks)
     out = _finish(np.ascontiguousarray(np.moveaxis(r, 0, 1)), x, w, b, geo, groups, transposed=False)
     return S.squeeze(out, 0) if unbatched else out
 
@@ -399,10 +406,10 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
                            f"per channel: ({' x '.join(map(str, size))}). Output size is too small")
     geo = Blocks(size, kernel, dil, st, pad, size_in, batch_last=True)
     n, cin = x._data.shape[:2]
-    xm = np.moveaxis(x._data.reshape(n, cin, -1), 0, 1).reshape(groups, cin // groups, -1)
-    wm = w._data.reshape(groups, cin // groups, -1)
+    xm = np.moveaxis(x._data.reshape(n, cin, geo.nblocks), 0, 1).reshape(groups, cin // groups, n * geo.nblocks)
+    wm = w._data.reshape(groups, cin // groups, w._data.size // max(cin, 1))
     cols = np.matmul(wm.transpose(0, 2, 1), xm)
-    r = np.ascontiguousarray(_col2im_np(cols.reshape(-1, cols.shape[-1]), geo))
+    r = np.ascontiguousarray(_col2im_np(cols.reshape(groups * cols.shape[1], cols.shape[2]), geo))
     out = _finish(r, x, w, b, geo, groups, transposed=True)
     return S.squeeze(out, 0) if unbatched else out
 

@@ -68,6 +68,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
                          f"{max(a.ndim, 1) - 1}], but got 1)")
     c = a.shape[1]
+    if momentum is None or isinstance(momentum, (str, bool)):
+        raise TypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not {type(momentum).__name__}")
     if training and a.size // max(c, 1) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape!r}")
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
@@ -81,7 +83,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     shape = (1, c) + (1,) * (a.ndim - 2)
     if training:
         y, mean, var = _normalize(x, dims, eps)
-        n = a.size // c
+        n = a.size // max(c, 1)
         if running_mean is not None:
             _update(running_mean, momentum, mean._data.reshape(c))
         if running_var is not None:
@@ -132,7 +134,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if a.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {a.ndim}")
     n, c = a.shape[:2]
-    if num_groups <= 0 or c % num_groups:
+    if num_groups < 0 or c % num_groups:  # zero groups: Python's ZeroDivisionError, as torch
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(a.shape)} and num_groups={num_groups}")
     for t, name in ((weight, "weight"), (bias, "bias")):

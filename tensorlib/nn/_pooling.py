@@ -54,6 +54,7 @@ class Taps:
         self._t: Taps | None = None
 
     def apply(self, a: np.ndarray, axis: int) -> np.ndarray:
+        """The map applied to ``a`` along ``axis``, in ``a``'s dtype."""
         if self.weight is None and self.mask is None and self.index.shape[1] == 1:
             return np.take(a, self.index[:, 0], axis=axis)
         shape = [1] * a.ndim
@@ -77,6 +78,7 @@ class Taps:
         return out if out.dtype == a.dtype else out.astype(a.dtype)
 
     def transpose(self) -> "Taps":
+        """The adjoint map (input and output swapped), used for the backward pass."""
         if self._t is None:
             n_out, width = self.index.shape
             keep = np.ones((n_out, width), bool) if self.mask is None else self.mask
@@ -122,6 +124,8 @@ def linear_map(x: Tensor, maps: tuple, node_cls: type) -> Tensor:
     a = x._data
     for ax, taps in maps:
         a = taps.apply(a, ax)
+    if not maps:
+        a = a.copy()  # an identity map still returns a new tensor
     if x._requires_grad and GRAD.enabled:
         out, node = record(node_cls, a, (x,))
         node.maps = maps
@@ -271,6 +275,12 @@ def _pool_args(x: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, 
         if pp > (dd * (kk - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
                                f"kernel_size={kk} and dilation={dd}")
+    if any(pp > kk // 2 for kk, pp in zip(k, p)):  # torch also bounds padding by the undilated kernel
+        if nd == 3:
+            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} "
+                               f"kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[-1]}, "
+                           f"padH = {p[0]}, kW = {k[-1]}, kH = {k[0]}")
     size = a.shape[a.ndim - nd:]
     out = tuple(_out_len(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(size, k, s, p, d))
     if min(out) < 1:
@@ -711,8 +721,10 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
     if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not supported by tensorlib")
+        raise NotImplementedError("interpolate(): antialias=True (and mode 'lanczos') is not supported by tensorlib")
     if mode in _MODE_DIMS and mode != "bicubic" and nd in (1, 2, 3) and _MODE_DIMS[mode] != nd:
         raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {_MODE_DIMS[mode] + 2}D input")
     known = mode in ("nearest", "nearest-exact", "area") or mode in _MODE_DIMS

@@ -1134,15 +1134,16 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
         raise TypeError("where(): expected both 'input' and 'other', or neither")
     if c._data.dtype.kind != "b":
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {FROM_NP[c._data.dtype].name.capitalize()}")
+    swapped = False
     if isinstance(input, Tensor):
         x_t, y = input, other
     elif isinstance(other, Tensor):
-        x_t, y = other, input
+        x_t, y, swapped = other, input, True
     else:
         dt = _dtype.result_type_of([], [], [input, other])
         x_t, y = wrap(np.asarray(input, dtype=dt.np)), other
     a, b = binary_arrays(x_t, y, "where")
-    if x_t is not input:
+    if swapped:
         a, b = b, a
     try:
         r = _arr(np.where(c._data, a, b))
@@ -1527,6 +1528,47 @@ def lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     return inplace_apply(self, lerp, (end, weight), {}, "lerp_")
 
 
+def fmod_(self: Tensor, other: Any) -> Tensor:
+    """In-place :func:`fmod`."""
+    return inplace_apply(self, fmod, (other,), {}, "fmod_")
+
+
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place :func:`float_power` (``self`` must already be double precision)."""
+    a = tensor_arg(self, "float_power_", "self")._data
+    cplx = a.dtype.kind == "c" or isinstance(exponent, complex) or (
+        isinstance(exponent, Tensor) and exponent._data.dtype.kind == "c"
+    )
+    need = np.dtype(np.complex128 if cplx else np.float64)
+    if a.dtype != need:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {type_title(a.dtype)} but the operation's result requires "
+            f"dtype {type_title(need)}"
+        )
+    return inplace_apply(self, float_power, (exponent,), {}, "float_power_")
+
+
+def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    """In-place :func:`nan_to_num`."""
+    return inplace_apply(self, nan_to_num, (nan, posinf, neginf), {}, "nan_to_num_")
+
+
+def clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp_min`."""
+    return clamp_(self, min=min)
+
+
+def clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp_max`."""
+    return clamp_(self, max=max)
+
+
+absolute_ = abs_
+divide_ = true_divide_ = div_
+multiply_ = mul_
+subtract_ = sub_
+
+
 def zero_(self: Tensor) -> Tensor:
     """Fill with zeros in place."""
     return fill_(self, 0)
@@ -1599,3 +1641,246 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 
         rebase_history(self, res)
     return self
+
+
+# -- more binary and unary functions -------------------------------------------------------------
+#
+# Each computes its forward with NumPy in the promoted float dtype; gradients are
+# written with the ops above, so they are differentiable again.
+
+
+def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) -> tuple[Tensor, np.ndarray, Any]:
+    """``input`` as a tensor and both operands' values in the promoted floating dtype (ints give the default float)."""
+    x = tensor_arg(input, fname)
+    a, b = binary_arrays(x, other, fname)
+    if a.dtype.kind not in "fc":
+        if not int_ok:
+            raise not_implemented(fname + "_cpu", a.dtype)
+        a = a.astype(_dtype.DEFAULT.np_float)
+        b = b.astype(a.dtype) if type(b) is ndarray else b
+    return x, a, b
+
+
+def _binary_float(fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True) -> Callable:
+    """A float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``)."""
+    node_cls = type(
+        "".join(p.capitalize() for p in fname.split("_")) + "Backward0",
+        (Node,),
+        {"__slots__": ("self_", "other", "result", "metas"), "_saved_slots": ("self_", "other", "result")},
+    )
+
+    def backward(self: Any, g: Tensor) -> tuple:
+        x, y = _load(self, self.self_), _load(self, self.other)
+        gx, gy = grads(g, x, y, unpack(self, self.result))
+        return (
+            reduce_to(gx, self.metas[0]) if self.needs(0) else None,
+            reduce_to(gy, self.metas[1]) if self.needs(1) and self.metas[1] is not None else None,
+        )
+
+    node_cls.backward = backward
+
+    def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        x, a, b = _float_operands(fname, input, other, int_ok=int_ok)
+        r = _apply2(np_fn, a, b)
+        if needs_grad(x, other) and r.dtype.kind in "fc":
+            res, node = record(node_cls, r, (x, other))
+            node.self_, node.other = SavedTensor(x, False), _save(other)
+            node.result = SavedTensor(res, True)
+            node.metas = (_meta(x), _meta(other))
+            return _finish(res, out, fname)
+        return _finish(wrap(r), out, fname)
+
+    def fn_(self: Tensor, other: Any) -> Tensor:
+        return inplace_apply(self, fn, (other,), {}, fname + "_")
+
+    fn.__name__ = fn.__qualname__ = fname
+    fn.__doc__ = doc
+    fn_.__name__ = fn_.__qualname__ = fname + "_"
+    fn_.__doc__ = f"In-place :func:`{fname}`."
+    fn.__module__ = fn_.__module__ = __name__
+    return fn, fn_
+
+
+def _atan2_grads(g: Tensor, y: Tensor, x: Any, r: Tensor) -> tuple:
+    denom = add(mul(x, x), mul(y, y))
+    return mul(g, div(x, denom)), mul(g, neg(div(y, denom)))
+
+
+def _hypot_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    return mul(g, div(x, r)), mul(g, div(y, r))
+
+
+def _logaddexp_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    return mul(g, exp(sub(x, r))), mul(g, exp(rsub(r, y) if not isinstance(y, Tensor) else sub(y, r)))
+
+
+_LOG2E = 1.0 / _LN2
+
+
+def _logaddexp2_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    gx = mul(g, exp2(sub(x, r)))
+    gy = mul(g, exp2(rsub(r, y) if not isinstance(y, Tensor) else sub(y, r)))
+    return gx, gy
+
+
+def _xlogy_np(a: np.ndarray, b: Any) -> np.ndarray:
+    # 0 * log(y) is 0 (unless y is nan), as in torch
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = a * np.log(b)
+    return np.where((a == 0) & ~np.isnan(b), 0, r).astype(r.dtype, copy=False)
+
+
+def _xlogy_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    gx = mul(g, where(eq(x, 0), 0.0, log(y) if isinstance(y, Tensor) else math.log(y) if y > 0 else float("nan")))
+    gy = mul(g, div(x, y))
+    return gx, gy
+
+
+def _copysign_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    # d|x| sign(y) / dx: +-1 (0 at x == 0); no gradient for the sign source
+    ratio = where(eq(x, 0), 0.0, div(r, x))
+    return mul(g, ratio), mul(g, 0.0)
+
+
+atan2, atan2_ = _binary_float("atan2", np.arctan2, _atan2_grads, "Elementwise arctangent of ``input / other`` with the quadrant.")
+arctan2, arctan2_ = atan2, atan2_
+hypot, hypot_ = _binary_float("hypot", np.hypot, _hypot_grads, "Elementwise ``sqrt(input ** 2 + other ** 2)``.", int_ok=False)
+logaddexp, _ = _binary_float("logaddexp", np.logaddexp, _logaddexp_grads, "Elementwise ``log(exp(input) + exp(other))``.", int_ok=False)
+logaddexp2, _ = _binary_float("logaddexp2", np.logaddexp2, _logaddexp2_grads, "Elementwise ``log2(2 ** input + 2 ** other)``.", int_ok=False)
+xlogy, xlogy_ = _binary_float("xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.")
+copysign, copysign_ = _binary_float("copysign", np.copysign, _copysign_grads, "``input``'s magnitude with ``other``'s sign.")
+
+
+def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Degrees to radians."""
+    return mul(_as_float(tensor_arg(input, "deg2rad"), "deg2rad"), math.pi / 180, out=out)
+
+
+def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Radians to degrees."""
+    return mul(_as_float(tensor_arg(input, "rad2deg"), "rad2deg"), 180 / math.pi, out=out)
+
+
+def deg2rad_(self: Tensor) -> Tensor:
+    """In-place :func:`deg2rad`."""
+    return inplace_apply(self, deg2rad, (), {}, "deg2rad_")
+
+
+def rad2deg_(self: Tensor) -> Tensor:
+    """In-place :func:`rad2deg`."""
+    return inplace_apply(self, rad2deg, (), {}, "rad2deg_")
+
+
+def _as_float(x: Tensor, fname: str) -> Tensor:
+    kind = x._data.dtype.kind
+    if kind == "c":
+        raise RuntimeError(f"{fname} is not supported for complex tensors.")
+    return x if kind == "f" else to_dtype(x, _dtype.DEFAULT.float)
+
+
+def _sinc_np(a: np.ndarray) -> np.ndarray:
+    return np.sinc(a)
+
+
+def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    # d sinc / dx = (cos(pi x) - sinc(x)) / x, and 0 at x == 0
+    px = mul(x, math.pi)
+    safe = where(eq(x, 0), 1.0, x)
+    return mul(g, where(eq(x, 0), 0.0, div(sub(cos(px), y), safe)))
+
+
+sinc, sinc_ = _unary("sinc", _sinc_np, _sinc_grad, "xy", "Normalised sinc: ``sin(pi x) / (pi x)``, 1 at 0.")
+
+
+def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    x = _as_float(tensor_arg(input, "logit"), "logit")
+    if eps is not None:
+        x = clamp(x, eps, 1 - eps)
+    return log(div(x, rsub(x, 1)), out=out)
+
+
+def logit_(self: Tensor, eps: float | None = None) -> Tensor:
+    """In-place :func:`logit`."""
+    return inplace_apply(self, logit, (eps,), {}, "logit_")
+
+
+def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The argument of complex numbers; for real ones pi where negative, else 0 (nan stays nan)."""
+    x = tensor_arg(input, "angle")
+    a = x._data
+    if a.dtype.kind == "c":
+        return _finish(wrap(_arr(np.angle(a))), out, "angle")
+    f = a if a.dtype.kind == "f" else a.astype(_dtype.DEFAULT.np_float)
+    r = np.where(f < 0, np.pi, 0).astype(f.dtype)
+    r[np.isnan(f)] = np.nan
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(ZeroGradBackward, r, (x,))
+        node.metas = (_meta(x),)
+        return _finish(res, out, "angle")
+    return _finish(wrap(r), out, "angle")
+
+
+def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Whether the sign bit is set (true for -0.0)."""
+    a = tensor_arg(input, "signbit")._data
+    if a.dtype.kind == "c":
+        raise RuntimeError("signbit is not implemented for complex tensors.")
+    return _finish(wrap(_arr(np.signbit(a))), out, "signbit")
+
+
+def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (not differentiable)."""
+    x = tensor_arg(input, "heaviside")
+    v = tensor_arg(values, "heaviside", "values", 2)
+    if x._data.dtype != v._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    if x._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    return _finish(wrap(_apply2(np.heaviside, x._data, v._data).astype(x._data.dtype)), out, "heaviside")
+
+
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    """In-place :func:`heaviside`."""
+    return inplace_apply(self, heaviside, (values,), {}, "heaviside_")
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``input + value * tensor1 * tensor2``."""
+    x = tensor_arg(input, "addcmul")
+    t1 = tensor_arg(tensor1, "addcmul", "tensor1", 2)
+    t2 = tensor_arg(tensor2, "addcmul", "tensor2", 3)
+    prod = mul(t1, t2)
+    return add(x, prod if value == 1 else mul(prod, value), out=out)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``input + value * tensor1 / tensor2``."""
+    x = tensor_arg(input, "addcdiv")
+    t1 = tensor_arg(tensor1, "addcdiv", "tensor1", 2)
+    t2 = tensor_arg(tensor2, "addcdiv", "tensor2", 3)
+    if t1._data.dtype.kind in "iub" and t2._data.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+        )
+    q = div(t1, t2)
+    return add(x, q if value == 1 else mul(q, value), out=out)
+
+
+def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcmul`."""
+    return inplace_apply(self, addcmul, (tensor1, tensor2), {"value": value}, "addcmul_")
+
+
+def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcdiv`."""
+    return inplace_apply(self, addcdiv, (tensor1, tensor2), {"value": value}, "addcdiv_")
+
+
+# NumPy's names for the inverse trigonometric functions
+arccos, arccos_, arcsin, arcsin_, arctan, arctan_ = acos, acos_, asin, asin_, atan, atan_
+arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_ = acosh, acosh_, asinh, asinh_, atanh, atanh_

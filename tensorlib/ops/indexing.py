@@ -601,6 +601,11 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return index_put_key(x, (m,), getitem(src, slice(0, n)))
 
 
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """In-place :func:`masked_scatter`."""
+    return E.inplace_apply(self, masked_scatter, (mask, source), {}, "masked_scatter_")
+
+
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
     """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
     x = tensor_arg(input, "nonzero")
@@ -740,3 +745,79 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """Bucket index of each element of ``input`` given 1-D sorted ``boundaries``."""
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# -- copies of ``input`` with a part replaced ------------------------------------------------------
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with the slices of ``source`` written at ``index`` along ``dim``."""
+    x = tensor_arg(input, "index_copy")
+    idx = tensor_arg(index, "index_copy", "index", 3)._data
+    src = tensor_arg(source, "index_copy", "source", 4)
+    d = wrap_dim(dim, x._data.ndim)
+    if idx.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {E.type_title(idx.dtype)}")
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(
+            f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{x.dtype.name.capitalize()} and (source) {src.dtype.name.capitalize()}"
+        )
+    idx = idx.reshape(-1)
+    _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
+    return index_put_key(x, (slice(None),) * d + (idx,), src)
+
+
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In-place :func:`index_copy`."""
+    return E.inplace_apply(self, index_copy, (dim, index, source), {}, "index_copy_")
+
+
+def _scatter_part(fname: str, input: Tensor, src: Tensor, key: tuple) -> Tensor:
+    x = tensor_arg(input, fname)
+    s = tensor_arg(src, fname, "src", 2)
+    want = x._data[key].shape
+    if s._data.shape != want:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(s._data.shape)}, slice size = {list(want)}")
+    return index_put_key(x, key, s)
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
+    x = tensor_arg(input, "select_scatter")
+    d = wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._data.shape)} at dimension {d}")
+    return _scatter_part("select_scatter", x, src, (slice(None),) * d + (index,))
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
+    x = tensor_arg(input, "slice_scatter")
+    d = wrap_dim(dim, x._data.ndim)
+    return _scatter_part("slice_scatter", x, src, (slice(None),) * d + (slice(start, end, step),))
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
+    x = tensor_arg(input, "diagonal_scatter")
+    a = x._data
+    d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
+    n = np.diagonal(a, offset, d1, d2).shape[-1]
+    rows = np.arange(n) + max(-offset, 0)
+    cols = np.arange(n) + max(offset, 0)
+    # an advanced key that addresses the diagonal in place, other dims kept in order
+    rest = [i for i in range(a.ndim) if i not in (d1, d2)]
+    grids = np.indices(tuple(a.shape[i] for i in rest), sparse=True) if rest else ()
+    key: list = [None] * a.ndim
+    for g, i in zip(grids, rest):
+        key[i] = np.expand_dims(g, -1)
+    key[d1], key[d2] = rows, cols
+    s = tensor_arg(src, "diagonal_scatter", "src", 2)
+    want = np.diagonal(a, offset, d1, d2).shape
+    if s._data.shape != want:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(s._data.shape)}, slice size = {list(want)}")
+    return index_put_key(x, tuple(key), s)

@@ -238,6 +238,21 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     return E.add(base, prod, out=out)
 
 
+def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In-place :func:`addmm`."""
+    return E.inplace_apply(self, addmm, (mat1, mat2), {"beta": beta, "alpha": alpha}, "addmm_")
+
+
+def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In-place :func:`addmv`."""
+    return E.inplace_apply(self, addmv, (mat, vec), {"beta": beta, "alpha": alpha}, "addmv_")
+
+
+def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In-place :func:`baddbmm`."""
+    return E.inplace_apply(self, baddbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "baddbmm_")
+
+
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (the last/first ``dims`` if an int)."""
     x = tensor_arg(a, "tensordot", "a")
@@ -367,6 +382,16 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     mask = np.triu(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
     return _finish(E.mul(x, wrap(mask)) if x._data.dtype.kind != "b" else wrap(x._data & mask), out, "triu")
+
+
+def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`tril`."""
+    return E.inplace_apply(self, tril, (diagonal,), {}, "tril_")
+
+
+def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`triu`."""
+    return E.inplace_apply(self, triu, (diagonal,), {}, "triu_")
 
 
 def trace(input: Tensor) -> Tensor:
@@ -614,3 +639,85 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} X2: {b._data.shape[-1]}")
     diff = E.sub(S.unsqueeze(a, -2), S.unsqueeze(b, -3))
     return vector_norm(diff, p, -1)
+
+
+# -- products composed from the ones above --------------------------------------------------------
+
+
+def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``."""
+    x = tensor_arg(input, "kron")
+    y = tensor_arg(other, "kron", "other", 2)
+    n = max(x._data.ndim, y._data.ndim)
+    xs = (1,) * (n - x._data.ndim) + x._data.shape
+    ys = (1,) * (n - y._data.ndim) + y._data.shape
+    # interleave: x as (a0, 1, a1, 1, ...) times y as (1, b0, 1, b1, ...)
+    xi = S.reshape(x, tuple(v for s in xs for v in (s, 1)))
+    yi = S.reshape(y, tuple(v for s in ys for v in (1, s)))
+    return _finish(S.reshape(E.mul(xi, yi), tuple(a * b for a, b in zip(xs, ys))), out, "kron")
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    x = tensor_arg(input, "addr")
+    prod = outer(vec1, vec2)
+    if alpha != 1:
+        prod = E.mul(prod, alpha)
+    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
+    return E.add(base, prod, out=out)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
+    x = tensor_arg(input, "addbmm")
+    prod = R.sum(bmm(batch1, batch2), 0)
+    if alpha != 1:
+        prod = E.mul(prod, alpha)
+    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
+    return E.add(base, prod, out=out)
+
+
+def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In-place :func:`addr`."""
+    return E.inplace_apply(self, addr, (vec1, vec2), {"beta": beta, "alpha": alpha}, "addr_")
+
+
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """In-place :func:`addbmm`."""
+    return E.inplace_apply(self, addbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "addbmm_")
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
+    x = tensor_arg(input, "matrix_power")
+    a = x._data
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, but they are {a.shape[-2] if a.ndim > 1 else 1}"
+            f" by {a.shape[-1] if a.ndim else 1} matrices"
+        )
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+    if n == 0:
+        return wrap(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy())
+    base = inv(x) if n < 0 else x
+    result = None
+    # square-and-multiply
+    k = abs(n)
+    while k:
+        if k & 1:
+            result = base if result is None else matmul(result, base)
+        k >>= 1
+        if k:
+            base = matmul(base, base)
+    return result if result is not x else E.clone(x)
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``log(det(input))`` (nan for a negative determinant, -inf for a singular matrix)."""
+    return E.log(det(tensor_arg(input, "logdet")))
+
+
+def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of square matrices (batched); ``linalg.inv`` by torch's older name."""
+    return inv(tensor_arg(input, "inverse"), out=out)

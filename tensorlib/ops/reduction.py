@@ -566,6 +566,16 @@ def _cumprod_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
     return E.add(out, E.mul(E.div(num, E.where(before, x, 1.0)), before))
 
 
+def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place :func:`cumsum`."""
+    return E.inplace_apply(self, cumsum, (dim,), {"dtype": dtype}, "cumsum_")
+
+
+def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place :func:`cumprod`."""
+    return E.inplace_apply(self, cumprod, (dim,), {"dtype": dtype}, "cumprod_")
+
+
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative product along ``dim``."""
     x = tensor_arg(input, "cumprod")
@@ -657,3 +667,119 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     else:
         idxs = gi
     return _mode_t(values, wrap(idxs))
+
+
+# -- cumulative extremes, logcumsumexp, differences and distances ---------------------------------
+
+
+class CummaxBackward0(Node):
+    """The gradient of each running extreme goes to the element it came from."""
+
+    __slots__ = ("indices", "dim", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        from .indexing import scatter_into_zeros
+
+        return (scatter_into_zeros(g, self.dim, self.indices, self.shape),)
+
+
+def _cum_extreme(input: Tensor, dim: int, fname: str, is_max: bool) -> Any:
+    x = tensor_arg(input, fname)
+    a = x._data
+    if a.dtype.kind == "c":
+        raise not_implemented(fname + "_cpu", a.dtype)
+    d = wrap_dim(dim, a.ndim)
+    work = np.moveaxis(a if a.ndim else a.reshape(1), d, -1)
+    n = work.shape[-1]
+    idx = np.zeros(work.shape, dtype=np.int64)
+    best = work[..., 0].copy() if n else work[..., :0]
+    for k in range(1, n):
+        v = work[..., k]
+        # ties move to the later index and NaN sticks once seen, as in torch
+        take = (v >= best) if is_max else (v <= best)
+        if a.dtype.kind == "f":
+            take = take | np.isnan(v)
+            take &= ~np.isnan(best) | np.isnan(v)
+        best = np.where(take, v, best)
+        idx[..., k] = np.where(take, k, idx[..., k - 1])
+    idx = np.moveaxis(idx, -1, d).reshape(a.shape)
+    values = np.take_along_axis(a if a.ndim else a.reshape(1), idx if a.ndim else idx.reshape(1), axis=d)
+    values = values.reshape(a.shape)
+    from ..return_types import cummax as _cummax_t, cummin as _cummin_t
+
+    cls = _cummax_t if is_max else _cummin_t
+    if x._requires_grad and GRAD.enabled and a.dtype.kind == "f":
+        res, node = record(CummaxBackward0, values, (x,))
+        node.indices, node.dim, node.shape = idx, d, a.shape
+        return cls(res, wrap(idx))
+    return cls(wrap(values), wrap(idx))
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running maximum along ``dim``."""
+    return _cum_extreme(input, dim, "cummax", True)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """``(values, indices)`` of the running minimum along ``dim``."""
+    return _cum_extreme(input, dim, "cummin", False)
+
+
+class LogcumsumexpBackward0(Node):
+    __slots__ = ("self_", "result", "dim")
+    _saved_slots = ("self_", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        # d y_k / d x_i = exp(x_i - y_k) for i <= k; shifted by each slice's last
+        # (largest) output so that neither exponential overflows in common ranges
+        x, y, d = unpack(self, self.self_), unpack(self, self.result), self.dim
+        n = x._data.shape[d] if x._data.ndim else 1
+        c = S.narrow(y, d, n - 1, 1) if x._data.ndim else y
+        c = E.where(E.isfinite(c), c, 0.0)
+        acc = _reverse_cumsum(E.mul(g, E.exp(E.sub(c, y))), d) if x._data.ndim else E.mul(g, E.exp(E.sub(c, y)))
+        return (E.mul(acc, E.exp(E.sub(x, c))),)
+
+
+def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
+    """``log(cumsum(exp(input), dim))`` computed stably."""
+    x = tensor_arg(input, "logcumsumexp")
+    a = x._data
+    if a.dtype.kind != "f":
+        if a.dtype.kind == "c":
+            raise not_implemented("logcumsumexp_out_cpu", a.dtype)
+        x = E.to_dtype(x, _dtype.DEFAULT.float)
+        a = x._data
+    d = wrap_dim(dim, a.ndim)
+    r = np.logaddexp.accumulate(a, axis=d) if a.ndim else a.copy()
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(LogcumsumexpBackward0, r, (x,))
+        node.self_, node.result, node.dim = SavedTensor(x, False), SavedTensor(res, True), d
+        return _finish(res, out, "logcumsumexp")
+    return _finish(wrap(r), out, "logcumsumexp")
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
+    x = tensor_arg(input, "diff")
+    if x._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = wrap_dim(dim, x._data.ndim)
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = S.cat([p if p._data.ndim else S.expand(S.reshape(p, (1,) * x._data.ndim), x._data.shape[:d] + (1,) + x._data.shape[d + 1 :]) for p in parts], d)
+    for _ in range(n):
+        size = x._data.shape[d]
+        if size == 0:
+            break
+        later, earlier = S.narrow(x, d, 1, size - 1), S.narrow(x, d, 0, size - 1)
+        x = E.logical_xor(later, earlier) if x._data.dtype.kind == "b" else E.sub(later, earlier)
+    return x
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other``."""
+    x = tensor_arg(input, "dist")
+    y = tensor_arg(other, "dist", "other", 2)
+    from .linalg import vector_norm
+
+    return vector_norm(E.sub(x, y), p)

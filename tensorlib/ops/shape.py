@@ -12,7 +12,7 @@ import numpy as np
 from .._autograd.graph import Node, new_node
 from .._size import Size
 from .._tensor import _make_view
-from ._util import GRAD, Tensor, edge, record, tensor_arg, wrap, wrap_dim, write_out
+from ._util import GRAD, Tensor, bump_version, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, write_out
 
 
 def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor) -> tuple[Tensor, Any]:
@@ -226,6 +226,45 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 swapaxes = swapdims = transpose
+
+
+def _inplace_view(self: Tensor, view: Tensor, fname: str) -> Tensor:
+    """Make ``self`` the (differentiable) view ``view`` of itself: the in-place shape ops."""
+    self._data = view._data
+    if view._grad_fn is not None:
+        self._grad_fn = view._grad_fn
+        self._requires_grad = True
+        if self._meta is not None:
+            self._meta.output_nr = 0
+    bump_version(self)
+    return self
+
+
+def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """In-place :func:`transpose`: this tensor's dims ``dim0`` and ``dim1`` swapped."""
+    check_inplace(tensor_arg(self, "transpose_", "self"), "transpose_")
+    return _inplace_view(self, transpose(self, dim0, dim1), "transpose_")
+
+
+swapaxes_ = swapdims_ = transpose_
+
+
+def t_(self: Tensor) -> Tensor:
+    """In-place :func:`t`."""
+    check_inplace(tensor_arg(self, "t_", "self"), "t_")
+    return _inplace_view(self, t(self), "t_")
+
+
+def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
+    """In-place :func:`squeeze`."""
+    check_inplace(tensor_arg(self, "squeeze_", "self"), "squeeze_")
+    return _inplace_view(self, squeeze(self, dim), "squeeze_")
+
+
+def unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    """In-place :func:`unsqueeze`."""
+    check_inplace(tensor_arg(self, "unsqueeze_", "self"), "unsqueeze_")
+    return _inplace_view(self, unsqueeze(self, dim), "unsqueeze_")
 
 
 def t(input: Tensor) -> Tensor:
@@ -591,14 +630,21 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     x = tensor_arg(input, "tensor_split")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        v = indices_or_sections._data
+        indices_or_sections = int(v) if v.ndim == 0 else [int(i) for i in v]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         q, r = divmod(size, n)
-        sizes = [q + 1] * r + [q] * (n - r)
-    else:
-        idx = [0] + [min(int(i), size) for i in indices_or_sections] + [size]
-        sizes = [max(b - a, 0) for a, b in zip(idx[:-1], idx[1:])]
-    return split(x, sizes, d)
+        return split(x, [q + 1] * r + [q] * (n - r), d)
+    # slices between consecutive indices, clipped like Python slicing (empty when they cross)
+    bounds = [0] + [max(min(int(i) + size if int(i) < 0 else int(i), size), 0) for i in indices_or_sections] + [size]
+    pieces = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        pieces.append(narrow(x, d, a, max(b - a, 0)))
+    return tuple(pieces)
 
 
 class FlipBackward0(Node):
@@ -790,3 +836,160 @@ def adjoint(input: Tensor) -> Tensor:
     from .elementwise import conj
 
     return conj(transpose(input, -2, -1))
+
+
+# -- shape functions composed from the ones above --------------------------------------------------
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The elements as a 1-D tensor (a view when the memory allows)."""
+    return reshape(tensor_arg(input, "ravel"), (-1,))
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """:func:`narrow`, copied."""
+    from .elementwise import clone
+
+    return clone(narrow(input, dim, start, length))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the second)."""
+    x = tensor_arg(input, "rot90")
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    n = x._data.ndim
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = wrap_dim(dims[0], n), wrap_dim(dims[1], n)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return transpose(flip(x, (d1,)), d0, d1)
+    if k == 2:
+        return flip(x, (d0, d1))
+    if k == 3:
+        return flip(transpose(x, d0, d1), (d1,))
+    from .elementwise import clone
+
+    return clone(x)
+
+
+def _split_at(fname: str, x: Tensor, sections: Any, dim: int, min_dims: int) -> tuple:
+    if x._data.ndim < min_dims:
+        raise RuntimeError(
+            f"torch.{fname} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+            f"{x._data.ndim} dimensions!"
+        )
+    if isinstance(sections, int) and x._data.shape[dim] % sections:
+        raise RuntimeError(
+            f"torch.{fname} attempted to split along dimension {dim}, but the size of the dimension "
+            f"{x._data.shape[dim]} is not divisible by the split_size {sections}!"
+        )
+    return tensor_split(x, sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
+    x = tensor_arg(input, "hsplit")
+    return _split_at("hsplit", x, indices_or_sections, 1 if x._data.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along dim 0 into equal sections or at indices."""
+    return _split_at("vsplit", tensor_arg(input, "vsplit"), indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along dim 2 into equal sections or at indices."""
+    return _split_at("dsplit", tensor_arg(input, "dsplit"), indices_or_sections, 2, 3)
+
+
+def atleast_3d(input: Tensor) -> Tensor:
+    """``input`` with dims added to make it at least 3-D (``(n,)`` -> ``(1, n, 1)``)."""
+    x = tensor_arg(input, "atleast_3d")
+    s = x._data.shape
+    if len(s) >= 3:
+        return x
+    return reshape(x, (1, 1, 1) if not s else (1,) + s + (1,) if len(s) == 1 else s + (1,))
+
+
+def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
+    ts = [reshape(t_, (-1, 1)) if t_._data.ndim <= 1 else t_ for t_ in _tensor_list(tensors, "column_stack")]
+    return cat(ts, 1, out=out)
+
+
+def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Join along dim 2 after making every tensor at least 3-D."""
+    return cat([atleast_3d(t_) for t_ in _tensor_list(tensors, "dstack")], 2, out=out)
+
+
+row_stack = vstack
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Coordinate grids from 1-D tensors (``indexing='ij'`` by default, ``'xy'`` swaps the first two)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    ts = [tensor_arg(t_, "meshgrid", "tensors", i + 1) for i, t_ in enumerate(tensors)]
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    for t_ in ts:
+        if t_._data.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + repr(t_))
+    flat = [reshape(t_, (-1,)) for t_ in ts]
+    swap = indexing == "xy" and len(flat) >= 2
+    if swap:
+        flat[0], flat[1] = flat[1], flat[0]
+    shape = tuple(t_._data.shape[0] for t_ in flat)
+    n = len(flat)
+    grids = [expand(reshape(t_, tuple(-1 if j == i else 1 for j in range(n))), shape) for i, t_ in enumerate(flat)]
+    if swap:
+        grids = [transpose(g, 0, 1) for g in grids]
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of the 1-D tensors' elements, as rows."""
+    ts = [tensor_arg(t_, "cartesian_prod", "tensors", i + 1) for i, t_ in enumerate(tensors)]
+    if len(ts) == 1:
+        return ts[0]
+    return stack([reshape(g, (-1,)) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix from 0-D, 1-D (a row) and 2-D tensors."""
+    ts = []
+    for i, t_ in enumerate(tensors):
+        t_ = tensor_arg(t_, "block_diag", "tensors", i + 1)
+        if t_._data.ndim > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t_._data.ndim} dimensions"
+            )
+        ts.append(reshape(t_, (1, -1)) if t_._data.ndim < 2 else t_)
+    if not ts:
+        return wrap(np.zeros((1, 0)))
+    from .._dtype import FROM_NP, PROMOTE
+
+    dt = ts[0]._data.dtype
+    for t_ in ts[1:]:
+        dt = PROMOTE[(FROM_NP[dt], FROM_NP[t_._data.dtype])].np
+    width = sum(t_._data.shape[1] for t_ in ts)
+    rows, left = [], 0
+    for t_ in ts:
+        h, w = t_._data.shape
+        pieces = [wrap(np.zeros((h, left), dtype=dt)), t_, wrap(np.zeros((h, width - left - w), dtype=dt))]
+        rows.append(cat(pieces, 1))
+        left += w
+    return cat(rows, 0)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""
+    return diag_embed(reshape(tensor_arg(input, "diagflat"), (-1,)), offset, 0, 1)

@@ -499,3 +499,42 @@ def test_backward_inside_no_grad_still_computes_gradients():
         y.backward()
     assert_close(x.grad, [2.0, 4.0])
     assert not x.grad.requires_grad
+
+
+def test_hooks_see_the_summed_gradient_once():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (tensorlib, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        leaf_calls, inner_calls = [], []
+        x.register_hook(lambda g: leaf_calls.append(g.tolist()))
+        z = x * 1
+        z.register_hook(lambda g: inner_calls.append(g.tolist()))
+        (z * 2 + z * 3 + x).sum().backward()
+        results.append((leaf_calls, inner_calls, x.grad.tolist()))
+    assert results[0] == results[1]
+    assert len(results[0][0]) == 1 and len(results[0][1]) == 1
+
+
+def test_grad_of_an_output_with_respect_to_itself():
+    x = tensorlib.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = tensorlib.autograd.grad(x, x, grad_outputs=tensorlib.ones(2))
+    assert_close(g, [1.0, 1.0])
+    y = x * 2
+    (g,) = tensorlib.autograd.grad(y, y, grad_outputs=tensorlib.full((2,), 3.0))
+    assert_close(g, [3.0, 3.0])
+
+
+def test_failed_function_forward_restores_grad_mode():
+    class Fails(tensorlib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            raise ValueError("forward failed")
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(ValueError, match="forward failed"):
+        Fails.apply(tensorlib.ones(1, requires_grad=True))
+    assert tensorlib.is_grad_enabled()

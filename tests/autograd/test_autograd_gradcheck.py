@@ -185,6 +185,14 @@ def test_gradcheck_needs_an_input_that_requires_grad():
         gradcheck(lambda a: a * 2, (tensorlib.ones(2, dtype=tensorlib.float64),))
 
 
+def test_gradcheck_needs_tensor_outputs():
+    x = tensorlib.ones(2, dtype=tensorlib.float64, requires_grad=True)
+    with pytest.raises(TypeError, match="output 0 is of type int"):
+        gradcheck(lambda a: 3, (x,))
+    with pytest.raises(TypeError, match="not callable"):
+        gradcheck(3, (x,))
+
+
 def test_gradcheck_warns_for_single_precision():
     x = tensorlib.randn(2, requires_grad=True)
     with pytest.warns(UserWarning, match="not a double precision"):

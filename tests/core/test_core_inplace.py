@@ -251,3 +251,26 @@ def test_double_backward_through_inplace_on_view():
     tg.sum().backward()
     np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy())
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
+
+
+def test_view_made_before_an_inplace_change_of_its_base_gets_a_new_history():
+    x = tensorlib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    v = y[:2]
+    old = v.grad_fn
+    y.mul_(x)  # y = 2x * x; v sees the new values
+    assert v.grad_fn is not old
+    assert_close(v.detach(), [2.0, 8.0])
+    v.sum().backward()
+    assert_close(x.grad, [4.0, 8.0, 0.0])  # d(2x^2)/dx on the viewed part
+
+
+def test_view_of_base_modified_under_no_grad_keeps_a_valid_history():
+    x = tensorlib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    v = y[1:]
+    with tensorlib.no_grad():
+        y.add_(1)
+    assert v.requires_grad
+    (v * v).sum().backward()
+    assert_close(x.grad, [0.0, 2 * 7.0 * 3])

@@ -94,7 +94,7 @@ VALUE_CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(VALUE_CASES))
-@pytest.mark.parametrize("dtype", [None, "float64", "float16", "int32", "int64", "int8", "bool"])
+@pytest.mark.parametrize("dtype", [None, "float64", "float16", "int32", "int64", "int16", "int8", "uint8", "bool"])
 def test_repr_matches_torch(torch, name, dtype):
     data = VALUE_CASES[name]
     try:
@@ -102,10 +102,12 @@ def test_repr_matches_torch(torch, name, dtype):
     except (RuntimeError, TypeError, OverflowError):
         pytest.skip("torch refuses this combination")
     arr = np.asarray(data, dtype=np.float64)
-    if dtype in ("int32", "int64", "int8") and not np.all(np.isfinite(arr)):
+    if dtype in ("int32", "int64", "int16", "int8", "uint8") and not np.all(np.isfinite(arr)):
         pytest.skip("non-finite values in an integer dtype")
-    if dtype == "int8" and np.any(np.abs(arr) > 127):
-        pytest.skip("out of int8 range")
+    if dtype in ("int8", "uint8", "int16"):
+        info = np.iinfo(dtype)
+        if np.any(arr < info.min) or np.any(arr > info.max):
+            pytest.skip(f"out of {dtype} range")
     _check(t, x)
     if t.dtype.is_floating_point:
         t, x = _pair(torch, data, dtype, requires_grad=True)

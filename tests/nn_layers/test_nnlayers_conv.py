@@ -44,6 +44,7 @@ def _args(lib, case, seed=0):
     return [lib.tensor(a, requires_grad=True) if a is not None else None for a in (x, w, b)], kw
 
 
+@pytest.mark.filterwarnings("ignore:Using padding='same'")  # torch's note about its own implementation
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_conv_forward_and_backward_match_torch(case):
     torch = pytest.importorskip("torch")
@@ -124,6 +125,16 @@ def test_unfold_fold_match_torch(kw):
     back = F.fold(got, (6, 5), **kw)
     np.testing.assert_allclose(back.numpy(), torch.nn.functional.fold(expected, (6, 5), **kw).numpy(), atol=1e-12)
     np.testing.assert_array_equal(F.unfold(tensorlib.tensor(x[0]), **kw).numpy(), expected.numpy()[0])
+
+
+def test_empty_batch_forward_and_backward():
+    x = tensorlib.zeros(0, 3, 5, 5, requires_grad=True)
+    w = tensorlib.randn(2, 3, 3, 3, requires_grad=True)
+    out = F.conv2d(x, w)
+    assert out.shape == (0, 2, 3, 3)
+    out.sum().backward()
+    assert x.grad.shape == x.shape and not w.grad.numpy().any()
+    assert F.conv_transpose2d(x, tensorlib.zeros(3, 2, 3, 3)).shape == (0, 2, 7, 7)
 
 
 def Z(lib, *shape):

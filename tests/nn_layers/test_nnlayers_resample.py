@@ -142,6 +142,7 @@ ERRORS = [
     (lambda L, F: F.interpolate(Z(L, 1, 1, 3, 3), size=0), RuntimeError),
     (lambda L, F: F.interpolate(Z(L, 1, 1, 3), scale_factor=0.2), RuntimeError),
     (lambda L, F: F.interpolate(Z(L, 1, 1, 3), size=2, mode="nearest", antialias=True), ValueError),
+    (lambda L, F: F.interpolate(Z(L, 1, 1, 3, 3), size=2, mode="lanczos"), ValueError),
     (lambda L, F: F.pixel_shuffle(Z(L, 2, 6, 3, 3), 2), RuntimeError),
     (lambda L, F: F.pixel_shuffle(Z(L, 6, 3), 2), RuntimeError),
     (lambda L, F: F.pixel_shuffle(Z(L, 2, 8, 3, 3), 0), RuntimeError),

@@ -290,6 +290,25 @@ op(
     method=False,  # Tensor.where(condition, y) takes self as the values, tested on its own
 )
 
+for _name, _fn, _x, _y in (
+    ("atan2", np.arctan2, r, r), ("hypot", np.hypot, r, r), ("logaddexp", np.logaddexp, r, r),
+    ("logaddexp2", np.logaddexp2, r, r), ("xlogy", lambda a, b: a * np.log(b), r, pos), ("copysign", np.copysign, nz, nz),
+):
+    _e = op(_name, [s(_x(2, 3), _y(2, 3)), s(_x(2, 3), _y(3)), s(_x(2, 1), _y(1, 3)), s(_x(2, 3), float(_y()))], _fn)
+    if _name == "atan2":
+        alias("arctan2", _e)
+op("xlogy", [s(np.array([0.0, 1.5, 0.0, 2.0]), Const(np.array([0.0, 0.5, 2.0, 1.5])))], lambda a, b: np.where(a == 0, 0.0, a * np.log(b)))
+op("deg2rad", [s(r(2, 3) * 90)], np.deg2rad)
+op("rad2deg", [s(r(2, 3))], np.rad2deg)
+op("sinc", [s(r(2, 3)), s(np.array([0.0, 0.5, -1.5]))], np.sinc, atol=1e-9)
+op("logit", [s(r(2, 3, lo=0.05, hi=0.95)), s(r(2, 3, lo=-0.2, hi=1.2) * 0 + np.array([0.01, 0.3, 0.999]), 0.05)],
+   lambda a, eps=None: np.log(np.clip(a, eps, 1 - eps) / (1 - np.clip(a, eps, 1 - eps))) if eps else np.log(a / (1 - a)))
+op("angle", [s(r(2, 3))], lambda a: np.where(a < 0, np.pi, 0.0))
+op("addcmul", [s(r(2, 3), r(2, 3), r(2, 3)), s(r(2, 3), r(3), r(2, 1), value=-0.5)], lambda a, b, c, value=1: a + value * b * c)
+op("addcdiv", [s(r(2, 3), r(2, 3), nz(2, 3)), s(r(2, 3), r(3), nz(2, 1), value=2.0)], lambda a, b, c, value=1: a + value * b / c)
+for _name, _of in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"), ("arcsinh", "asinh"), ("arctanh", "atanh")):
+    alias(_name, next(o for o in OPS if o.name == _of))
+
 # -- reductions ---------------------------------------------------------------------------------
 
 _DIM_SAMPLES = lambda: [s(r(2, 3)), s(r(2, 3), 1), s(r(2, 3), -1, True), s(r(2, 3), (0, 1)), s(r(2, 3), dim=0, keepdim=True), s(r())]  # noqa: E731
@@ -358,6 +377,23 @@ def _logsumexp(a: np.ndarray, dim: Any, keepdim: bool = False) -> np.ndarray:
 op("logsumexp", [s(r(2, 3), 1), s(r(2, 3), (0, 1)), s(r(2, 3), 0, True), s(r(2, 3), -1, keepdim=True)], _logsumexp)
 op("cumsum", [s(r(2, 3), 1), s(r(2, 3), 0), s(r(2, 3), dim=-1)], lambda a, dim: np.cumsum(a, axis=dim))
 op("cumprod", [s(r(2, 3), 1), s(r(2, 3), 0), s(_with_zero.copy(), 1), s(_with_zero.copy(), 0)], lambda a, dim: np.cumprod(a, axis=dim))
+
+
+def _cum_extreme(np_acc: Callable) -> Callable:
+    def ref(a: np.ndarray, dim: int) -> tuple:
+        v = np_acc(a, axis=dim)
+        i = np.argmax(np.moveaxis(a, dim, -1)[..., None, :] == np.moveaxis(v, dim, -1)[..., :, None], axis=-1)
+        return v, np.moveaxis(i, -1, dim)
+
+    return ref
+
+
+op("cummax", [s(r(2, 3), 1), s(r(2, 3), 0), s(r(3), -1)], _cum_extreme(np.maximum.accumulate))
+op("cummin", [s(r(2, 3), 1), s(r(2, 3), 0)], _cum_extreme(np.minimum.accumulate))
+op("logcumsumexp", [s(r(2, 3), 1), s(r(2, 3), 0), s(r(3) * 5, dim=-1)], lambda a, dim: np.logaddexp.accumulate(a, axis=dim))
+op("diff", [s(r(2, 4)), s(r(2, 4), 2), s(r(3, 2), 1, 0), s(r(2, 3), 1, -1, r(2, 1), r(2, 2))],
+   lambda a, n=1, dim=-1, prepend=None, append=None: np.diff(a, n, dim, **({"prepend": prepend} if prepend is not None else {}), **({"append": append} if append is not None else {})))
+op("dist", [s(r(2, 3), r(2, 3)), s(r(2, 3), r(3), 1), s(r(2, 3), r(2, 3), 3.0)], lambda a, b, p=2: np.sum(np.abs(a - b) ** p) ** (1 / p))
 
 
 def _lower_median(a: np.ndarray, dim: Any = None, keepdim: bool = False) -> Any:
@@ -485,6 +521,16 @@ def _cdist(a: np.ndarray, b: np.ndarray, p: float = 2.0) -> np.ndarray:
 
 op("cdist", [s(r(2, 3), r(3, 3)), s(r(2, 2, 3), r(2, 3, 3), 1.0), s(r(2, 3), r(2, 3), p=3.0)], _cdist, method=False)
 
+op("kron", [s(r(2, 2), r(2, 3)), s(r(3), r(2)), s(r(2, 1, 2), r(2, 2))], np.kron)
+op("addr", [s(r(2, 3), r(2), r(3)), s(r(3), r(2), r(3), beta=0.5, alpha=2.0)], lambda c, a, b, beta=1, alpha=1: beta * c + alpha * np.outer(a, b))
+op("addbmm", [s(r(2, 2), r(3, 2, 3), r(3, 3, 2)), s(r(2), r(3, 2, 3), r(3, 3, 2), beta=0.5, alpha=-1.0)],
+   lambda c, a, b, beta=1, alpha=1: beta * c + alpha * np.sum(a @ b, axis=0))
+_well_conditioned = lambda: np.eye(3) * 2 + r(3, 3) * 0.3  # noqa: E731
+op("matrix_power", [s(_well_conditioned(), 3), s(_well_conditioned(), 0), s(_well_conditioned(), -2), s(r(2, 2, 2), 2)], np.linalg.matrix_power, rtol=1e-6)
+op("inverse", [s(_well_conditioned()), s(np.stack([_well_conditioned(), _well_conditioned()]))], np.linalg.inv, rtol=1e-6)
+op("det", [s(_well_conditioned()), s(np.stack([_well_conditioned(), _well_conditioned()]))], np.linalg.det, rtol=1e-6)
+op("logdet", [s(_well_conditioned())], lambda a: np.log(np.linalg.det(a)), rtol=1e-6)
+
 # -- shape ------------------------------------------------------------------------------------------
 
 op("reshape", [s(r(2, 3), (3, 2)), s(r(2, 3), (-1,)), s(r(2, 3), (1, 3, -1)), s(r(), (1,))], np.reshape)
@@ -550,6 +596,34 @@ def _diag_embed(a: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) 
 
 
 op("diag_embed", [s(r(2, 3)), s(r(3), 1), s(r(2, 2), 0, 0, 2)], _diag_embed)
+
+op("ravel", [s(r(2, 3)), s(r())], np.ravel)
+op("narrow_copy", [s(r(2, 4), 1, 1, 2)], lambda a, d, st, n: np.take(a, range(st, st + n), axis=d))
+op("rot90", [s(r(2, 3)), s(r(2, 3), 2), s(r(2, 3), -1), s(r(2, 3, 2), 1, [1, 2])], lambda a, k=1, dims=(0, 1): np.rot90(a, k, tuple(dims)))
+op("hsplit", [s(r(2, 4), 2), s(r(2, 4), [1, 3])], lambda a, n: tuple(np.hsplit(a, n)))
+op("vsplit", [s(r(4, 2), 2), s(r(3, 2), [1])], lambda a, n: tuple(np.vsplit(a, n)))
+op("dsplit", [s(r(1, 2, 4), 2)], lambda a, n: tuple(np.dsplit(a, n)))
+op("atleast_3d", [s(r()), s(r(3)), s(r(2, 3))], np.atleast_3d, method=False)
+op("column_stack", [s([r(3), r(3, 2)]), s((r(2), r()[None].repeat(2)))], lambda ts: np.column_stack(ts), method=False)
+op("dstack", [s([r(2, 3), r(2, 3)]), s([r(3), r(3)])], lambda ts: np.dstack(ts), method=False)
+op("row_stack", [s([r(2, 3), r(3)])], lambda ts: np.vstack(ts), method=False)
+op("meshgrid", [s(r(2), r(3), indexing="ij"), s(r(2), r(3), indexing="xy"), s([r(2), r(3), r(2)], indexing="ij")],
+   lambda *ts, indexing: tuple(np.meshgrid(*(ts[0] if isinstance(ts[0], list) else ts), indexing=indexing)), method=False)
+op("cartesian_prod", [s(r(2), r(3))], lambda a, b: np.stack([g.reshape(-1) for g in np.meshgrid(a, b, indexing="ij")], 1), method=False)
+
+
+def _block_diag(*ts: np.ndarray) -> np.ndarray:
+    ts = [t.reshape(1, -1) if t.ndim < 2 else t for t in ts]
+    out = np.zeros((sum(t.shape[0] for t in ts), sum(t.shape[1] for t in ts)))
+    i = j = 0
+    for t in ts:
+        out[i : i + t.shape[0], j : j + t.shape[1]] = t
+        i, j = i + t.shape[0], j + t.shape[1]
+    return out
+
+
+op("block_diag", [s(r(2, 2), r(3)), s(r(), r(1, 2), r(2, 1))], _block_diag, method=False)
+op("diagflat", [s(r(3)), s(r(2, 2), 1)], lambda a, offset=0: np.diagflat(a, offset))
 
 # -- indexing -------------------------------------------------------------------------------------
 
@@ -637,6 +711,30 @@ op(
     lambda a, i, dim=None: np.take_along_axis(a.reshape(-1) if dim is None else a, i, axis=0 if dim is None else dim),
 )
 
+op("index_copy", [s(r(2, 3), 1, idx([2, 0]), r(2, 2)), s(r(3, 2), 0, idx([1]), r(1, 2))],
+   lambda a, d, i, src: _index_fill(a, d, i, 0) + _index_add(np.zeros_like(a), d, i, src))
+op("select_scatter", [s(r(2, 3), r(3), 0, 1), s(r(2, 3), r(2), 1, -1)],
+   lambda a, src, d, i: _put(a, (slice(None),) * d + (i,), src))
+op("slice_scatter", [s(r(4, 3), r(2, 3), 0, 1, 3), s(r(2, 4), r(2, 2), 1, 0, None, 2)],
+   lambda a, src, d=0, start=None, end=None, step=1: _put(a, (slice(None),) * d + (slice(start, end, step),), src))
+op("diagonal_scatter", [s(r(3, 3), r(3)), s(r(2, 3), r(2), 1), s(r(2, 3, 3), r(2, 3), 0, 1, 2)],
+   lambda a, src, offset=0, dim1=0, dim2=1: _diag_put(a, src, offset, dim1, dim2))
+
+
+def _put(a: np.ndarray, key: tuple, v: np.ndarray) -> np.ndarray:
+    out = a.copy()
+    out[key] = v
+    return out
+
+
+def _diag_put(a: np.ndarray, v: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
+    out = np.moveaxis(a.copy(), (d1, d2), (-2, -1))
+    n = v.shape[-1]
+    i = np.arange(n)
+    out[..., i + max(-offset, 0), i + max(offset, 0)] = v
+    return np.moveaxis(out, (-2, -1), (d1, d2))
+
+
 # -- what is not in the table -------------------------------------------------------------------------
 
 # Public functions that have no gradient (comparisons, logic, integer results,
@@ -646,7 +744,7 @@ NOT_DIFFERENTIABLE = set(
     bitwise_xor bucketize count_nonzero empty_like eq equal full_like ge greater greater_equal gt imag is_complex
     is_floating_point is_nonzero isclose isfinite isinf isnan isneginf isposinf le less less_equal logical_and
     logical_not logical_or logical_xor lt multinomial ne nonzero normal not_equal numel ones_like poisson rand_like
-    randint_like randn_like result_type searchsorted unique zeros_like""".split()
+    randint_like randn_like result_type searchsorted unique zeros_like signbit heaviside""".split()
 )
 
 BY_NAME: dict[str, list[OpInfo]] = {}

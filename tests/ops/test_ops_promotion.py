@@ -133,8 +133,10 @@ def test_scalar_first_operand() -> None:
     assert tensorlib.mul(1.5, t).dtype == tensorlib.float32
     assert tensorlib.pow(2, t).tolist() == [2, 4]
     assert tensorlib.remainder(5, t).tolist() == [0, 1]
-    with pytest.raises(TypeError, match=r"add\(\): argument 'input' \(position 1\) must be Tensor"):
-        tensorlib.add(2, 3)
+    assert tensorlib.add(2, 3).tolist() == 5 and tensorlib.add(2, 3).dtype == tensorlib.int64
+    assert tensorlib.div(1, 2).dtype == tensorlib.float32
+    with pytest.raises(TypeError, match=r"exp\(\): argument 'input' \(position 1\) must be Tensor, not int"):
+        tensorlib.exp(3)
 
 
 def test_integer_pow_with_negative_exponents() -> None:

@@ -27,6 +27,8 @@ def _inplace_cases() -> tuple[list, list]:
 
 
 INPLACE, INPLACE_IDS = _inplace_cases()
+# in-place view ops change the tensor's shape instead of writing its memory
+RESHAPING = {"squeeze_", "unsqueeze_", "transpose_", "swapaxes_", "swapdims_", "t_"}
 
 
 def _expected(info: OpInfo, sample: Sample) -> Any:
@@ -46,7 +48,7 @@ def _call_inplace(name: str, owner: Any, target: Any, sample: Sample, leaves: li
 def test_inplace_matches_out_of_place(name: str, owner: Any, info: OpInfo, sample: Sample) -> None:
     expected = _expected(info, sample)
     target = tl_tensor(sample.args[0])
-    if expected.shape != target.shape or expected.dtype != target.dtype:
+    if name not in RESHAPING and (expected.shape != target.shape or expected.dtype != target.dtype):
         with pytest.raises(RuntimeError):
             _call_inplace(name, owner, target, sample)
         return
@@ -54,12 +56,13 @@ def test_inplace_matches_out_of_place(name: str, owner: Any, info: OpInfo, sampl
     result = _call_inplace(name, owner, target, sample)
     assert result is target
     assert target._version_value > version
+    assert target.shape == expected.shape
     np.testing.assert_allclose(target.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("name,owner,info,sample", INPLACE, ids=INPLACE_IDS)
 def test_inplace_gradient(name: str, owner: Any, info: OpInfo, sample: Sample) -> None:
-    if _expected(info, sample).shape != sample.args[0].shape:
+    if name not in RESHAPING and _expected(info, sample).shape != sample.args[0].shape:
         pytest.skip("the result does not fit the input")
     leaves = [tl_tensor(a).requires_grad_() for a in sample.leaves()]
     if not leaves:

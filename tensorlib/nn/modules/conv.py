@@ -158,12 +158,11 @@ class _ConvTranspose(_ConvNd):
         if output_size is None:
             return self.output_padding
         n = self._nd
-        size = list(output_size)
-        if len(size) == input.dim() + 1 or len(size) == n + 2:
-            size = size[-n:]
+        lead = input.dim() - n  # batch and channel dims may be given too
+        size = output_size[lead:] if len(output_size) == n + lead else output_size
         if len(size) != n:
             raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
-                             f"{input.dim()} elements (got {len(output_size)})")
+                             f"{n + lead} elements (got {len(output_size)})")
         spatial = input.shape[input.dim() - n:]
         smallest = [(spatial[i] - 1) * self.stride[i] - 2 * self.padding[i]
                     + self.dilation[i] * (self.kernel_size[i] - 1) + 1 for i in range(n)]

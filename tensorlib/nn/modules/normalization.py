@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._tensor import _wrap
+from ..._tensor import _wrap, bump_version
 from ...ops import creation as C
 from .. import _init as init
 from ..parameter import Parameter
@@ -52,7 +52,7 @@ class _NormBase(Module):
         if self.track_running_stats:
             init.zeros_(self.running_mean)
             init.ones_(self.running_var)
-            self.num_batches_tracked._data[...] = 0
+            init.zeros_(self.num_batches_tracked)
 
     def reset_parameters(self) -> None:
         """Reset the running statistics and set ``weight`` to 1 and ``bias`` to 0."""
@@ -83,6 +83,7 @@ class _BatchNorm(_NormBase):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked._data[...] += 1
+            bump_version(self.num_batches_tracked)
             # momentum None: a cumulative moving average over all batches seen
             factor = 1.0 / float(self.num_batches_tracked._data) if self.momentum is None else self.momentum
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
