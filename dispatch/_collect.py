@@ -44,7 +44,7 @@ def collect(
     so do the values of a dict. ``plain`` and ``implementers`` are caches of
     types already classified.
     """
-    if types is None:
+    if types is None or objs is None:
         types, objs = [], []
     for v in values:
         tp = type(v)

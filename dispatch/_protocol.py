@@ -313,8 +313,8 @@ class Protocol:
         )
         wrapper = _codegen.compile_function(src, fname, ns)
         wrapper.__name__ = name
-        wrapper.__qualname__ = qualname or getattr(impl, "__qualname__", name)
-        wrapper.__module__ = module or getattr(impl, "__module__", None)
+        wrapper.__qualname__ = qualname or getattr(impl, "__qualname__", None) or name
+        wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
         if signature is None:
             wrapper.__wrapped__ = impl  # type: ignore[attr-defined]
@@ -336,11 +336,11 @@ class Protocol:
         fget = self._accessor(prop.fget, ["self"], f"{name}_get") if prop.fget else None
         fset = self._accessor(prop.fset, ["self", "value"], f"{name}_set") if prop.fset else None
         new = property(fget[0] if fget else None, fset[0] if fset else None, prop.fdel, prop.__doc__)
-        if fget:
+        if fget and prop.fget:
             fget[1].public = new.__get__
             self.registry.add_implementation(new.__get__, prop.fget)
             self.registry.add_overridable(owner, name, new.__get__, accessor="__get__")
-        if fset:
+        if fset and prop.fset:
             fset[1].public = new.__set__
             self.registry.add_implementation(new.__set__, prop.fset)
             self.registry.add_overridable(owner, name, new.__set__, accessor="__set__")
