@@ -1028,10 +1028,11 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     a = x._data
+    lo, hi = min, max
     if a.dtype.kind != "f" or type(min) not in _BOUND or type(max) not in _BOUND:
         a = _clamp_operand(x, min, max)
-    lo = min._data if isinstance(min, Tensor) else _int_bound(min, a.dtype)
-    hi = max._data if isinstance(max, Tensor) else _int_bound(max, a.dtype)
+        lo = min._data if isinstance(min, Tensor) else _int_bound(min, a.dtype)
+        hi = max._data if isinstance(max, Tensor) else _int_bound(max, a.dtype)
     r = a
     try:
         if lo is not None:
@@ -1043,7 +1044,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     r = _arr(r)
     if r.dtype != a.dtype:
         r = r.astype(a.dtype)
-    if x._requires_grad and GRAD.enabled or needs_grad(min, max):
+    if (x._requires_grad or (lo is not min or hi is not max) and needs_grad(min, max)) and GRAD.enabled:
         if isinstance(min, Tensor) or isinstance(max, Tensor):
             res, node = record(ClampBackward0, r, (x, min, max))
             node.metas = (_meta(x), _meta(min), _meta(max))
@@ -1661,7 +1662,9 @@ def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) 
     return x, a, b
 
 
-def _binary_float(fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True) -> Callable:
+def _binary_float(
+    fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True, scalar_ok: bool = True
+) -> Callable:
     """A float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``)."""
     node_cls = type(
         "".join(p.capitalize() for p in fname.split("_")) + "Backward0",
@@ -1680,6 +1683,8 @@ def _binary_float(fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: 
     node_cls.backward = backward
 
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        if not scalar_ok:
+            tensor_arg(other, fname, "other", 2)
         x, a, b = _float_operands(fname, input, other, int_ok=int_ok)
         r = _apply2(np_fn, a, b)
         if needs_grad(x, other) and r.dtype.kind in "fc":
@@ -1742,11 +1747,21 @@ def _copysign_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
     return mul(g, ratio), mul(g, 0.0)
 
 
-atan2, atan2_ = _binary_float("atan2", np.arctan2, _atan2_grads, "Elementwise arctangent of ``input / other`` with the quadrant.")
+atan2, atan2_ = _binary_float(
+    "atan2", np.arctan2, _atan2_grads, "Elementwise arctangent of ``input / other`` with the quadrant.", scalar_ok=False
+)
 arctan2, arctan2_ = atan2, atan2_
-hypot, hypot_ = _binary_float("hypot", np.hypot, _hypot_grads, "Elementwise ``sqrt(input ** 2 + other ** 2)``.", int_ok=False)
-logaddexp, _ = _binary_float("logaddexp", np.logaddexp, _logaddexp_grads, "Elementwise ``log(exp(input) + exp(other))``.", int_ok=False)
-logaddexp2, _ = _binary_float("logaddexp2", np.logaddexp2, _logaddexp2_grads, "Elementwise ``log2(2 ** input + 2 ** other)``.", int_ok=False)
+hypot, hypot_ = _binary_float(
+    "hypot", np.hypot, _hypot_grads, "Elementwise ``sqrt(input ** 2 + other ** 2)``.", int_ok=False, scalar_ok=False
+)
+logaddexp, _ = _binary_float(
+    "logaddexp", np.logaddexp, _logaddexp_grads, "Elementwise ``log(exp(input) + exp(other))``.", int_ok=False,
+    scalar_ok=False,
+)
+logaddexp2, _ = _binary_float(
+    "logaddexp2", np.logaddexp2, _logaddexp2_grads, "Elementwise ``log2(2 ** input + 2 ** other)``.", int_ok=False,
+    scalar_ok=False,
+)
 xlogy, xlogy_ = _binary_float("xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.")
 copysign, copysign_ = _binary_float("copysign", np.copysign, _copysign_grads, "``input``'s magnitude with ``other``'s sign.")
 

@@ -698,8 +698,8 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         )
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
-    if n == 0:
-        return wrap(np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy())
+    if n == 0:  # the identity, still attached to the graph (with a zero gradient) as in torch
+        return E.add(E.mul(x, 0), wrap(np.eye(a.shape[-1], dtype=a.dtype)))
     base = inv(x) if n < 0 else x
     result = None
     # square-and-multiply

@@ -949,8 +949,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     shape = tuple(t_._data.shape[0] for t_ in flat)
     n = len(flat)
     grids = [expand(reshape(t_, tuple(-1 if j == i else 1 for j in range(n))), shape) for i, t_ in enumerate(flat)]
-    if swap:
-        grids = [transpose(g, 0, 1) for g in grids]
+    if swap:  # 'xy' is 'ij' on the first two inputs swapped, with the outputs swapped back
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
 

@@ -132,6 +132,27 @@ def test_xavier_and_kaiming_bounds_and_spread(shape):
     assert abs(a.std() - math.sqrt(2.0 / fan_in)) < 0.03 * a.std()
 
 
+@pytest.mark.parametrize(
+    "name, args, kwargs",
+    [("uniform_", (-0.5, 2.0), {}), ("normal_", (1.0, 0.3), {}), ("xavier_uniform_", (), {"gain": 1.5}),
+     ("xavier_normal_", (), {}), ("kaiming_uniform_", (), {"a": math.sqrt(5)}),
+     ("kaiming_uniform_", (), {"mode": "fan_out", "nonlinearity": "relu"}),
+     ("kaiming_normal_", (), {"nonlinearity": "tanh"}), ("trunc_normal_", (0.0, 1.0, -1.0, 1.5), {})],
+    ids=lambda v: str(v),
+)
+def test_init_distributions_match_torch(name, args, kwargs):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    shape = (120, 30, 3, 3)
+    ours = getattr(nn.init, name)(tensorlib.empty(*shape, dtype=tensorlib.float64), *args, **kwargs).numpy().ravel()
+    theirs = getattr(torch.nn.init, name)(torch.empty(*shape, dtype=torch.float64), *args, **kwargs).numpy().ravel()
+    qs = np.linspace(0.01, 0.99, 15)
+    spread = theirs.std()
+    np.testing.assert_allclose(np.quantile(ours, qs), np.quantile(theirs, qs), atol=0.06 * spread)  # ~4 sigma
+    if "uniform" in name or "trunc" in name:  # bounded: the same support
+        np.testing.assert_allclose([ours.min(), ours.max()], [theirs.min(), theirs.max()], atol=0.01 * spread)
+
+
 def test_orthogonal_and_sparse_and_dirac():
     q = _sample(nn.init.orthogonal_, (4, 6), gain=2.0)
     np.testing.assert_allclose(q @ q.T, 4.0 * np.eye(4), atol=1e-10)

@@ -62,6 +62,8 @@ def test_inplace_matches_out_of_place(name: str, owner: Any, info: OpInfo, sampl
 
 @pytest.mark.parametrize("name,owner,info,sample", INPLACE, ids=INPLACE_IDS)
 def test_inplace_gradient(name: str, owner: Any, info: OpInfo, sample: Sample) -> None:
+    if not info.grad:
+        pytest.skip("forward-only entry")
     if name not in RESHAPING and _expected(info, sample).shape != sample.args[0].shape:
         pytest.skip("the result does not fit the input")
     leaves = [tl_tensor(a).requires_grad_() for a in sample.leaves()]
