@@ -41,18 +41,22 @@ def _numerical_jacobians(func: Callable, inputs: tuple, out_index: list[int], ep
         for j, idx in enumerate(np.ndindex(data.shape)):
             orig = data[idx].copy()
             data[idx] = orig + eps
-            with _no_grad():
-                plus = _eval(func, inputs)
+            plus = _output_values(func, inputs, out_index)
             data[idx] = orig - eps
-            with _no_grad():
-                minus = _eval(func, inputs)
+            minus = _output_values(func, inputs, out_index)
             data[idx] = orig
             for o in out_index:
-                diff = plus[o]._data.astype(np.float64) - minus[o]._data.astype(np.float64)
-                jac[o][j] = (diff / (2 * eps)).reshape(-1)
+                jac[o][j] = ((plus[o] - minus[o]) / (2 * eps)).reshape(-1)
         for o in out_index:
             result[(i, o)] = jac[o]
     return result
+
+
+def _output_values(func: Callable, inputs: tuple, out_index: list[int]) -> dict:
+    """The outputs' values, copied at once: an output may be a view of the input being perturbed."""
+    with _no_grad():
+        outs = _eval(func, inputs)
+    return {o: outs[o]._data.astype(np.float64, copy=True) for o in out_index}
 
 
 def _analytical_jacobians(func: Callable, inputs: tuple, out_index: list[int]) -> tuple[dict, tuple]:

@@ -284,3 +284,10 @@ def test_gradcheck_matches_torch_verdicts():
                                                                torch.tensor(db, requires_grad=True)),
                                           raise_exception=False)
         assert ours == theirs == (not wrong)
+
+
+def test_gradcheck_functions_returning_views_of_their_input():
+    x = tensorlib.randn(3, dtype=tensorlib.double, requires_grad=True)
+    assert gradcheck(lambda a: a.view(3), (x,))
+    assert gradcheck(lambda a: a[1:], (x,))
+    assert gradcheck(lambda a: a.t(), (tensorlib.randn(2, 3, dtype=tensorlib.double, requires_grad=True),))
