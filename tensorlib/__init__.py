@@ -127,9 +127,10 @@ _OVERRIDABLE = {
         cosh_ tanh_ asinh_ acosh_ atanh_ sigmoid_ reciprocal_ square_ relu_ floor_ ceil_ trunc_ fix_ frac_ round_
         neg_ negative_ clamp_ clip_ clamp_min_ clamp_max_ nan_to_num_ atan2 arctan2 hypot logaddexp logaddexp2 xlogy
         xlogy_ copysign deg2rad deg2rad_ rad2deg rad2deg_ sinc sinc_ logit logit_ angle signbit heaviside addcmul addcdiv
-        arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_"""),
+        arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_
+        bitwise_left_shift bitwise_right_shift"""),
     **_names(_R, """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean
-        logsumexp all any count_nonzero cumsum cumprod median mode cummax cummin logcumsumexp diff dist"""),
+        logsumexp all any count_nonzero cumsum cumprod median mode cummax cummin logcumsumexp diff dist nanmedian"""),
     **_names(_L, """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tensordot einsum tril triu trace
         norm cross cdist addmv_ kron addr addbmm matrix_power logdet inverse det"""),
     **_names(_S, """flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis broadcast_to
@@ -139,7 +140,8 @@ _OVERRIDABLE = {
         diagflat"""),
     **_names(_I, """gather scatter scatter_add index_select index_add index_fill index_put masked_fill masked_select
         masked_scatter nonzero argwhere argsort sort msort topk kthvalue unique take take_along_dim bincount
-        searchsorted bucketize index_put_ index_copy select_scatter slice_scatter diagonal_scatter"""),
+        searchsorted bucketize index_put_ index_copy select_scatter slice_scatter diagonal_scatter unique_consecutive
+        scatter_reduce"""),
     **_names(_A, "softmax log_softmax erf erfc erf_ erfc_"),
     **_names(_C, """zeros_like ones_like empty_like full_like rand_like randn_like randint_like normal bernoulli
         multinomial poisson numel"""),

@@ -37,9 +37,10 @@ _FUNCTION_METHODS = {
         absolute_ divide_ true_divide_ multiply_ subtract_ fmod_ float_power_ nan_to_num_ clamp_min_ clamp_max_
         atan2 atan2_ arctan2 arctan2_ hypot hypot_ logaddexp logaddexp2 xlogy xlogy_ copysign copysign_ deg2rad deg2rad_
         rad2deg rad2deg_ sinc sinc_ logit logit_ angle signbit heaviside heaviside_ addcmul addcmul_ addcdiv addcdiv_
-        arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_""",
+        arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_
+        bitwise_left_shift bitwise_right_shift""",
     R: """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean logsumexp all
-        any count_nonzero cumsum cumprod median mode cumsum_ cumprod_ cummax cummin logcumsumexp diff dist""",
+        any count_nonzero cumsum cumprod median mode cumsum_ cumprod_ cummax cummin logcumsumexp diff dist nanmedian""",
     L: """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tril triu trace norm cross addmm_ addmv_ baddbmm_
         tril_ triu_ kron addr addr_ addbmm addbmm_ matrix_power logdet inverse det""",
     S: """view_as reshape_as flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis
@@ -48,7 +49,8 @@ _FUNCTION_METHODS = {
         ravel narrow_copy rot90 hsplit vsplit dsplit diagflat""",
     I: """gather scatter scatter_ scatter_add scatter_add_ index_select index_add index_fill index_put index_put_
         masked_fill masked_fill_ masked_select masked_scatter masked_scatter_ nonzero argwhere argsort sort msort topk
-        kthvalue unique index_copy index_copy_ select_scatter slice_scatter diagonal_scatter
+        kthvalue unique index_copy index_copy_ select_scatter slice_scatter diagonal_scatter unique_consecutive
+        scatter_reduce scatter_reduce_
         take take_along_dim bincount""",
     A: "softmax log_softmax erf erf_ erfc erfc_",
     C: "uniform_ normal_ random_ bernoulli_ exponential_",
@@ -227,18 +229,14 @@ def _binary(name: str, func: Callable, reflected: bool = False) -> Callable:
 
 def _reflected(func: Callable, self: Tensor, scalar: Any) -> Tensor:
     """``scalar <op> self`` for functions whose first argument must be a tensor."""
-    if func is E.sub:
-        return E.rsub(self, scalar)
-    if func is E.div:
+    if func is E.div:  # torch computes ``scalar / t`` as ``t.reciprocal() * scalar`` (its rounding too)
         return E.mul(E.reciprocal(self), scalar)
-    if func is E.floor_divide:
-        return E.floor_divide(E.full_like_scalar(scalar, self), self)
-    if func is E.remainder:
-        return E.remainder(E.full_like_scalar(scalar, self), self)
-    if func is E.pow:
-        return E.pow(scalar, self)
+    if func in (E.sub, E.floor_divide, E.remainder, E.pow):
+        return func(scalar, self)
     if func in (E.add, E.mul, E.bitwise_and, E.bitwise_or, E.bitwise_xor, E.eq, E.ne):
         return func(self, scalar)
+    if func in (E.bitwise_left_shift, E.bitwise_right_shift):
+        return func(scalar, self)
     raise TypeError(f"unsupported operand for reflected {func.__name__}")
 
 
@@ -254,12 +252,14 @@ def _inplace(name: str, func: Callable) -> Callable:
 
 
 def _matmul_op(self: Tensor, other: Any) -> Any:
+    """The ``@`` operator."""
     if not isinstance(other, Tensor):
         return NotImplemented
     return L.matmul(self, other)
 
 
 def _rmatmul_op(self: Tensor, other: Any) -> Any:
+    """The reflected ``@`` operator."""
     if not isinstance(other, Tensor):
         return NotImplemented
     return L.matmul(other, self)
@@ -270,12 +270,15 @@ def _bitwise_inplace(func: Callable, name: str) -> Callable:
         return E.inplace_apply(self, func, (other,), {}, name)
 
     op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"In-place :func:`{name[:-1]}`."
     return op
 
 
 bitwise_and_ = _bitwise_inplace(E.bitwise_and, "bitwise_and_")
 bitwise_or_ = _bitwise_inplace(E.bitwise_or, "bitwise_or_")
 bitwise_xor_ = _bitwise_inplace(E.bitwise_xor, "bitwise_xor_")
+bitwise_left_shift_ = _bitwise_inplace(E.bitwise_left_shift, "bitwise_left_shift_")
+bitwise_right_shift_ = _bitwise_inplace(E.bitwise_right_shift, "bitwise_right_shift_")
 
 
 def _unary_op(name: str, func: Callable) -> Callable:
@@ -288,6 +291,7 @@ def _unary_op(name: str, func: Callable) -> Callable:
 
 
 def _contains(self: Tensor, element: Any) -> bool:
+    """``element in self``: whether any element equals it."""
     if isinstance(element, (Tensor,) + _NUMBER):
         return bool(E.eq(self, element)._data.any())
     raise RuntimeError(
@@ -296,6 +300,7 @@ def _contains(self: Tensor, element: Any) -> bool:
 
 
 def _reversed(self: Tensor) -> Tensor:
+    """``reversed(self)``: dim 0 flipped."""
     if self._data.ndim == 0:
         return self
     return S.flip(self, 0)
@@ -325,6 +330,12 @@ OPERATORS: dict[str, Callable] = {
     "__ipow__": _inplace("__ipow__", E.pow_),
     "__matmul__": _matmul_op,
     "__rmatmul__": _rmatmul_op,
+    "__lshift__": _binary("__lshift__", E.bitwise_left_shift),
+    "__rlshift__": _binary("__rlshift__", E.bitwise_left_shift, reflected=True),
+    "__ilshift__": _inplace("__ilshift__", _bitwise_inplace(E.bitwise_left_shift, "bitwise_left_shift_")),
+    "__rshift__": _binary("__rshift__", E.bitwise_right_shift),
+    "__rrshift__": _binary("__rrshift__", E.bitwise_right_shift, reflected=True),
+    "__irshift__": _inplace("__irshift__", _bitwise_inplace(E.bitwise_right_shift, "bitwise_right_shift_")),
     "__and__": _binary("__and__", E.bitwise_and),
     "__rand__": _binary("__rand__", E.bitwise_and, reflected=True),
     "__iand__": _inplace("__iand__", bitwise_and_),
@@ -375,6 +386,8 @@ OWN_METHODS: dict[str, Callable] = {
     "bitwise_and_": bitwise_and_,
     "bitwise_or_": bitwise_or_,
     "bitwise_xor_": bitwise_xor_,
+    "bitwise_left_shift_": bitwise_left_shift_,
+    "bitwise_right_shift_": bitwise_right_shift_,
     "double": _cast(_dtype.float64, "double"),
     "float": _cast(_dtype.float32, "float"),
     "half": _cast(_dtype.float16, "half"),

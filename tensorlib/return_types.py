@@ -25,6 +25,7 @@ def _make(name: str, fields: tuple[str, ...]) -> type:
 max = _make("max", ("values", "indices"))  # noqa: A001
 min = _make("min", ("values", "indices"))  # noqa: A001
 median = _make("median", ("values", "indices"))
+nanmedian = _make("nanmedian", ("values", "indices"))
 mode = _make("mode", ("values", "indices"))
 sort = _make("sort", ("values", "indices"))
 topk = _make("topk", ("values", "indices"))
@@ -33,4 +34,4 @@ aminmax = _make("aminmax", ("min", "max"))
 cummax = _make("cummax", ("values", "indices"))
 cummin = _make("cummin", ("values", "indices"))
 
-__all__ = ["aminmax", "cummax", "cummin", "kthvalue", "max", "median", "min", "mode", "sort", "topk"]
+__all__ = ["aminmax", "cummax", "cummin", "kthvalue", "max", "median", "min", "mode", "nanmedian", "sort", "topk"]

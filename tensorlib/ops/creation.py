@@ -11,7 +11,7 @@ from .. import _dtype
 from .._dtype import FROM_NP, dtype as DType
 from .._size import Size
 from .._tensor import Tensor, _wrap, device as _device
-from ._util import tensor_arg, write_out
+from ._util import not_implemented, tensor_arg, write_out
 
 _pybool = type(True)
 
@@ -439,11 +439,13 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tenso
 def _float_dtype(dtype: DType | None, fname: str) -> np.dtype:
     npdt = _np_dtype(dtype)
     if npdt.kind not in "fc":
-        raise RuntimeError(f"\"{fname}\" not implemented for '{FROM_NP[npdt].name}'")
+        raise not_implemented("normal_kernel_cpu" if fname.startswith("randn") else "check_uniform_bounds", npdt)
     return npdt
 
 
 def _sample(rng: np.random.Generator, kind: str, shape: tuple, npdt: np.dtype) -> np.ndarray:
+    if npdt.kind not in "fc":
+        raise not_implemented("normal_kernel_cpu" if kind == "normal" else "check_uniform_bounds", npdt)
     gen_dt = npdt if npdt in (np.dtype(np.float32), np.dtype(np.float64)) else np.dtype(np.float32)
     if npdt.kind == "c":
         real_dt = np.float32 if npdt == np.complex64 else np.float64

@@ -1287,6 +1287,28 @@ def _bitwise(name: str, np_fn: Any, doc: str) -> Callable:
     return fn
 
 
+def _shift(name: str, np_fn: Any, kernel: str, doc: str) -> Callable:
+    def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        x = input if isinstance(input, Tensor) else number_input(input, other, name)
+        a, b = binary_arrays(x, other, name)
+        if a.dtype.kind not in "iu":
+            raise not_implemented(kernel, a.dtype)
+        # shifting by the width or more gives 0 (or -1 for negative values shifted right), as in C
+        bits = a.dtype.itemsize * 8
+        big = np.asarray(b) >= bits
+        r = _apply2(np_fn, a, np.where(big, bits - 1, b).astype(a.dtype) if np.any(big) else b)
+        if np.any(big):
+            r = np.where(big, (np.where(a < 0, -1, 0) if np_fn is np.right_shift else 0), r).astype(a.dtype)
+        return _finish(wrap(_arr(r)), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__module__ = __name__
+    return fn
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", np.left_shift, "lshift_cpu", "Elementwise ``input << other``.")
+bitwise_right_shift = _shift("bitwise_right_shift", np.right_shift, "rshift_cpu", "Elementwise ``input >> other``.")
 bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "Elementwise bitwise AND of integer or bool tensors.")
 bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "Elementwise bitwise OR of integer or bool tensors.")
 bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Elementwise bitwise XOR of integer or bool tensors.")
@@ -1659,6 +1681,8 @@ def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) 
             raise not_implemented(fname + "_cpu", a.dtype)
         a = a.astype(_dtype.DEFAULT.np_float)
         b = b.astype(a.dtype) if type(b) is ndarray else b
+    if type(b) is not ndarray:
+        b = np.asarray(b, dtype=a.dtype)  # keep the tensor's dtype through NumPy scalar arithmetic
     return x, a, b
 
 
@@ -1708,7 +1732,10 @@ def _binary_float(
 
 def _atan2_grads(g: Tensor, y: Tensor, x: Any, r: Tensor) -> tuple:
     denom = add(mul(x, x), mul(y, y))
-    return mul(g, div(x, denom)), mul(g, neg(div(y, denom)))
+    # at the origin the gradient is taken as 0, as torch does
+    zero = eq(denom, 0)
+    recip = where(zero, 0.0, reciprocal(where(zero, 1.0, denom)))
+    return mul(g, mul(x, recip)), mul(g, neg(mul(y, recip)))
 
 
 def _hypot_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
@@ -1736,9 +1763,8 @@ def _xlogy_np(a: np.ndarray, b: Any) -> np.ndarray:
 
 
 def _xlogy_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
-    gx = mul(g, where(eq(x, 0), 0.0, log(y) if isinstance(y, Tensor) else math.log(y) if y > 0 else float("nan")))
-    gy = mul(g, div(x, y))
-    return gx, gy
+    ly = log(y) if isinstance(y, Tensor) else (math.log(y) if y > 0 else (-math.inf if y == 0 else math.nan))
+    return mul(g, ly), mul(g, div(x, y))
 
 
 def _copysign_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
@@ -1807,12 +1833,29 @@ def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
 sinc, sinc_ = _unary("sinc", _sinc_np, _sinc_grad, "xy", "Normalised sinc: ``sin(pi x) / (pi x)``, 1 at 0.")
 
 
+class LogitBackward0(Node):
+    __slots__ = ("self_", "eps")
+    _saved_slots = ("self_",)
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)
+        d = div(g, mul(x, rsub(x, 1)))
+        if self.eps is not None:  # clamped away: no gradient
+            d = where(logical_or(lt(x, self.eps), gt(x, 1 - self.eps)), 0.0, d)
+        return (d,)
+
+
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     x = _as_float(tensor_arg(input, "logit"), "logit")
-    if eps is not None:
-        x = clamp(x, eps, 1 - eps)
-    return log(div(x, rsub(x, 1)), out=out)
+    a = x._data if eps is None else np.clip(x._data, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = _arr(np.log(a / (1 - a)))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(LogitBackward0, r, (x,))
+        node.self_, node.eps = SavedTensor(x, False), eps
+        return _finish(res, out, "logit")
+    return _finish(wrap(r), out, "logit")
 
 
 def logit_(self: Tensor, eps: float | None = None) -> Tensor:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, new_node
+from .._autograd.graph import Node, SavedTensor, new_node
 from .._tensor import _make_view
 from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
 from . import elementwise as E
@@ -176,7 +176,46 @@ def getitem(self: Tensor, key: Any) -> Tensor:
     if self._data.ndim == 0 and type(key) is int:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     nk, basic = convert_key(key)
+    if not basic and type(nk) is tuple and any(type(p) is int for p in nk):
+        # torch applies integer indices first (as select), then the advanced ones:
+        # x[0, :, [1]] has shape (3, 1), where NumPy's rules would give (1, 3)
+        first, second = _split_int_indices(nk)
+        return _getitem_converted(_getitem_converted(self, first, True), second, False)
     return _getitem_converted(self, nk, basic)
+
+
+def _split_int_indices(key: tuple) -> tuple[tuple, tuple]:
+    """A key as (its basic parts with advanced ones kept whole, the advanced parts for what remains)."""
+    first, second = [], []
+    for p in key:
+        if type(p) is int:
+            first.append(p)
+        elif type(p) is slice or p is None:
+            first.append(p)
+            second.append(slice(None))
+        elif p is Ellipsis:
+            first.append(p)
+            second.append(p)
+        elif np.ndim(p) == 0 and np.asarray(p).dtype.kind == "b":
+            first.append(None)  # a bool scalar adds a dim: all of it (True) or none (False)
+            second.append(slice(None) if p else slice(0, 0))
+        else:
+            first.extend([slice(None)] * (np.ndim(p) if np.asarray(p).dtype.kind == "b" else 1))
+            second.append(p)
+    return tuple(first), tuple(second)
+
+
+def _torch_order_key(key: Any, shape: tuple) -> Any:
+    """For keys mixing integers with advanced indices: an all-advanced key with torch's result layout."""
+    if type(key) is not tuple or not any(type(p) is int for p in key) or all(_is_basic(p) for p in key):
+        return key
+    first, second = _split_int_indices(key)
+    flat = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    return np.unravel_index(flat[first][second], shape)
+
+
+def _is_basic(p: Any) -> bool:
+    return type(p) is int or type(p) is slice or p is None or p is Ellipsis
 
 
 class IndexPutBackward0(Node):
@@ -235,7 +274,9 @@ def index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
 
 def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``self[key] = value``: an in-place write, recorded when gradients are involved."""
-    nk, _ = convert_key(key)
+    nk, basic = convert_key(key)
+    if not basic:
+        nk = _torch_order_key(nk, self._data.shape)
     check_inplace(self, "__setitem__")
     if isinstance(value, Tensor):
         v = value._data
@@ -276,10 +317,11 @@ def _along_key(index: np.ndarray, dim: int) -> tuple:
     return tuple(grids)
 
 
-def _check_gather_bounds(idx: np.ndarray, size: int, fname: str) -> None:
-    if idx.size and (idx.min() < -size or idx.max() >= size):
+def _check_gather_bounds(idx: np.ndarray, size: int, dim: int) -> None:
+    """gather and scatter take indices in ``[0, size)`` (no negative indices, unlike ``t[i]``)."""
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx.max() if idx.max() >= size else idx.min()
-        raise RuntimeError(f"index {bad} is out of bounds for dimension with size {size}")
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 class GatherBackward0(Node):
@@ -297,7 +339,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     d = wrap_dim(dim, a.ndim)
     if idx.ndim != a.ndim and not (a.ndim == 0 and idx.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    _check_gather_bounds(idx, a.shape[d] if a.ndim else 1, "gather")
+    _check_gather_bounds(idx, a.shape[d] if a.ndim else 1, d)
     r = np.asarray(a[_along_key(idx, d)]) if a.ndim else a.reshape(1)[idx]
     if x._requires_grad and GRAD.enabled:
         res, node = record(GatherBackward0, r, (x,))
@@ -339,7 +381,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     s = tensor_arg(src, "scatter_add", "src", 4)
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
-    _check_gather_bounds(idx, a.shape[d], "scatter_add")
+    _check_gather_bounds(idx, a.shape[d], d)
     src_part = s._data[tuple(slice(0, n) for n in idx.shape)]
     np.add.at(a, _along_key(idx, d), src_part.astype(a.dtype, copy=False))
     if GRAD.enabled and (x._requires_grad or s._requires_grad):
@@ -382,7 +424,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         raise TypeError("scatter(): expected 'src' or 'value'")
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
-    _check_gather_bounds(idx, a.shape[d], "scatter")
+    _check_gather_bounds(idx, a.shape[d], d)
     key = _along_key(idx, d)
     if isinstance(src, Tensor):
         v = src._data[tuple(slice(0, n) for n in idx.shape)].astype(a.dtype, copy=False)
@@ -428,8 +470,10 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
     a = x._data
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx.max() if idx.max() >= size else idx.min()
+        if a.ndim <= 1:  # torch's two kernels report this differently
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     r = np.take(a, idx.reshape(-1), axis=d) if a.ndim else a.reshape(1)[idx.reshape(-1)].reshape(idx.shape)
     if x._requires_grad and GRAD.enabled:
@@ -457,7 +501,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
             f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
             f"({ss[d] if d < len(ss) else 1}), for dim: {d}"
         )
-    _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, RuntimeError)
+    _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, RuntimeError, 0)
     key = (slice(None),) * d + (idx,)
     scaled = src if alpha == 1 else E.mul(src, alpha)
     return index_put_key(x, key, scaled, accumulate=True)
@@ -478,8 +522,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return index_put_key(x, key, value)
 
 
-def _check_index_bounds(idx: np.ndarray, size: int, dim: int, exc: type = IndexError) -> None:
-    if idx.size and (idx.min() < -size or idx.max() >= size):
+def _check_index_bounds(idx: np.ndarray, size: int, dim: int, exc: type = IndexError, lo: int | None = None) -> None:
+    if idx.size and (idx.min() < (-size if lo is None else lo) or idx.max() >= size):
         bad = idx.max() if idx.max() >= size else idx.min()
         raise exc(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
@@ -506,6 +550,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     idx = tensor_arg(indices, "take_along_dim", "indices", 2)
     from .shape import reshape
 
+    if idx._data.dtype.kind in "iu" and idx._data.size and idx._data.min() < 0:
+        # negative indices count from the end here (gather itself refuses them)
+        n = x._data.size if dim is None else x._data.shape[wrap_dim(dim, x._data.ndim)]
+        idx = wrap(np.where(idx._data < 0, idx._data + n, idx._data))
     if dim is None:
         return gather(reshape(x, (-1,)), 0, reshape(idx, (-1,)))
     d = wrap_dim(dim, x._data.ndim)
@@ -715,6 +763,32 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
+    """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
+    x = tensor_arg(input, "unique_consecutive")
+    a = x._data
+    if dim is None:
+        flat = a.reshape(-1)
+        starts = np.concatenate([[True], flat[1:] != flat[:-1]]) if flat.size else np.zeros(0, dtype=bool)
+        vals = flat[starts]
+        inv_shape = a.shape
+    else:
+        d = wrap_dim(dim, a.ndim)
+        moved = np.moveaxis(a, d, 0)
+        n = moved.shape[0]
+        diff = (moved[1:] != moved[:-1]).reshape(max(n - 1, 0), -1).any(axis=1)
+        starts = np.concatenate([[True], diff]) if n else np.zeros(0, dtype=bool)
+        vals = np.moveaxis(moved[starts], 0, d)
+        inv_shape = (n,)
+    run = np.cumsum(starts) - 1
+    out: list = [wrap(np.ascontiguousarray(vals))]
+    if return_inverse:
+        out.append(wrap(run.reshape(inv_shape).astype(np.int64)))
+    if return_counts:
+        out.append(wrap(np.diff(np.append(np.flatnonzero(starts), starts.size)).astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Count occurrences of each non-negative integer."""
     x = tensor_arg(input, "bincount")
@@ -723,9 +797,12 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if a.size and a.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    w = None if weights is None else weights._data
+    w = None if weights is None else tensor_arg(weights, "bincount", "weights", 2)._data
     r = np.bincount(a, weights=w, minlength=minlength)
-    return wrap(r if w is not None else r.astype(np.int64))
+    if w is None:
+        return wrap(r.astype(np.int64))
+    # float weights keep their dtype; other weights count in double
+    return wrap(r.astype(w.dtype if w.dtype.kind == "f" else np.float64))
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
@@ -766,7 +843,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             f"{x.dtype.name.capitalize()} and (source) {src.dtype.name.capitalize()}"
         )
     idx = idx.reshape(-1)
-    _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
+    _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, lo=0)
     return index_put_key(x, (slice(None),) * d + (idx,), src)
 
 
@@ -821,3 +898,98 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     if s._data.shape != want:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(s._data.shape)}, slice size = {list(want)}")
     return index_put_key(x, tuple(key), s)
+
+
+# -- scatter with a reduction -------------------------------------------------------------------------
+
+_REDUCE_AT = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+_IDENTITY = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}
+
+
+class ScatterReduceBackward0(Node):
+    """amax/amin: the gradient is shared by every value equal to the result; prod: result / value."""
+
+    __slots__ = ("self_", "src", "result", "dim", "index", "reduce", "include_self", "src_shape")
+    _saved_slots = ("self_", "src", "result")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        x, s, y = self.self_.unpack(self), self.src.unpack(self), self.result.unpack(self)
+        d, idx = self.dim, self.index
+        key = _along_key(idx, d)
+        src_part = s._data[tuple(slice(0, n) for n in idx.shape)]
+        if self.reduce == "prod":
+            gy = E.mul(g, y)
+            gi = E.div(gy, x) if self.include_self else E.mul(g, wrap(~_hits(x._data.shape, key)))
+            gs = E.div(gather(gy, d, wrap(idx)), _part(s, idx))
+        else:
+            # ties share the gradient: count every value equal to its target's result
+            yv = y._data
+            self_eq = (x._data == yv) if self.include_self else np.zeros(yv.shape, dtype=bool)
+            src_eq = src_part == yv[key]
+            count = self_eq.astype(yv.dtype)
+            np.add.at(count, key, src_eq.astype(yv.dtype))
+            count = np.where(count == 0, 1, count)
+            share = E.div(g, wrap(count))
+            gi = E.mul(share, wrap(self_eq | ~_hits(yv.shape, key)))
+            gs = E.mul(gather(share, d, wrap(idx)), wrap(src_eq))
+        if gs._data.shape != self.src_shape:
+            gs = embed(gs, tuple(slice(0, n) for n in idx.shape), self.src_shape, basic=True)
+        return (gi if self.needs(0) else None), (gs if self.needs(1) else None)
+
+
+def _hits(shape: tuple, key: tuple) -> np.ndarray:
+    hit = np.zeros(shape, dtype=bool)
+    hit[key] = True
+    return hit
+
+
+def _part(s: Tensor, idx: np.ndarray) -> Tensor:
+    return basic_getitem(s, tuple(slice(0, n) for n in idx.shape)) if s._data.shape != idx.shape else s
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    """A copy of ``input`` with ``src`` reduced (sum, prod, mean, amax, amin) into it along ``dim`` at ``index``."""
+    x = tensor_arg(input, "scatter_reduce")
+    idx = _index_arg(index, "scatter_reduce")
+    s = tensor_arg(src, "scatter_reduce", "src", 4)
+    if reduce not in _REDUCE_AT:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if s._data.dtype != x._data.dtype:
+        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    if idx.ndim != a.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    _check_gather_bounds(idx, a.shape[d], d)
+    key = _along_key(idx, d)
+    if reduce in ("sum", "mean"):
+        hits = wrap(_hits(a.shape, key))
+        base = x if include_self else E.mul(x, E.logical_not(hits))
+        total = scatter_add(base, d, index, s)
+        if reduce == "sum":
+            return total
+        count = np.zeros(a.shape, dtype=np.int64)
+        np.add.at(count, key, 1)
+        count += 1 if include_self else 0
+        count = np.where(count == 0, 1, count)
+        if a.dtype.kind in "iu":  # integer means round down, as in torch
+            return E.div(total, wrap(count), rounding_mode="floor")
+        return E.div(total, wrap(count.astype(a.dtype)))
+    r = a.copy()
+    if not include_self:
+        r[key] = _IDENTITY[reduce] if a.dtype.kind == "f" or reduce == "prod" else (
+            np.iinfo(a.dtype).min if reduce == "amax" else np.iinfo(a.dtype).max
+        )
+    _REDUCE_AT[reduce].at(r, key, s._data[tuple(slice(0, n) for n in idx.shape)])
+    if GRAD.enabled and (x._requires_grad or s._requires_grad):
+        res, node = record(ScatterReduceBackward0, r, (x, s))
+        node.self_, node.src, node.result = SavedTensor(x, False), SavedTensor(s, False), SavedTensor(res, True)
+        node.dim, node.index, node.reduce, node.include_self, node.src_shape = d, idx, reduce, include_self, s._data.shape
+        return res
+    return wrap(r)
+
+
+def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    """In-place :func:`scatter_reduce`."""
+    return E.inplace_apply(self, scatter_reduce, (dim, index, src, reduce), {"include_self": include_self}, "scatter_reduce_")

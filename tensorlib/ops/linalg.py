@@ -293,27 +293,28 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         operands = tuple(operands[0])
     ops = [tensor_arg(o, "einsum", "operands", i + 2) for i, o in enumerate(operands)]
     eq = equation.replace(" ", "")
-    if "->" in eq:
-        lhs, rhs = eq.split("->")
-    else:
-        lhs = eq
-        counts: dict = {}
-        for c in lhs.replace(",", ""):
-            counts[c] = counts.get(c, 0) + 1
-        rhs = "".join(sorted(c for c, n in counts.items() if n == 1))
+    lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(ops):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation")
-    if "..." in eq:
-        raise RuntimeError("einsum(): ellipsis is not supported by tensorlib's einsum")
-    for term, o in zip(terms, ops):
+        raise RuntimeError(
+            "einsum(): more operands were provided than specified in the equation" if len(ops) > len(terms)
+            else "einsum(): fewer operands were provided than specified in the equation"
+        )
+    terms, rhs = _expand_ellipsis(terms, rhs if arrow else None, ops)
+    for i, (term, o) in enumerate(zip(terms, ops)):
         if len(term) != o._data.ndim:
             raise RuntimeError(
                 f"einsum(): the number of subscripts in the equation ({len(term)}) does not match the number of "
-                f"dimensions ({o._data.ndim}) for operand {ops.index(o)}"
+                f"dimensions ({o._data.ndim}) for operand {i} and no ellipsis was given"
             )
-        if len(set(term)) != len(term):
-            raise RuntimeError("einsum(): repeated subscripts within one operand are not supported by tensorlib")
+        # a subscript repeated within one operand takes that operand's diagonal
+        while len(set(term)) != len(term):
+            c = next(ch for ch in term if term.count(ch) > 1)
+            p = term.index(c)
+            q = term.index(c, p + 1)
+            o = S.diagonal(o, 0, p, q)
+            term = "".join(ch for k, ch in enumerate(term) if k not in (p, q)) + c
+        terms[i], ops[i] = term, o
     sizes: dict[str, int] = {}
     for term, o in zip(terms, ops):
         for c, n in zip(term, o._data.shape):
@@ -324,8 +325,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
                 )
             sizes[c] = max(sizes.get(c, 1), n)
     cur, cur_term = ops[0], terms[0]
-    for o, term in zip(ops[1:], terms[1:]):
-        later = set(rhs) | set("".join(terms[terms.index(term) + 1 :]))
+    for k, (o, term) in enumerate(zip(ops[1:], terms[1:]), 2):
+        later = set(rhs) | set("".join(terms[k:]))
         cur, cur_term = _contract_pair(cur, cur_term, o, term, later, sizes)
     # sum indices not in the output, then order as rhs
     drop = [i for i, c in enumerate(cur_term) if c not in rhs]
@@ -335,6 +336,33 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     if cur_term != rhs:
         cur = S.permute(cur, [cur_term.index(c) for c in rhs])
     return cur
+
+
+def _expand_ellipsis(terms: list, rhs: str | None, ops: list) -> tuple[list, str]:
+    """Replace ``...`` by letters of their own (right-aligned across operands) and fill in an implicit output."""
+    used = set("".join(terms) + (rhs or ""))
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    widest = 0
+    out_terms = []
+    for term, o in zip(terms, ops):
+        if "..." in term:
+            n = o._data.ndim - (len(term) - 3)
+            if n < 0:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(term) - 3}) is more than the number of dimensions ({o._data.ndim}) for operand {len(out_terms)}")
+            widest = max(widest, n)
+            out_terms.append((term, n))
+        else:
+            out_terms.append((term, 0))
+    letters = "".join(free[:widest])
+    terms = [t.replace("...", letters[widest - n :]) if "..." in t else t for t, n in out_terms]
+    if rhs is None:
+        counts: dict = {}
+        for c in "".join(terms):
+            counts[c] = counts.get(c, 0) + 1
+        rhs = letters + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in letters))
+    else:
+        rhs = rhs.replace("...", letters)
+    return terms, rhs
 
 
 def _contract_pair(a: Tensor, ta: str, b: Tensor, tb: str, keep: set, sizes: dict) -> tuple[Tensor, str]:

@@ -10,6 +10,7 @@ from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, unpack
 from .._dtype import FROM_NP
 from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
+from ..return_types import nanmedian as _nanmedian_t
 from . import elementwise as E
 from . import shape as S
 from ._util import GRAD, Tensor, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, wrap_dim, write_out
@@ -235,7 +236,8 @@ class MaxBackward1(Node):
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)
         y = unpack(self, self.result)
-        mask = E.eq(x, y)
+        # a NaN result came from the NaNs
+        mask = E.isnan(x) if np.isnan(y._data).all() and y._data.dtype.kind == "f" else E.eq(x, y)
         count = int(np.count_nonzero(mask._data))
         return (E.mul(E.div(g, count), mask),)
 
@@ -342,6 +344,11 @@ def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: A
     if a.dtype.kind == "c":
         raise not_implemented(fname[1:] + "_values_cpu", a.dtype)
     dims = normalize_dims(dim, a.ndim)
+    for d in dims:
+        if a.shape[d] == 0:
+            raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    if not dims and a.ndim and a.size == 0:
+        raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
     r = _arr(np_fn(a, axis=dims, keepdims=keepdim))
     if x._requires_grad and GRAD.enabled:
         res, node = record(AmaxBackward0, r, (x,))
@@ -430,6 +437,13 @@ def var(
     centered = E.sub(x, mean(x, dims, keepdim=True))
     sq = E.mul(centered, E.conj(centered)) if x._data.dtype.kind == "c" else E.mul(centered, centered)
     denom = n - c
+    if denom <= 0:
+        import warnings
+
+        warnings.warn(
+            "var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+            "(input numel divided by output numel).", UserWarning, stacklevel=3,
+        )
     res = E.div(sum(sq, dims, keepdim=keepdim), denom if denom > 0 else 0.0)
     if x._data.dtype.kind == "c":
         res = E.real(res)
@@ -440,8 +454,13 @@ def std(
     input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None,
     out: Tensor | None = None,
 ) -> Tensor:
-    """Standard deviation over ``dim``: ``sqrt(var(...))``."""
-    return _finish(E.sqrt(var(input, dim, unbiased, keepdim, correction=correction)), out, "std")
+    """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    if not (v._requires_grad and GRAD.enabled and np.any(v._data == 0)):
+        return _finish(E.sqrt(v), out, "std")
+    # sqrt's gradient at 0 is infinite: route zero variances around it
+    zero = E.eq(v, 0)
+    return _finish(E.where(zero, 0.0, E.sqrt(E.where(zero, 1.0, v))), out, "std")
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None) -> tuple:
@@ -604,8 +623,17 @@ def check_sortable(a: np.ndarray, fname: str) -> None:
 
 
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
-    x = tensor_arg(input, "median")
+    """The lower median of all elements, or ``(values, indices)`` along ``dim``; NaN if a NaN is present."""
+    return _median(input, dim, keepdim, "median", ignore_nan=False)
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """:func:`median` ignoring NaN (NaN only where a whole slice is NaN)."""
+    return _median(input, dim, keepdim, "nanmedian", ignore_nan=True)
+
+
+def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool) -> Any:
+    x = tensor_arg(input, fname)
     a = x._data
     check_sortable(a, "median")
     from .indexing import gather
@@ -613,33 +641,41 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if dim is None:
         if a.size == 0:
             return wrap(np.array(np.nan, dtype=a.dtype))
-        flat = S.reshape(x, (-1,))
-        k = (a.size - 1) // 2
-        order = _nan_last_argsort(flat._data, 0)
-        return S.select(gather(flat, 0, wrap(order[k : k + 1])), 0, 0)
+        flat = a.reshape(-1)
+        r = flat[_median_indices(flat, 0, ignore_nan)].reshape(())
+        if x._requires_grad and GRAD.enabled:
+            # ties share the gradient, as for max()
+            res, node = record(MaxBackward1, r, (x,))
+            node.self_, node.result = SavedTensor(x, False), SavedTensor(res, True)
+            return res
+        return wrap(r)
     d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
-        return _median_t(x, wrap(np.zeros((), dtype=np.int64)))
+        return (_nanmedian_t if ignore_nan else _median_t)(x, wrap(np.zeros((), dtype=np.int64)))
     if a.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    k = (a.shape[d] - 1) // 2
-    order = _nan_last_argsort(a, d)
-    idx = np.take(order, [k], axis=d)
-    if a.dtype.kind == "f":
-        # a slice containing NaN has NaN as its median, at the first NaN's index
-        has_nan = np.isnan(a).any(axis=d, keepdims=True)
-        if has_nan.any():
-            idx = np.where(has_nan, np.expand_dims(np.argmax(np.isnan(a), axis=d), d), idx)
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    idx = _median_indices(a, d, ignore_nan)
     values = gather(x, d, wrap(idx))
     if not keepdim:
         values = S.squeeze(values, d)
         idx = np.squeeze(idx, d)
-    return _median_t(values, wrap(idx.astype(np.int64)))
+    return (_nanmedian_t if ignore_nan else _median_t)(values, wrap(idx.astype(np.int64)))
 
 
-def _nan_last_argsort(a: np.ndarray, d: int) -> np.ndarray:
-    # NumPy's stable sort already puts NaN last
-    return np.argsort(a, axis=d, kind="stable")
+def _median_indices(a: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
+    """Per slice along ``d`` (kept as size 1), the index of the lower median."""
+    order = np.argsort(a, axis=d, kind="stable")  # NaN sorts last
+    if a.dtype.kind != "f":
+        return np.take(order, [(a.shape[d] - 1) // 2], axis=d)
+    nan = np.isnan(a)
+    n_valid = a.shape[d] - nan.sum(axis=d, keepdims=True)
+    if ignore_nan:
+        k = np.maximum(n_valid - 1, 0) // 2
+        return np.take_along_axis(order, k, axis=d)
+    idx = np.take(order, [(a.shape[d] - 1) // 2], axis=d)
+    # a slice holding NaN has NaN as its median, at its first NaN
+    first_nan = np.expand_dims(np.argmax(nan, axis=d), d)
+    return np.where(n_valid < a.shape[d], first_nan, idx)
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:

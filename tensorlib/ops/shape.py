@@ -11,7 +11,7 @@ import numpy as np
 
 from .._autograd.graph import Node, new_node
 from .._size import Size
-from .._tensor import _make_view
+from .._tensor import _make_view, legacy_type_name
 from ._util import GRAD, Tensor, bump_version, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, write_out
 
 
@@ -338,7 +338,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     target = list(_shape_arg(sizes, "expand"))
     if len(target) < a.ndim:
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={target}): the number of sizes provided "
+            f"expand({legacy_type_name(a.dtype)}{{{list(a.shape)}}}, size={target}): the number of sizes provided "
             f"({len(target)}) must be greater or equal to the number of dimensions in the tensor ({a.ndim})"
         )
     lead = len(target) - a.ndim
@@ -525,11 +525,13 @@ def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
 
 
 def atleast_1d(input: Tensor) -> Tensor:
+    """``input`` with a dim added if it is 0-D."""
     x = tensor_arg(input, "atleast_1d")
     return reshape(x, (1,)) if x._data.ndim == 0 else x
 
 
 def atleast_2d(input: Tensor) -> Tensor:
+    """``input`` with leading dims added to make it at least 2-D."""
     x = tensor_arg(input, "atleast_2d")
     n = x._data.ndim
     if n >= 2:
@@ -602,7 +604,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         n = int(split_size_or_sections)
         if n <= 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sections = [n] * (size // n) + ([size % n] if size % n else []) if n else [0]
+        sections = [n] * (size // n) + ([size % n] if size % n else []) if n and size else [0]
     out = []
     start = 0
     for s in sections:
@@ -668,10 +670,12 @@ def flip(input: Tensor, dims: Any) -> Tensor:
 
 
 def fliplr(input: Tensor) -> Tensor:
+    """Reverse dim 1 (left to right)."""
     return flip(input, (1,))
 
 
 def flipud(input: Tensor) -> Tensor:
+    """Reverse dim 0 (up to down)."""
     return flip(input, (0,))
 
 
@@ -749,9 +753,18 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     return repeat(x, reps)
 
 
-def repeat_interleave(input: Tensor, repeats: Any, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
-    """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor)."""
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor).
+
+    With only a tensor of counts, ``repeat_interleave(counts)`` repeats each index
+    ``counts[i]`` times.
+    """
     x = tensor_arg(input, "repeat_interleave")
+    if repeats is None:
+        c = x._data
+        if c.ndim != 1 or c.dtype.kind not in "iu":
+            raise RuntimeError("repeats has to be a 1D tensor of integers")
+        return wrap(np.repeat(np.arange(c.size, dtype=np.int64), c))
     if dim is None:
         x = reshape(x, (-1,))
         dim = 0

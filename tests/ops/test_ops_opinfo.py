@@ -277,12 +277,13 @@ op(
 )
 _clamp = op(
     "clamp",
-    [s(r(2, 3), -0.5, 0.5), s(r(2, 3), min=-0.3), s(r(2, 3), max=0.4), s(r(2, 3), Const(r(3) - 1), Const(r(2, 3) + 1))],
+    [s(r(2, 3), -0.5, 0.5), s(r(2, 3), min=-0.3), s(r(2, 3), max=0.4), s(r(2, 3), Const(r(3) - 1), Const(r(2, 3) + 1)),
+     s(r(2, 3), r(3) * 0.5, r(2, 1) * 0.5 + 1), s(r(2, 3), r(3), r(3)), s(r(2, 3), max=r(2, 3))],
     lambda a, min=None, max=None: np.clip(a, min, max),
 )
 alias("clip", _clamp)
-op("clamp_min", [s(r(2, 3), 0.1), s(r(2, 3), Const(r(3)))], lambda a, m: np.maximum(a, m))
-op("clamp_max", [s(r(2, 3), 0.1), s(r(2, 3), Const(r(3)))], lambda a, m: np.minimum(a, m))
+op("clamp_min", [s(r(2, 3), 0.1), s(r(2, 3), r(3))], lambda a, m: np.maximum(a, m))
+op("clamp_max", [s(r(2, 3), 0.1), s(r(2, 3), r(3))], lambda a, m: np.minimum(a, m))
 op(
     "where",
     [s(mask([[1, 0, 1], [0, 1, 1]]), r(2, 3), r(2, 3)), s(mask([True, False, True]), r(2, 3), r(3)),
@@ -412,6 +413,17 @@ def _lower_median(a: np.ndarray, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 op("median", [s(r(2, 3)), s(r(2, 4)), s(r(2, 3), 1), s(r(2, 4), 1, True), s(r(3, 2), dim=0)], _lower_median)
+_with_nan = lambda: np.where(np.eye(3, 4, dtype=bool), np.nan, r(3, 4))  # noqa: E731
+op("nanmedian", [s(r(2, 3)), s(r(2, 4), 1), s(_with_nan()), s(_with_nan(), 1, True)],
+   lambda a, dim=None, keepdim=False: _lower_median(a[~np.isnan(a)]) if dim is None else _nan_lower_median(a, dim, keepdim))
+
+
+def _nan_lower_median(a: np.ndarray, dim: int, keepdim: bool) -> tuple:
+    order = np.argsort(a, axis=dim)  # NaN last
+    k = (np.sum(~np.isnan(a), axis=dim, keepdims=True) - 1) // 2
+    i = np.take_along_axis(order, k, axis=dim)
+    v = np.take_along_axis(a, i, axis=dim)
+    return (v, i) if keepdim else (v.squeeze(dim), i.squeeze(dim))
 
 
 def _mode(a: np.ndarray, dim: int = -1, keepdim: bool = False) -> Any:
@@ -727,6 +739,29 @@ op("diagonal_scatter", [s(r(3, 3), r(3)), s(r(2, 3), r(2), 1), s(r(2, 3, 3), r(2
    lambda a, src, offset=0, dim1=0, dim2=1: _diag_put(a, src, offset, dim1, dim2))
 
 
+def _scatter_reduce(a: np.ndarray, d: int, i: np.ndarray, src: np.ndarray, reduce: str, include_self: bool = True) -> np.ndarray:
+    out = a.copy()
+    grid = list(np.indices(i.shape, sparse=True))
+    grid[d] = i
+    key = tuple(grid)
+    vals = src[tuple(slice(0, n) for n in i.shape)]
+    fn = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    if not include_self:
+        out[key] = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
+    fn.at(out, key, vals)
+    if reduce == "mean":
+        count = np.zeros(a.shape) + (1 if include_self else 0)
+        np.add.at(count, key, 1)
+        out = out / np.maximum(count, 1)
+    return out
+
+
+_SR_INDEX = idx([[2, 0], [1, 1]])
+op("scatter_reduce", [s(r(2, 3), 1, _SR_INDEX, r(2, 2), reduce) for reduce in ("sum", "prod", "mean", "amax", "amin")]
+   + [s(r(2, 3), 1, _SR_INDEX, r(2, 3), reduce, include_self=False) for reduce in ("sum", "prod", "mean", "amax", "amin")],
+   _scatter_reduce)
+
+
 def _put(a: np.ndarray, key: tuple, v: np.ndarray) -> np.ndarray:
     out = a.copy()
     out[key] = v
@@ -750,7 +785,8 @@ NOT_DIFFERENTIABLE = set(
     bitwise_xor bucketize count_nonzero empty_like eq equal full_like ge greater greater_equal gt imag is_complex
     is_floating_point is_nonzero isclose isfinite isinf isnan isneginf isposinf le less less_equal logical_and
     logical_not logical_or logical_xor lt multinomial ne nonzero normal not_equal numel ones_like poisson rand_like
-    randint_like randn_like result_type searchsorted unique zeros_like signbit heaviside""".split()
+    randint_like randn_like result_type searchsorted unique zeros_like signbit heaviside unique_consecutive bitwise_left_shift
+    bitwise_right_shift""".split()
 )
 
 BY_NAME: dict[str, list[OpInfo]] = {}

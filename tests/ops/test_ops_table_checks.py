@@ -60,6 +60,7 @@ def _torch_args(torch: Any, sample: Sample, requires_grad: bool) -> tuple[tuple,
     return args, kwargs
 
 
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim")
 @pytest.mark.parametrize("info,sample", CASES, ids=CASE_IDS)
 def test_forward_matches_torch(info: OpInfo, sample: Sample) -> None:
     torch = pytest.importorskip("torch")
