@@ -43,7 +43,7 @@ _FUNCTION_METHODS = {
         any count_nonzero cumsum cumprod median mode cumsum_ cumprod_ cummax cummin logcumsumexp diff dist nanmedian""",
     L: """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tril triu trace norm cross addmm_ addmv_ baddbmm_
         tril_ triu_ kron addr addr_ addbmm addbmm_ matrix_power logdet inverse det""",
-    S: """view_as reshape_as flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis
+    S: """view reshape permute expand repeat view_as reshape_as flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis
         expand_as broadcast_to contiguous narrow select unbind split chunk tensor_split flip fliplr flipud roll tile
         repeat_interleave diagonal diag diag_embed adjoint transpose_ swapaxes_ swapdims_ t_ squeeze_ unsqueeze_
         ravel narrow_copy rot90 hsplit vsplit dsplit diagflat""",
@@ -73,29 +73,14 @@ def method_signature(func: Callable) -> inspect.Signature:
 # -- methods with their own signatures ------------------------------------------------------
 
 
-def view(self: Tensor, *shape: Any) -> Tensor:
-    """A view with a new shape (``t.view(2, 3)`` or ``t.view((2, 3))``); ``t.view(dtype)`` reinterprets."""
-    return S.view(self, *shape)
 
 
-def reshape(self: Tensor, *shape: Any) -> Tensor:
-    """The same elements in a new shape (a view when possible)."""
-    return S.reshape(self, *shape)
 
 
-def permute(self: Tensor, *dims: Any) -> Tensor:
-    """Reorder dims (a view)."""
-    return S.permute(self, *dims)
 
 
-def expand(self: Tensor, *sizes: Any) -> Tensor:
-    """A broadcast view of this tensor with ``sizes`` (-1 keeps a dim)."""
-    return S.expand(self, *sizes)
 
 
-def repeat(self: Tensor, *sizes: Any) -> Tensor:
-    """Tile this tensor ``sizes[i]`` times along each dim."""
-    return S.repeat(self, *sizes)
 
 
 def where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
@@ -367,11 +352,6 @@ OPERATORS["__reversed__"].__name__ = OPERATORS["__reversed__"].__qualname__ = "_
 
 # Methods with their own signature (raw implementations).
 OWN_METHODS: dict[str, Callable] = {
-    "view": view,
-    "reshape": reshape,
-    "permute": permute,
-    "expand": expand,
-    "repeat": repeat,
     "where": where,
     "to": to,
     "type_as": type_as,

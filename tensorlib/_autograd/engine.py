@@ -20,14 +20,22 @@ from .graph import Node, new_node
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf tensor: adds incoming gradients into ``variable.grad``."""
+    """The node of a leaf tensor: adds incoming gradients into ``variable.grad``.
 
-    __slots__ = ("variable",)
+    The leaf owns its node (cached in its metadata) and the node refers back
+    weakly, so neither keeps the other alive in a cycle.
+    """
+
+    __slots__ = ("_variable",)
+
+    @property
+    def variable(self) -> Tensor | None:
+        return self._variable()
 
     def apply(self, grads: list) -> tuple:
-        var = self.variable
+        var = self._variable()
         g = grads[0]
-        if g is None:
+        if g is None or var is None:
             return ()
         meta = var._get_meta()
         if meta.hooks:
@@ -68,14 +76,15 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
-    """The (cached) AccumulateGrad node of leaf ``t``: one per leaf while a graph holds it."""
-    meta = t._get_meta()
-    ref = meta.grad_acc
-    node = ref() if ref is not None else None
+    """The AccumulateGrad node of leaf ``t`` (one per leaf, cached on it)."""
+    meta = t._meta
+    if meta is None:
+        meta = t._get_meta()
+    node = meta.grad_acc
     if node is None:
         node = new_node(AccumulateGrad, ())
-        node.variable = t
-        meta.grad_acc = weakref.ref(node)
+        node._variable = weakref.ref(t)
+        meta.grad_acc = node
     return node
 
 

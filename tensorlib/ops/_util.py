@@ -274,8 +274,10 @@ def record(node_cls: type, data: np.ndarray, inputs: Sequence[Any]) -> tuple[Ten
     Returns ``(output, node)`` so the caller can attach what backward needs.
     Non-Tensor or non-differentiable inputs get an empty edge.
     """
-    edges = tuple(edge(t) if isinstance(t, Tensor) and t._requires_grad else _NO_EDGE for t in inputs)
-    node = new_node(node_cls, edges)
+    edges = []
+    for t in inputs:
+        edges.append(edge(t) if isinstance(t, Tensor) and t._requires_grad else _NO_EDGE)
+    node = new_node(node_cls, tuple(edges))
     out = _wrap(data)
     out._grad_fn = node
     out._requires_grad = True

@@ -139,7 +139,13 @@ def basic_getitem(x: Tensor, key: Any) -> Tensor:
     return _getitem_converted(x, key, True)
 
 
-def _getitem_converted(x: Tensor, key: Any, basic: bool) -> Tensor:
+class SelectBackward0(SliceBackward0):
+    """Backward of indexing a single position (``x[i]``): embed into zeros."""
+
+    __slots__ = ()
+
+
+def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type = SliceBackward0) -> Tensor:
     a = x._data
     try:
         r = a[key]
@@ -153,7 +159,7 @@ def _getitem_converted(x: Tensor, key: Any, basic: bool) -> Tensor:
     if basic:
         t = _make_view(x, r)
         if x._requires_grad and GRAD.enabled:
-            node = new_node(SliceBackward0, (edge(x),))
+            node = new_node(node_cls, (edge(x),))
             node.key, node.shape = key, a.shape
             t._grad_fn = node
             t._requires_grad = True
@@ -172,7 +178,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
         n = a.shape[0]
         if key < -n or key >= n:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {n}")
-        return _getitem_converted(self, (key, Ellipsis), True)
+        return _getitem_converted(self, (key, Ellipsis), True, SelectBackward0)
     if self._data.ndim == 0 and type(key) is int:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     nk, basic = convert_key(key)

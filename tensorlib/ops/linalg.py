@@ -87,9 +87,18 @@ class MatmulBackward0(Node):
 
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
-    x = tensor_arg(input, "matmul")
-    y = tensor_arg(other, "matmul", "other", 2)
+    x = input if type(input) is Tensor else tensor_arg(input, "matmul")
+    y = other if type(other) is Tensor else tensor_arg(other, "matmul", "other", 2)
     a, b = x._data, y._data
+    if a.ndim == 2 and b.ndim == 2 and a.dtype is b.dtype and a.dtype.kind in "fc" and a.shape[1] == b.shape[0]:
+        # The common case, as torch records it: a plain matrix product.
+        r = a @ b
+        if (x._requires_grad or y._requires_grad) and GRAD.enabled:
+            res, node = record(MmBackward0, r, (x, y))
+            node.self_ = SavedTensor(x, False) if node.needs(1) else None
+            node.mat2 = SavedTensor(y, False) if node.needs(0) else None
+            return _finish(res, out, "matmul")
+        return wrap(r) if out is None else write_out(out, wrap(r), "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"

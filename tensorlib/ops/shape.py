@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from math import prod as _prod
+
 import numpy as np
 
 from .._autograd.graph import Node, new_node
+from .._dtype import dtype as DType
 from .._size import Size
 from .._tensor import _make_view, legacy_type_name
 from ._util import GRAD, Tensor, bump_version, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, write_out
@@ -30,6 +33,11 @@ def _shape_arg(shape: Any, fname: str) -> tuple[int, ...]:
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = shape[0]
+    for s in shape:
+        if type(s) is not int:
+            break
+    else:
+        return tuple(shape)
     out = []
     for i, s in enumerate(shape):
         if isinstance(s, Tensor):
@@ -44,6 +52,8 @@ def _shape_arg(shape: Any, fname: str) -> tuple[int, ...]:
 
 def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     """Resolve one ``-1`` in ``shape`` for ``numel`` elements, with torch's errors."""
+    if -1 not in shape and _prod(shape) == numel and (not shape or min(shape) >= 0):
+        return shape
     infer = None
     known = 1
     for i, s in enumerate(shape):
@@ -64,6 +74,33 @@ def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
+def _resolve_shape(shape: tuple, numel: int, fname: str) -> tuple[int, ...]:
+    """The target shape of view/reshape: ``f(2, 3)`` or ``f((2, 3))``, with one ``-1`` inferred."""
+    if len(shape) == 1 and type(shape[0]) is not int:
+        shape = shape[0]
+        if type(shape) is not tuple:
+            return infer_shape(_shape_arg((shape,), fname), numel)
+    n = 1
+    inferred = False
+    for s in shape:
+        if type(s) is not int:
+            return infer_shape(_shape_arg(shape, fname), numel)
+        if s < 0:
+            if s != -1 or inferred:
+                return infer_shape(shape, numel)  # raises torch's error
+            inferred = True
+            continue
+        n *= s
+    if inferred:
+        if n == 0 or numel % n:
+            return infer_shape(shape, numel)
+        i = shape.index(-1)
+        return tuple(shape[:i]) + (numel // n,) + tuple(shape[i + 1 :])
+    if n != numel:
+        return infer_shape(shape, numel)
+    return shape
+
+
 class ViewBackward0(Node):
     __slots__ = ("shape",)
 
@@ -77,13 +114,17 @@ class UnsafeViewBackward0(ViewBackward0):
 
 def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape (no copy); fails where the memory layout does not allow one."""
-    x = tensor_arg(input, "view")
-    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, Size, int)) and hasattr(shape[0], "np"):
+    x = input if type(input) is Tensor else tensor_arg(input, "view")
+    if len(shape) == 1 and type(shape[0]) is not int and isinstance(shape[0], DType):
         return view_dtype(x, shape[0])
     a = x._data
-    new = infer_shape(_shape_arg(shape, "view"), a.size)
+    new = _resolve_shape(shape, a.size, "view")
+    data = a.reshape(new)
+    if data.base is not (a if a.base is None else a.base) and a.size:
+        data = None
     try:
-        data = np.reshape(a, new, copy=False)
+        if data is None:
+            data = a.reshape(new, copy=False)
     except ValueError:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
@@ -109,19 +150,19 @@ def view_as(input: Tensor, other: Tensor) -> Tensor:
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape: a view when possible, else a copy."""
-    x = tensor_arg(input, "reshape")
+    x = input if type(input) is Tensor else tensor_arg(input, "reshape")
     a = x._data
-    new = infer_shape(_shape_arg(shape, "reshape"), a.size)
-    if new == a.shape:
-        data = a.view()
-        t, node = _view_result(x, data, ViewBackward0)
-        if node is not None:
-            node.shape = a.shape
-        return t
-    try:
-        data = np.reshape(a, new, copy=False)
-    except ValueError:
-        r = np.reshape(a, new)
+    new = _resolve_shape(shape, a.size, "reshape")
+    data = a.reshape(new)
+    owner = a if a.base is None else a.base
+    if data.base is not owner and a.size:
+        # Either NumPy copied, or the base chain is unusual (a foreign buffer): ask exactly.
+        try:
+            data = a.reshape(new, copy=False)
+        except ValueError:
+            data = None
+    if data is None:
+        r = a.reshape(new)
         if x._requires_grad and GRAD.enabled:
             res, node = record(UnsafeViewBackward0, r, (x,))
             node.shape = a.shape
@@ -218,7 +259,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     a = x._data
     n = a.ndim
     d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
-    data = np.swapaxes(a, d0, d1) if n else a.view()
+    data = a.swapaxes(d0, d1) if n else a.view()
     t, node = _view_result(x, data, TransposeBackward0)
     if node is not None:
         node.dim0, node.dim1 = d0, d1
@@ -267,13 +308,22 @@ def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     return _inplace_view(self, unsqueeze(self, dim), "unsqueeze_")
 
 
+class TBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        return (t(g),)
+
+
 def t(input: Tensor) -> Tensor:
     """Transpose a tensor of at most 2 dims."""
-    x = tensor_arg(input, "t")
-    n = x._data.ndim
+    x = input if type(input) is Tensor else tensor_arg(input, "t")
+    a = x._data
+    n = a.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    return transpose(x, 0, 1) if n == 2 else transpose(x, 0, 0)
+    t_, _ = _view_result(x, a.T if n == 2 else a.view(), TBackward0)
+    return t_
 
 
 class PermuteBackward0(Node):
@@ -359,14 +409,28 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"Tensor sizes: {list(a.shape)}"
             )
     target_t = tuple(target)
-    if target_t == a.shape:
-        data = a.view()
-    else:
-        data = np.broadcast_to(a, target_t)
+    data = a.view() if target_t == a.shape else broadcast_view(a, target_t)
     t_, node = _view_result(x, data, ExpandBackward0)
     if node is not None:
         node.shape = a.shape
     return t_
+
+
+def broadcast_view(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """A read-only view of ``a`` broadcast to ``shape`` (which must be valid).
+
+    Built directly with zero strides when ``a`` is contiguous: ``np.broadcast_to``
+    costs several times more on small arrays.
+    """
+    if a.flags.c_contiguous:
+        lead = len(shape) - a.ndim
+        strides = [0] * lead
+        for size, have, stride in zip(shape[lead:], a.shape, a.strides):
+            strides.append(0 if have == 1 and size != 1 else stride)
+        r = np.ndarray(shape, a.dtype, a, 0, tuple(strides))
+        r.flags.writeable = False
+        return r
+    return np.broadcast_to(a, shape)
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
