@@ -28,10 +28,10 @@ def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
 
 def _expand_back(g: Tensor, dims: tuple, shape: tuple, keepdim: bool) -> Tensor:
     """Undo a reduction's shape change on a gradient: re-insert reduced dims and broadcast."""
-    if not keepdim and dims and len(shape):
-        kept = [1 if i in dims else s for i, s in enumerate(shape)]
+    if not keepdim and dims and len(shape) and g._data.ndim:
+        kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
         g = S.reshape(g, kept)
-    return S.expand(g, shape)
+    return S.expand_to(g, shape)
 
 
 def sum_to_size(g: Tensor, shape: Any) -> Tensor:

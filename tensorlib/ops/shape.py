@@ -416,6 +416,17 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return t_
 
 
+def expand_to(x: Tensor, shape: tuple) -> Tensor:
+    """:func:`expand` for internal callers that already know ``shape`` is valid (no argument checks)."""
+    a = x._data
+    if a.shape == shape:
+        return x
+    t_, node = _view_result(x, broadcast_view(a, shape), ExpandBackward0)
+    if node is not None:
+        node.shape = a.shape
+    return t_
+
+
 def broadcast_view(a: np.ndarray, shape: tuple) -> np.ndarray:
     """A read-only view of ``a`` broadcast to ``shape`` (which must be valid).
 
