@@ -44,7 +44,6 @@ def main() -> None:
     b = tensorlib.from_numpy(b_np)
     raw_add = tensorlib.add._implementation
     raw_mul = tensorlib.Tensor.__mul__._implementation
-    raw_shape = tensorlib.Tensor.shape.fget._implementation if hasattr(tensorlib.Tensor.shape.fget, "_implementation") else None
 
     results = best_ns({
         "np.add(a, b)": lambda: np.add(a_np, b_np),

@@ -199,7 +199,7 @@ def _targets(inputs: Sequence[Any], fname: str) -> tuple[list, list]:
         if t._base is not None:
             refresh_view(t)
         if not t._requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
         if t._grad_fn is None:
             keys.append((grad_accumulator(t), 0))
         else:

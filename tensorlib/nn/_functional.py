@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, unpack
 from ..ops import activation as A
 from ..ops import creation as C
@@ -158,7 +157,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         inner = E.mul(E.add(x, E.mul(E.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
         return E.mul(E.mul(x, 0.5), E.add(E.tanh(inner), 1.0))
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return E.mul(E.mul(x, 0.5), E.add(A.erf(E.mul(x, 1.0 / math.sqrt(2.0))), 1.0))
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
 
 import numpy as np
 
@@ -17,7 +16,7 @@ from ..ops import creation as C
 from ..ops import elementwise as E
 from ..ops import reduction as R
 from ..ops import shape as S
-from ..ops._util import GRAD, Tensor, bump_version, tensor_arg, wrap, writable
+from ..ops._util import Tensor, bump_version, tensor_arg, wrap, writable
 from ._pooling import Taps, _LinearMapNode, _node_class, linear_map
 
 __all__ = [

@@ -22,7 +22,6 @@ from ._util import (
     broadcast_error,
     bump_version,
     check_inplace,
-    float_array,
     needs_grad,
     not_implemented,
     number_input,
@@ -323,7 +322,6 @@ class ZeroGradBackward(Node):
     __slots__ = ("metas",)
 
     def apply(self, grads: list) -> tuple:
-        g = grads[0]
         return tuple(
             zeros_like_meta(m) if m is not None and self.needs(i) else None for i, m in enumerate(self.metas)
         )

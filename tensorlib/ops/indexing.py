@@ -31,7 +31,7 @@ def _convert_index(k: Any) -> tuple[Any, bool]:
                     if isinstance(part, Tensor):
                         k = slice(*(p.__index__() if isinstance(p, Tensor) else p for p in (k.start, k.stop, k.step)))
                         break
-                    raise TypeError(f"slice indices must be integers or None or have an __index__ method")
+                    raise TypeError("slice indices must be integers or None or have an __index__ method")
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero")
         return k, True
@@ -962,7 +962,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if reduce not in _REDUCE_AT:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if s._data.dtype != x._data.dtype:
-        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     a = x._data
     d = wrap_dim(dim, a.ndim)
     if idx.ndim != a.ndim:

@@ -10,7 +10,7 @@ from .._autograd.graph import Node, SavedTensor, unpack
 from . import elementwise as E
 from . import reduction as R
 from . import shape as S
-from ._util import GRAD, Tensor, binary_arrays, record, tensor_arg, wrap, wrap_dim, write_out
+from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim, write_out
 
 
 def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
@@ -46,9 +46,9 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     y = tensor_arg(mat2, "mm", "mat2", 2)
     a, b = _same_dtype(x, y, "mm")
     if a.ndim != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims(a.shape)} and {_dims(b.shape)})")
     r = a @ b
@@ -150,9 +150,9 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     if a.dtype.kind == "b":
         raise E.not_implemented("bmm", a.dtype)
     if a.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but got: "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable, Iterable
 
-from ..nn.parameter import Parameter
 from .._tensor import Tensor
 
 

@@ -7,7 +7,6 @@ Each case is a function of the library module, so the same call runs on
 from __future__ import annotations
 
 import re
-import warnings
 from typing import Any, Callable
 
 import numpy as np

@@ -14,7 +14,7 @@ of tensors (``cat``, ``index_put``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np

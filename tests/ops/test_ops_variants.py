@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_ops_opinfo import BY_NAME, CASES, OpInfo, Sample
+from test_ops_opinfo import CASES, OpInfo, Sample
 from test_ops_table_checks import tl_tensor
 
 import tensorlib

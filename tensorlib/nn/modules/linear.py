@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ... import _dtype
 from ...ops import creation as C
-from .. import _functional as F
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
