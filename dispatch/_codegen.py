@@ -62,7 +62,7 @@ def default_name(tag: str, param: str) -> str:
     return f"_d{tag}_{param}"
 
 
-def plain_check_source(signature: inspect.Signature) -> str:
+def plain_check_source(signature: inspect.Signature, tag: str | None = None) -> str:
     """An expression that is true when no argument can carry an override.
 
     ``_F`` is the set of types known to be plain; a list or tuple passes if its
@@ -76,6 +76,9 @@ def plain_check_source(signature: inspect.Signature) -> str:
             checks.append(f"(not {p.name} or _all_plain({p.name}.values()))")
         elif p.default is None:
             checks.append(f"({p.name} is None or type({p.name}) in _F or _plain_seq({p.name}))")
+        elif p.default is not _P.empty and tag is not None:
+            # left at its default (the usual case): no type lookup needed
+            checks.append(f"({p.name} is {default_name(tag, p.name)} or type({p.name}) in _F or _plain_seq({p.name}))")
         else:
             checks.append(f"(type({p.name}) in _F or _plain_seq({p.name}))")
     checks.append("not _M")

@@ -298,7 +298,7 @@ class Protocol:
         tag = _codegen.unique_tag()
         ns = self._ns
         params, call = _codegen.parameter_source(sig, ns, tag)
-        check = _codegen.plain_check_source(sig)
+        check = _codegen.plain_check_source(sig, tag)
         spec = _WrapperSpec(impl, name)
         impl_name, spec_name = f"_impl{tag}", f"_spec{tag}"
         ns[impl_name] = impl
