@@ -416,10 +416,12 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         ta = t._data
     n, c = x._data.shape[0], x._data.shape[1]
     valid = ta != ignore_index
-    if np.any((ta[valid] < 0) | (ta[valid] >= c)):
-        bad = ta[valid][(ta[valid] < 0) | (ta[valid] >= c)][0]
-        raise IndexError(f"Target {bad} is out of bounds.")
+    invalid = ((ta < 0) | (ta >= c)) & valid
+    if invalid.any():
+        raise IndexError(f"Target {ta[invalid].reshape(-1)[0]} is out of bounds.")
     safe = np.where(valid, ta, 0)
+    if x._data.ndim == 2 and (weight is None or not weight._requires_grad):
+        return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
     picked = S.squeeze(I.gather(x, 1, wrap(np.expand_dims(safe, 1))), 1)
     w = np.ones(c, dtype=x._data.dtype) if weight is None else weight._data
     wt = (w[safe] * valid).astype(x._data.dtype)
@@ -433,6 +435,45 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         # every target ignored (or weighted 0): torch's mean is nan, its gradient zero
         return E.add(E.mul(R.sum(loss), 0.0), float("nan"))
     return E.div(R.sum(loss), total)
+
+
+class NllLossBackward0(Node):
+    """Backward of nll_loss on (N, C) log-probabilities: -weight / denominator at each target, zero elsewhere."""
+
+    __slots__ = ("coef", "per_sample", "unbatched")
+
+    def backward(self, g: Tensor) -> tuple:
+        if self.per_sample:  # reduction='none': one gradient per sample
+            g = S.reshape(g, (-1, 1))
+        return (E.mul(g, wrap(self.coef)),)
+
+
+def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray, weight: Tensor | None, red: str, unbatched: bool) -> Tensor:
+    """nll_loss for (N, C) input: one gather and one node instead of a chain of ops."""
+    a = x._data
+    n = a.shape[0]
+    rows = np.arange(n)
+    wt = valid.astype(a.dtype) if weight is None else (weight._data[safe] * valid).astype(a.dtype)
+    losses = -a[rows, safe] * wt
+    if red == "none":
+        out = losses.reshape(()) if unbatched else losses
+        scale = wt
+    elif red == "sum":
+        out = np.asarray(losses.sum(), dtype=a.dtype)
+        scale = wt
+    else:
+        total = wt.sum()
+        out = np.asarray(losses.sum() / total if total else np.nan, dtype=a.dtype)
+        scale = wt / total if total else np.zeros_like(wt)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(NllLossBackward0, out, (x,))
+        coef = np.zeros(a.shape, dtype=a.dtype)
+        coef[rows, safe] = -scale
+        node.coef = coef
+        node.per_sample = red == "none"
+        node.unbatched = unbatched
+        return res
+    return wrap(out)
 
 
 def cross_entropy(

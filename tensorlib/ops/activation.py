@@ -29,8 +29,13 @@ def _softmax_input(input: Tensor, dim: Any, dtype: Any, fname: str) -> tuple[Ten
 def _shifted(a: np.ndarray, d: int) -> np.ndarray:
     if a.ndim == 0:
         return a - a
-    m = np.max(a, axis=d, keepdims=True) if a.size else 0
-    return a - np.where(np.isfinite(m), m, 0)
+    if not a.size:
+        return a
+    m = np.maximum.reduce(a, axis=d, keepdims=True)
+    finite = np.isfinite(m)
+    if not finite.all():  # an infinite max must not turn its row into nan
+        m = np.where(finite, m, 0)
+    return a - m
 
 
 class SoftmaxBackward0(Node):
@@ -47,7 +52,7 @@ def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "softmax")
     e = np.exp(_shifted(x._data, d))
-    r = np.asarray(e / (np.sum(e, axis=d, keepdims=True) if e.ndim else e))
+    r = np.asarray(e / (np.add.reduce(e, axis=d, keepdims=True) if e.ndim else e))
     if x._requires_grad and GRAD.enabled:
         res, node = record(SoftmaxBackward0, r, (x,))
         node.result = SavedTensor(res, True)
@@ -70,7 +75,7 @@ def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "log_softmax")
     z = _shifted(x._data, d)
-    r = np.asarray(z - (np.log(np.sum(np.exp(z), axis=d, keepdims=True)) if z.ndim else 0))
+    r = np.asarray(z - (np.log(np.add.reduce(np.exp(z), axis=d, keepdims=True)) if z.ndim else 0))
     if x._requires_grad and GRAD.enabled:
         res, node = record(LogSoftmaxBackward0, r, (x,))
         node.result = SavedTensor(res, True)
