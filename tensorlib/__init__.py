@@ -40,6 +40,7 @@ from ._protocol import protocol as _protocol
 from ._repr import set_printoptions
 from ._size import Size
 from ._tensor import Tensor, _NO_WRAP, device
+from ._typeinfo import finfo, iinfo
 from .ops import activation as _A
 from .ops import creation as _C
 from .ops import elementwise as _E
@@ -48,6 +49,7 @@ from .ops import linalg as _L
 from .ops import reduction as _R
 from .ops import shape as _S
 from .ops.creation import Generator, default_generator
+from .serialization import load, save
 
 # torch's dtype aliases
 half = float16
@@ -158,6 +160,8 @@ _IGNORED = {
         rand randn randint randperm manual_seed seed initial_seed get_rng_state set_rng_state"""),
     "broadcast_shapes": _S.broadcast_shapes,
     "can_cast": can_cast,
+    "save": save,
+    "load": load,
 }
 
 globals().update(_expose(__name__, _OVERRIDABLE))
@@ -166,7 +170,7 @@ _register_ignored(
     __name__,
     list(_IGNORED)
     + """get_default_dtype set_default_dtype promote_types set_printoptions is_grad_enabled no_grad enable_grad
-    set_grad_enabled inference_mode Tensor Size dtype device Generator""".split(),
+    set_grad_enabled inference_mode Tensor Size dtype device Generator finfo iinfo""".split(),
 )
 
 # Tensor: methods that are functions, methods of their own, operators, and the class's own methods/properties.
@@ -182,7 +186,7 @@ for _t in (Size, dtype, device):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
-from . import autograd, nn, optim, overrides, return_types  # noqa: E402
+from . import autograd, nn, optim, overrides, return_types, serialization, utils  # noqa: E402
 from . import linalg  # noqa: E402
 from . import overrides as _overrides  # noqa: E402  (torch's historical spelling)
 
@@ -192,5 +196,5 @@ __all__ = sorted(
     + """Tensor Size dtype device Generator default_generator no_grad enable_grad set_grad_enabled is_grad_enabled
     inference_mode get_default_dtype set_default_dtype promote_types set_printoptions bool uint8 int8 int16 int32
     int64 float16 float32 float64 complex64 complex128 half float double short int long cfloat cdouble autograd nn
-    optim overrides linalg return_types""".split()
+    optim overrides linalg return_types finfo iinfo serialization utils""".split()
 )

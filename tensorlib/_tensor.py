@@ -71,7 +71,7 @@ class Tensor:
     __slots__ = ("_data", "__dict__", "__weakref__")
     _grad_fn: Any = None
     _requires_grad = False
-    _version: Any = None  # a one-element list shared by a base and its views
+    _vc: Any = None  # the version counter: a one-element list shared by a base and its views
     _base: "Tensor | None" = None
     _view_version: "int | None" = None  # a view's version counter value when its history was last set
     _meta: "_TensorMeta | None" = None
@@ -204,7 +204,13 @@ class Tensor:
 
     @property
     def _version_value(self) -> int:
-        c = self._version
+        c = self._vc
+        return 0 if c is None else c[0]
+
+    @property
+    def _version(self) -> int:
+        """How many in-place changes this tensor's data has seen (shared with its views), as torch's ``_version``."""
+        c = self._vc
         return 0 if c is None else c[0]
 
     @property
@@ -316,10 +322,10 @@ class Tensor:
     def detach(self) -> "Tensor":
         """A tensor sharing this one's data (and version counter), cut from the graph."""
         t = _wrap(self._data)
-        c = self._version
+        c = self._vc
         if c is None:
-            c = self._version = [0]
-        t._version = c
+            c = self._vc = [0]
+        t._vc = c
         return t
 
     def detach_(self) -> "Tensor":
@@ -558,10 +564,10 @@ def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
     """A tensor around ``data``, a NumPy view of ``base``'s data: shares its version counter."""
     t = _new(cls)
     t._data = data
-    c = base._version
+    c = base._vc
     if c is None:
-        c = base._version = [0]
-    t._version = c
+        c = base._vc = [0]
+    t._vc = c
     t._view_version = c[0]
     b = base._base
     t._base = base if b is None else b
@@ -575,7 +581,7 @@ def refresh_view(t: Tensor) -> None:
     base's history; a view made before still points at the old one. As torch
     does, its ``grad_fn`` is then rebuilt as "this region of the base".
     """
-    c = t._version
+    c = t._vc
     if c is None or c[0] == t._view_version:
         return
     from ._autograd.views import regenerate_view_history
@@ -583,7 +589,7 @@ def refresh_view(t: Tensor) -> None:
     regenerate_view_history(t)
 
 
-_INTERNAL = frozenset({"_grad_fn", "_requires_grad", "_version", "_base", "_meta"})
+_INTERNAL = frozenset({"_grad_fn", "_requires_grad", "_vc", "_base", "_meta"})
 
 
 def _user_state(t: Tensor) -> dict | None:
@@ -597,9 +603,9 @@ def _user_state(t: Tensor) -> dict | None:
 
 def bump_version(t: Tensor) -> None:
     """Record an in-place modification of ``t`` (and of every tensor sharing its counter)."""
-    c = t._version
+    c = t._vc
     if c is None:
-        t._version = [1]
+        t._vc = [1]
     else:
         c[0] += 1
 

@@ -68,7 +68,7 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
     od = old._data
     if od.flags.writeable and od.shape == data.shape and old._grad_fn is None:
         np.add(od, data, out=od)
-        c = old._version
+        c = old._vc
         if c is not None:
             c[0] += 1
     else:

@@ -293,7 +293,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output: Any, recording: b
         if is_dirty:
             from .._tensor import bump_version
 
-            if o._version is None:
+            if o._vc is None:
                 bump_version(o)
         results.append(o)
         # every Tensor output gets a zero gradient when materialising (torch does so even

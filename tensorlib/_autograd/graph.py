@@ -141,9 +141,9 @@ class SavedTensor:
     __slots__ = ("tensor", "data", "counter", "version", "output_nr", "requires_grad", "cls")
 
     def __init__(self, t: Any, is_output: bool, output_nr: int = 0) -> None:
-        counter = t._version
+        counter = t._vc
         if counter is None:
-            counter = t._version = [0]
+            counter = t._vc = [0]
         self.counter = counter
         self.version = counter[0]
         if is_output:
@@ -166,7 +166,7 @@ class SavedTensor:
         from .._tensor import _wrap
 
         t = _wrap(self.data)
-        t._version = self.counter
+        t._vc = self.counter
         if self.requires_grad:
             t._grad_fn = node
             t._requires_grad = True

@@ -45,13 +45,13 @@ def _set_history(t: Tensor, fn: Any, output_nr: int) -> None:
     if output_nr or t._meta is not None:
         t._get_meta().output_nr = output_nr
     if t._base is not None:
-        t._view_version = t._version[0]
+        t._view_version = t._vc[0]
 
 
 def regenerate_view_history(t: Tensor) -> None:
     """Rebuild stale view ``t``'s history as the region of its (since modified) base."""
     base = t._base
-    t._view_version = t._version[0]
+    t._view_version = t._vc[0]
     if not base._requires_grad:
         return
     index = region_index(base._data, t._data)

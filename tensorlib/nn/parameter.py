@@ -30,8 +30,8 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
         p = object.__new__(cls)
         _init(p, arr)
-        if isinstance(data, Tensor) and data._version is not None:
-            p._version = data._version
+        if isinstance(data, Tensor) and data._vc is not None:
+            p._vc = data._vc
         if requires_grad:
             if arr.dtype.kind not in "fc":
                 raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import copy
+import functools
+from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
-from .._tensor import Tensor
+from .._autograd.graph import RemovableHandle, add_hook
+from .._tensor import Tensor, legacy_type_name
 
 
 class _Required:
@@ -16,17 +19,62 @@ class _Required:
 required = _Required()
 
 
+def _counted_step(step: Callable) -> Callable:
+    """Wrap an optimizer's ``step``: run the step hooks and note that a step happened (for LR schedulers)."""
+
+    @functools.wraps(step)
+    def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
+        d = self.__dict__
+        d["_opt_called"] = True
+        pre = d.get("_optimizer_step_pre_hooks")
+        post = d.get("_optimizer_step_post_hooks")
+        if not pre and not post:
+            return step(self, *args, **kwargs)
+        for hook in list(pre.values()):
+            r = hook(self, args, kwargs)
+            if r is not None:
+                if not (isinstance(r, tuple) and len(r) == 2):
+                    raise RuntimeError(
+                        f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {r}."
+                    )
+                args, kwargs = r
+        out = step(self, *args, **kwargs)
+        for hook in list(post.values()):
+            hook(self, args, kwargs)
+        return out
+
+    wrapper._counted = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _check_flags(differentiable: bool = False, **_: Any) -> None:
+    if differentiable:
+        raise RuntimeError("tensorlib optimizers do not support differentiable=True: their steps are not recorded")
+
+
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts of params and options) and ``state`` per parameter."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_counted", False):
+            cls.step = _counted_step(step)  # type: ignore[method-assign]
 
     def __init__(self, params: Iterable[Any], defaults: dict) -> None:
         self.defaults = defaults
         self.state: dict = {}
         self.param_groups: list[dict] = []
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
-                + type(params).__name__
+                + legacy_type_name(params._data.dtype)
+            )
+        if isinstance(params, dict):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, but got dict"
             )
         groups = list(params)
         if not groups:
@@ -36,18 +84,38 @@ class Optimizer:
         for g in groups:
             self.add_param_group(g)
 
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` before each ``step``; it may return new ``(args, kwargs)``."""
+        return add_hook(self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict()), hook)
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` after each ``step``."""
+        return add_hook(self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict()), hook)
+
     def add_param_group(self, param_group: dict) -> None:
         """Add a group of parameters with its own options (missing ones take the defaults)."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         params = param_group["params"]
         params = [params] if isinstance(params, Tensor) else list(params)
+        param_group = dict(param_group)
+        if params and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in params):
+            param_group["param_names"] = [n for n, _ in params]  # named_parameters() given
+            params = [p for _, p in params]
+        elif any(isinstance(p, tuple) for p in params):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        if isinstance(param_group["params"], set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the ordering of tensors in "
+                "sets will change between runs. Please use a list instead."
+            )
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
             if p._grad_fn is not None:
                 raise ValueError("can't optimize a non-leaf Tensor")
         group = {k: v for k, v in param_group.items() if k != "params"}
+        _check_flags(**group)
         for k, v in self.defaults.items():
             if v is required and k not in group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
@@ -55,8 +123,7 @@ class Optimizer:
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
-        group["params"] = params
-        self.param_groups.append(group)
+        self.param_groups.append({"params": params, **group})
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all optimised parameters (to None by default)."""
@@ -111,9 +178,11 @@ class Optimizer:
     def __repr__(self) -> str:
         lines = [type(self).__name__ + " ("]
         for i, g in enumerate(self.param_groups):
+            if i:
+                lines.append("")
             lines.append(f"Parameter Group {i}")
             for k in sorted(g):
-                if k != "params":
+                if k not in ("params", "param_names"):
                     lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)

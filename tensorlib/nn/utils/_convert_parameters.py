@@ -1,0 +1,29 @@
+"""Flatten parameters into one vector and back."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..._tensor import Tensor
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable)."""
+    from ...ops.shape import cat, reshape
+
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return cat([reshape(p, (-1,)) for p in parameters])
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Copy consecutive slices of the 1-D ``vec`` into the data of each of ``parameters``."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected tensorlib.Tensor, but got: {type(vec).__name__}")
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    offset = 0
+    for p in parameters:
+        n = p.numel()
+        p.data = vec[offset:offset + n].view_as(p).data
+        offset += n

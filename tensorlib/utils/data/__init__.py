@@ -1,0 +1,30 @@
+"""``tensorlib.utils.data``: datasets, samplers and the ``DataLoader`` that batches them."""
+
+from ..._namespace import register_ignored as _register_ignored
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
+
+__all__ = [
+    "BatchSampler",
+    "ChainDataset",
+    "ConcatDataset",
+    "DataLoader",
+    "Dataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "StackDataset",
+    "Subset",
+    "SubsetRandomSampler",
+    "TensorDataset",
+    "WeightedRandomSampler",
+    "default_collate",
+    "default_convert",
+    "get_worker_info",
+    "random_split",
+]
+
+# Plain Python helpers over samples and datasets: not part of the override protocol.
+_register_ignored(__name__, ["default_collate", "default_convert", "get_worker_info", "random_split"])
