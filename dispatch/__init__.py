@@ -1,10 +1,12 @@
 """A standalone ``__torch_function__``-style override protocol that any library can adopt.
 
-Declare a protocol by the name of the method implementers define, make
-functions overridable one by one (:meth:`Protocol.wrap`) or wrap whole
-namespaces, and get introspection (overridable, ignored and testing-override
-tables) from :attr:`Protocol.registry`. This package imports nothing from any
-tensor library.
+A library declares a :class:`Protocol` by the name of the method implementers
+define, makes its public functions overridable (:meth:`Protocol.wrap`, the
+:meth:`Protocol.overridable` decorator, or whole modules and classes with
+:meth:`Protocol.wrap_module` / :meth:`Protocol.wrap_class`), and gets modes
+(:attr:`Protocol.Mode`), disable contexts and introspection tables
+(:attr:`Protocol.registry`) for free. This package imports nothing outside
+the standard library. See ``README.md`` next to this file for a walk-through.
 
 >>> proto = Protocol("__my_function__")
 >>> @proto.overridable

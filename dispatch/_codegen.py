@@ -2,10 +2,22 @@
 
 A wrapper generated here has the wrapped function's real parameters, so
 ``inspect.signature`` needs no metadata and Python itself reports bad calls.
-Its fast path is a handful of inline type checks; its slow path rebuilds the
-call's ``(args, kwargs)`` with generated code too (no generic loops), leaving
-out arguments left at their defaults, so a handler sees the call the way the
-user most plausibly wrote it.
+Its fast path is a handful of inline type checks (see :func:`plain_check_source`).
+
+Its slow path rebuilds the call as ``(args, kwargs)`` for the handlers, with
+generated code too (no generic loops). A wrapper with named parameters cannot
+tell how an argument was passed, so the rebuilt call follows one rule:
+
+* parameters that can be passed by position are passed by position, in
+  signature order, except that trailing ones still at their default are left
+  out (``sum(x)`` gives ``args == (x,)``, ``sum(x, dim=0)`` gives ``(x, 0)``);
+* keyword-only parameters are passed in ``kwargs`` unless at their default
+  (``add(x, y, alpha=2)`` gives ``kwargs == {"alpha": 2}``);
+* ``*args`` and ``**kwargs`` are spread as given.
+
+"At its default" means the very default object (``is``), so passing a value
+equal to the default, like ``alpha=1``, is also left out. Handlers that call
+``func(*args, **kwargs)`` get the same result either way.
 """
 
 from __future__ import annotations
@@ -19,6 +31,7 @@ _counter = itertools.count()
 
 
 def unique_tag() -> str:
+    """A fresh suffix for the names one wrapper puts in the shared globals dict."""
     return str(next(_counter))
 
 
@@ -59,6 +72,7 @@ def parameter_source(signature: inspect.Signature, ns: dict, tag: str) -> tuple[
 
 
 def default_name(tag: str, param: str) -> str:
+    """The global name under which a wrapper's generated code finds a parameter's default."""
     return f"_d{tag}_{param}"
 
 
@@ -89,11 +103,7 @@ ARGS, KWARGS = "_dispatch_args_", "_dispatch_kwargs_"
 
 
 def call_rebuild_source(signature: inspect.Signature, tag: str, indent: str = "    ") -> str:
-    """Statements binding ``ARGS`` and ``KWARGS`` to the call as the caller most plausibly passed it.
-
-    Trailing positional parameters still at their default are dropped, as are
-    keyword-only parameters at their default; ``*args`` and ``**kwargs`` are spread.
-    """
+    """Statements binding ``ARGS`` and ``KWARGS`` to the call, rebuilt by the rule in the module docstring."""
     positional = [p for p in signature.parameters.values() if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
     var_pos = next((p.name for p in signature.parameters.values() if p.kind is _P.VAR_POSITIONAL), None)
     kwonly = [p for p in signature.parameters.values() if p.kind is _P.KEYWORD_ONLY]
@@ -132,11 +142,27 @@ def call_rebuild_source(signature: inspect.Signature, tag: str, indent: str = " 
     return "\n".join(lines) + "\n"
 
 
-def compile_function(source: str, name: str, ns: dict) -> Callable:
-    """Execute ``source`` in ``ns`` and return the function it defines as ``name``."""
-    code = compile(source, f"<dispatch wrapper {name}>", "exec")
+def compile_function(
+    source: str, name: str, ns: dict, public_name: str | None = None, qualname: str | None = None
+) -> Callable:
+    """Execute ``source`` in ``ns`` and return the function it defines as ``name``.
+
+    The source defines it under a private ``name`` (so it cannot clobber
+    anything in ``ns``); ``public_name`` and ``qualname`` are then given to the
+    function and its code object, so tracebacks and profilers show the real name.
+    """
+    public_name = public_name or name
+    qualname = qualname or public_name
+    code = compile(source, f"<dispatch wrapper {qualname}>", "exec")
     exec(code, ns)
-    return ns.pop(name)
+    fn = ns.pop(name)
+    fn.__name__ = public_name
+    fn.__qualname__ = qualname
+    if hasattr(fn.__code__, "co_qualname"):  # Python 3.11+
+        fn.__code__ = fn.__code__.replace(co_name=public_name, co_qualname=qualname)
+    else:  # pragma: no cover - Python 3.10
+        fn.__code__ = fn.__code__.replace(co_name=public_name)
+    return fn
 
 
 def function_with_signature(signature: inspect.Signature, body_result: str, name: str) -> Callable:
@@ -147,8 +173,5 @@ def function_with_signature(signature: inspect.Signature, body_result: str, name
     """
     ns: dict = {}
     params, _ = parameter_source(signature, ns, "t")
-    fname = name if name.isidentifier() else "override"
-    src = f"def {fname}({params}):\n    return {body_result}\n"
-    fn = compile_function(src, fname, ns)
-    fn.__name__ = fn.__qualname__ = name
-    return fn
+    src = f"def _override({params}):\n    return {body_result}\n"
+    return compile_function(src, "_override", ns, name, name)

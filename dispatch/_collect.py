@@ -1,4 +1,22 @@
-"""Gathering the objects whose types implement a protocol, in dispatch order."""
+"""Finding the arguments whose types implement a protocol, in the order their handlers are tried.
+
+Two questions are answered here, for a sequence of argument values:
+
+* which of them take part in dispatch (their type defines the protocol
+  method), and
+* in what order their handlers run: one object per type, a subclass before
+  its superclasses, otherwise left to right.
+
+Where to look is fixed: every value, the elements of list and tuple values
+(``cat([a, s])``, an ``out=(v, i)`` pair, an index tuple), and the elements
+of lists and tuples nested in those (``t[[0, 1], s]``, ``t[0, [s]]``).
+Dicts, sets and other containers are never looked into. :func:`collect_flat`
+looks at the values themselves only, for ``has_torch_function``-style helpers
+whose caller already lists the candidates.
+
+Type classification is cached by the caller (see ``Protocol.is_implementer_type``);
+containers are never cached as plain, since what matters is what they hold.
+"""
 
 from __future__ import annotations
 
@@ -9,40 +27,43 @@ BASIC_TYPES: frozenset[type] = frozenset(
     {int, float, complex, bool, str, bytes, type(None), slice, type(Ellipsis), range}
 )
 
+# Containers whose elements are looked at (subclasses too: named tuples, list subclasses).
 SEQUENCE_TYPES = (list, tuple)
 
 
 def insert_implementer(types: list[type], objs: list[Any], tp: type, obj: Any) -> None:
-    """Add ``obj`` unless its type is already present: subclasses before superclasses, else left to right."""
-    if not types:
-        types.append(tp)
-        objs.append(obj)
-        return
+    """Add ``obj`` (of type ``tp``) unless its type is already present.
+
+    A new type goes just before the first type already present that it
+    subclasses, otherwise at the end: subclasses before superclasses, else
+    left to right.
+    """
     if tp in types:
         return
-    index = len(types)
     for i, seen in enumerate(types):
         if issubclass(tp, seen):
-            index = i
-            break
-    types.insert(index, tp)
-    objs.insert(index, obj)
+            types.insert(i, tp)
+            objs.insert(i, obj)
+            return
+    types.append(tp)
+    objs.append(obj)
 
 
 def collect(
     values: Iterable[Any],
     is_implementer: Callable[[type], bool],
-    plain: set,
+    plain: set | frozenset,
+    implementers: set | frozenset = frozenset(),
     types: list | None = None,
     objs: list | None = None,
-    implementers: set | frozenset = frozenset(),
 ) -> tuple[list[type], list[Any]]:
-    """Return ``(types, objects)`` of the implementers among ``values`` (added to ``types``/``objs`` if given).
+    """Return ``(types, objects)``: the implementers among ``values`` and inside their lists and tuples.
 
-    Elements of list and tuple arguments count too (``cat([a, s])``, index
-    tuples), one level deep and into a list nested in a tuple (``t[[0, 1], s]``);
-    so do the values of a dict. ``plain`` and ``implementers`` are caches of
-    types already classified.
+    ``plain`` and ``implementers`` are sets of types already known not to
+    implement and to implement (checked inline, for speed); ``is_implementer``
+    classifies any other type. Results are added to ``types``/``objs`` when
+    given, so several groups of values (positional, then keyword arguments)
+    can be gathered into one order.
     """
     if types is None or objs is None:
         types, objs = [], []
@@ -50,27 +71,35 @@ def collect(
         tp = type(v)
         if tp in plain:
             continue
-        if tp in implementers:
+        if tp in implementers or is_implementer(tp):
             if types:
                 insert_implementer(types, objs, tp, v)
             else:
                 types.append(tp)
                 objs.append(v)
-            continue
-        if tp is list or tp is tuple or tp is dict or (issubclass(tp, SEQUENCE_TYPES) and not is_implementer(tp)):
-            for e in (v.values() if tp is dict else v):
+        elif isinstance(v, SEQUENCE_TYPES):
+            for e in v:
                 etp = type(e)
                 if etp in plain:
                     continue
-                if etp is list or etp is tuple:
+                if is_implementer(etp):
+                    insert_implementer(types, objs, etp, e)
+                elif isinstance(e, SEQUENCE_TYPES):
                     for ee in e:
                         eetp = type(ee)
                         if eetp not in plain and is_implementer(eetp):
                             insert_implementer(types, objs, eetp, ee)
-                    continue
-                if is_implementer(etp):
-                    insert_implementer(types, objs, etp, e)
-            continue
-        if is_implementer(tp):
+    return types, objs
+
+
+def collect_flat(
+    values: Iterable[Any], is_implementer: Callable[[type], bool], plain: set | frozenset
+) -> tuple[list[type], list[Any]]:
+    """Like :func:`collect`, but only ``values`` themselves are candidates (their elements are not looked at)."""
+    types: list[type] = []
+    objs: list[Any] = []
+    for v in values:
+        tp = type(v)
+        if tp not in plain and is_implementer(tp):
             insert_implementer(types, objs, tp, v)
-    return types, objs  # type: ignore[return-value]
+    return types, objs

@@ -1,4 +1,32 @@
-"""A named override protocol: wrapping, dispatch, modes and the disable contexts."""
+"""A named override protocol: overridable wrappers, dispatch, modes and the disable contexts.
+
+How a call of an overridable function is resolved
+-------------------------------------------------
+1. *Fast path* (in the generated wrapper): every argument's type is known to
+   be plain (or is a list/tuple of plain values) and no mode is active in any
+   thread. The implementation is called directly.
+2. Otherwise the thread's state decides (:meth:`Protocol._slow`):
+
+   * everything disabled (:meth:`Protocol.disabled`): the implementation runs;
+   * a mode is active: the innermost mode's handler runs first, with that
+     mode popped off the stack while it runs; a result other than
+     ``NotImplemented`` is the answer;
+   * the implementers among the arguments (:mod:`dispatch._collect`) are
+     tried in order, unless implementers are disabled
+     (:meth:`Protocol.subclasses_disabled`); the first result other than
+     ``NotImplemented`` is the answer;
+   * nothing was found: the implementation runs. Something was found but
+     every handler declined: ``TypeError``.
+
+A handler is called as ``handler(func, types, args, kwargs)``: ``func`` is the
+public object that was called, ``types`` the implementing types in the order
+they are tried, ``args`` a tuple and ``kwargs`` a dict (both as the call is
+rebuilt by the wrapper: see :mod:`dispatch._codegen`).
+
+Implementer classification is cached per type: define the protocol method in
+the class body (a class that gains or loses it after its first use is not
+re-examined).
+"""
 
 from __future__ import annotations
 
@@ -9,23 +37,40 @@ import types
 from typing import Any, Callable, Iterable, TypeVar
 
 from . import _codegen
-from ._collect import BASIC_TYPES, collect
+from ._collect import BASIC_TYPES, SEQUENCE_TYPES, collect, collect_flat
 from ._registry import Registry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Per-thread dispatch levels, from least to most restrictive.
 ENABLED, SUBCLASSES_DISABLED, DISABLED = 0, 1, 2
 
 
 def disabled_handler(*args: Any, **kwargs: Any) -> Any:
-    """Assign to a class's protocol attribute to mark its instances as plain (never dispatched to)."""
+    """Assign to a class's protocol attribute to make its instances plain (never dispatched to).
+
+    ``class Param(Tensor): __torch_function__ = disabled_handler`` gives a
+    subclass that behaves like its base class for dispatch.
+    """
     return NotImplemented
 
 
-class _ThreadState(threading.local):
+class _ThreadState:
+    """Dispatch state of one thread: its mode stack and its disable level."""
+
+    __slots__ = ("modes", "disabled", "saved")
+
     def __init__(self) -> None:
-        self.modes: list = []
+        self.modes: list = []  # outermost first
         self.disabled = ENABLED
+        self.saved: list[int] = []  # levels to restore, one per active disable context
+
+
+class _Local(threading.local):
+    # A plain object held in the thread-local: one thread-local read per
+    # access, then ordinary (fast) attribute reads and writes.
+    def __init__(self) -> None:
+        self.state = _ThreadState()
 
 
 class _WrapperSpec:
@@ -34,7 +79,7 @@ class _WrapperSpec:
     __slots__ = ("public", "impl", "name")
 
     def __init__(self, impl: Callable, name: str) -> None:
-        self.public: Any = None
+        self.public: Any = None  # the object handlers receive as ``func``
         self.impl = impl
         self.name = name
 
@@ -42,31 +87,40 @@ class _WrapperSpec:
 class Protocol:
     """An override protocol named by the method its implementers define.
 
-    ``Protocol("__torch_function__")`` is tensorlib's. Any library can declare
-    its own; protocols share nothing but this code. An object takes part when
-    its type defines the method; the method is called as
-    ``method(func, types, args, kwargs)`` with ``func`` the public object that
-    was called.
+    ``Protocol("__torch_function__")`` is tensorlib's; any library can declare
+    its own, and protocols share nothing but this code. An argument takes part
+    in dispatch when its type defines the method (and is not declared plain
+    with :meth:`add_plain_type`).
+
+    :param method: the method name implementers define, e.g. ``"__my_function__"``.
+    :param plain_types: types whose exact instances never dispatch, in addition
+        to Python's scalars, strings, ``None``, slices and ``Ellipsis``
+        (:data:`dispatch.BASIC_TYPES`). A library registers its own array type
+        here so that its plain instances take the fast path.
+    :param mode_class_name: the ``__name__`` of :attr:`Mode`, this protocol's
+        mode base class.
     """
 
     def __init__(self, method: str, *, plain_types: Iterable[type] = (), mode_class_name: str = "Mode") -> None:
         if not method.isidentifier():
             raise ValueError(f"protocol method name must be an identifier, got {method!r}")
         self.method = method
+        # Types known not to take part. Containers are never added (their
+        # elements must be looked at); a type added here stays plain.
         self._plain: set[type] = set(BASIC_TYPES)
         self._plain.update(plain_types)
-        # Types seen to implement the protocol (a class that later gains or
-        # loses the method is not re-examined: define it in the class body).
-        self._implementers: set[type] = set()
-        self._tls = _ThreadState()
-        self._mode_count = 0
-        # How many modes and disable contexts are active in any thread: while 0,
-        # the slow path need not look at thread-local state at all.
-        self._busy = 0
+        self._implementers: set[type] = set()  # types known to take part
+        self._tls = _Local()
+        self._mode_count = 0  # active modes in all threads
+        # One entry per active disable context in any thread (list append and
+        # pop are atomic, so no lock is needed). While this and the mode count
+        # are empty, the slow path need not read thread-local state.
+        self._disabling: list = []
         self._lock = threading.Lock()
         self.registry = Registry(self)
         # Every wrapper of this protocol is compiled into this one globals dict,
-        # so the fast path reads ``_F`` and ``_M`` as cached globals.
+        # so the fast path reads ``_F`` (the plain types) and ``_M`` (the mode
+        # count) as globals.
         self._ns: dict = {
             "__name__": f"dispatch.protocol[{method}]",
             "_F": self._plain,
@@ -75,6 +129,8 @@ class Protocol:
             "_plain_seq": self._plain_seq,
             "_slow": self._slow,
         }
+        #: Base class of this protocol's modes: subclass it, define the
+        #: protocol method, and use an instance as a context manager.
         self.Mode = _make_mode_class(self, mode_class_name)
 
     def __repr__(self) -> str:
@@ -83,21 +139,27 @@ class Protocol:
     # -- which objects take part -------------------------------------------
 
     def add_plain_type(self, tp: type) -> None:
-        """Declare that instances of exactly ``tp`` never dispatch, even if it defines the method."""
+        """Declare that exact instances of ``tp`` never dispatch, even though ``tp`` defines the method.
+
+        This is how a library's own tensor type stays on the fast path while
+        its subclasses still dispatch.
+        """
         self._plain.add(tp)
+        self._implementers.discard(tp)
 
     def is_implementer_type(self, tp: type) -> bool:
-        """Whether instances of ``tp`` take part in dispatch (plain types are remembered)."""
+        """Whether instances of ``tp`` take part in dispatch (the answer is cached per type)."""
         if tp in self._implementers:
             return True
         if tp in self._plain:
             return False
         handler = getattr(tp, self.method, None)
-        if handler is None or getattr(handler, "__func__", handler) is disabled_handler:
+        if handler is not None and getattr(handler, "__func__", handler) is not disabled_handler:
+            self._implementers.add(tp)
+            return True
+        if not issubclass(tp, SEQUENCE_TYPES):
             self._plain.add(tp)
-            return False
-        self._implementers.add(tp)
-        return True
+        return False
 
     def _all_plain(self, values: Iterable[Any]) -> bool:
         plain = self._plain
@@ -117,161 +179,188 @@ class Protocol:
         return True
 
     def implementers(self, values: Iterable[Any]) -> tuple[list[type], list[Any]]:
-        """The implementing types and one object of each, in the order their handlers are tried."""
+        """The implementing types among ``values`` (and inside their lists and tuples), and one object of each.
+
+        Both lists are in the order handlers are tried: subclasses before
+        superclasses, otherwise left to right.
+        """
         return collect(values, self.is_implementer_type, self._plain)
 
-    def has_override(self, values: Iterable[Any]) -> bool:
-        """Whether calling an overridable function with ``values`` would leave the default path."""
-        st = self._tls
+    def has_override(self, relevant: Iterable[Any]) -> bool:
+        """Whether :meth:`handle` should be called for ``relevant`` (``has_torch_function``).
+
+        True when a mode is active (and dispatch is not disabled), or when one
+        of ``relevant`` itself (not its elements) is an implementer and
+        implementers are not disabled.
+        """
+        st = self._tls.state
         if st.disabled == DISABLED:
             return False
         if st.modes:
             return True
         if st.disabled == SUBCLASSES_DISABLED:
             return False
-        return bool(self.implementers(values)[0])
+        for v in relevant:
+            tp = type(v)
+            if tp not in self._plain and self.is_implementer_type(tp):
+                return True
+        return False
 
     # -- dispatch -------------------------------------------------------------
 
     def _slow(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
-        if self._busy:
-            relevant = args + tuple(kwargs.values()) if kwargs else args
-            return self.dispatch(spec.public, spec.impl, relevant, args, kwargs)
-        types, objs = collect(args, self.is_implementer_type, self._plain, None, None, self._implementers)
+        """Entry point of a wrapper whose fast-path check failed."""
+        if self._disabling or self._mode_count:
+            st = self._tls.state
+            if st.disabled or st.modes:
+                relevant = args + tuple(kwargs.values()) if kwargs else args
+                return self.dispatch(spec.public, spec.impl, relevant, args, kwargs)
+        is_impl, plain, impls = self.is_implementer_type, self._plain, self._implementers
+        types, objs = collect(args, is_impl, plain, impls)
         if kwargs:
-            collect(kwargs.values(), self.is_implementer_type, self._plain, types, objs, self._implementers)
+            collect(kwargs.values(), is_impl, plain, impls, types, objs)
         if not objs:
             return spec.impl(*args, **kwargs)
-        if len(objs) == 1:
+        if len(objs) == 1:  # the usual case, without the generic loop
             result = getattr(objs[0], self.method)(spec.public, (types[0],), args, kwargs)
             if result is NotImplemented:
-                self._raise_not_implemented(spec.public, types, False)
+                self._raise_unhandled(spec.public, types, None)
             return result
-        return self._call_handlers(spec.public, types, objs, args, kwargs, mode_tried=False)
+        return self._call_handlers(spec.public, types, objs, args, kwargs, None)
 
     def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
-        """Call the first handler that does not return NotImplemented, or ``impl`` if none applies."""
-        st = self._tls
+        """Resolve a call of ``public(*args, **kwargs)`` whose implementers are looked for among ``relevant``.
+
+        Runs the innermost mode, then the implementers' handlers; calls
+        ``impl(*args, **kwargs)`` when neither applies. This is what a
+        generated wrapper does when its fast-path check fails.
+        """
+        st = self._tls.state
         state = st.disabled
         if state == DISABLED:
             return impl(*args, **kwargs)
-        modes = st.modes
         if state == ENABLED:
-            types, objs = collect(relevant, self.is_implementer_type, self._plain)
+            types, objs = collect(relevant, self.is_implementer_type, self._plain, self._implementers)
         else:
             types, objs = [], []
-        if modes:
-            types_t = tuple(types)
-            mode = modes.pop()
-            try:
-                result = getattr(mode, self.method)(public, types_t, args, kwargs)
-            finally:
-                modes.append(mode)
+        mode = None
+        if st.modes:
+            mode, result = self._call_mode(st.modes, public, types, args, kwargs)
             if result is not NotImplemented:
                 return result
         elif not objs:
             return impl(*args, **kwargs)
-        return self._call_handlers(public, types, objs, args, kwargs, mode_tried=bool(modes))
+        return self._call_handlers(public, types, objs, args, kwargs, mode)
 
-    def _call_handlers(self, public: Any, types: list, objs: list, args: tuple, kwargs: dict, mode_tried: bool) -> Any:
+    def handle(self, public: Any, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
+        """Dispatch a call of ``public`` to the mode and the implementers among ``relevant`` (``handle_torch_function``).
+
+        Only the values of ``relevant`` are candidates, not their elements.
+        There is no default implementation to fall back on: if no mode and
+        no handler accepts the call, TypeError is raised.
+        """
+        st = self._tls.state
+        types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
+        mode = None
+        if st.modes and st.disabled != DISABLED:
+            mode, result = self._call_mode(st.modes, public, types, args, kwargs)
+            if result is not NotImplemented:
+                return result
+        return self._call_handlers(public, types, objs, args, kwargs, mode)
+
+    def _call_mode(self, modes: list, public: Any, types: list, args: tuple, kwargs: dict) -> tuple[Any, Any]:
+        """Run the innermost mode's handler with that mode popped; return ``(mode, result)``."""
+        mode = modes.pop()
+        try:
+            return mode, getattr(mode, self.method)(public, tuple(types), args, kwargs)
+        finally:
+            modes.append(mode)
+
+    def _call_handlers(self, public: Any, types: list, objs: list, args: tuple, kwargs: dict, mode: Any) -> Any:
         types_t = tuple(types)
         method = self.method
         for obj in objs:
             result = getattr(obj, method)(public, types_t, args, kwargs)
             if result is not NotImplemented:
                 return result
-        self._raise_not_implemented(public, types, mode_tried)
+        self._raise_unhandled(public, types, mode)
 
-    def _raise_not_implemented(self, public: Any, types: list, mode_tried: bool) -> None:
-        method = self.method
+    def _raise_unhandled(self, public: Any, types: list, mode: Any) -> None:
         names = ", ".join(t.__qualname__ for t in types)
         msg = (
-            f"no implementation found for '{self.registry.resolve_name(public)}' on types that "
-            f"implement {method}: [{names}]"
+            f"no implementation found for '{self.registry.display_name(public)}' on types that "
+            f"implement {self.method}: [{names}]"
         )
-        if mode_tried:
-            msg += f" nor in mode {self._tls.modes[-1]!r}"
+        if mode is not None:
+            msg += f" nor in mode {mode!r}"
         raise TypeError(msg)
 
-    def handle(self, public: Any, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
-        """Dispatch a call of ``public`` to the overrides among ``relevant`` (``handle_torch_function``).
-
-        Raises TypeError if no handler (and no mode) accepts it.
-        """
-        st = self._tls
-        relevant = tuple(relevant)
-        types, objs = collect(relevant, self.is_implementer_type, self._plain)
-        if st.modes and st.disabled != DISABLED:
-            modes = st.modes
-            mode = modes.pop()
-            try:
-                result = getattr(mode, self.method)(public, tuple(types), args, kwargs)
-            finally:
-                modes.append(mode)
-            if result is not NotImplemented:
-                return result
-            return self._call_handlers(public, types, objs, args, kwargs, mode_tried=True)
-        return self._call_handlers(public, types, objs, args, kwargs, mode_tried=False)
-
     def call_with_subclasses_disabled(self, func: Callable, args: tuple, kwargs: dict) -> Any:
-        """Run ``func(*args, **kwargs)`` with dispatch to implementers off (modes stay on).
+        """Run ``func(*args, **kwargs)`` with implementers' handlers off (modes still apply).
 
-        When no mode is active anywhere and ``func`` is a registered public
-        function, its raw implementation is called directly: implementations
-        do not dispatch, so this is the same call minus a second dispatch.
+        This is the core of a default handler for a library's tensor subclass:
+        the call runs as if every subclass instance were a plain instance, and
+        any public function the implementation calls in turn does not dispatch
+        back to the subclass either. When no mode is active anywhere and
+        ``func`` is a registered wrapper, its raw implementation is called
+        directly (the same call, minus a second trip through the wrapper).
         """
-        if not self._mode_count:
-            impl = self.registry.implementation(func)
-            if impl is not None:
-                return impl(*args, **kwargs)
-        st = self._tls
+        st = self._tls.state
         prev = st.disabled
         if prev != ENABLED:
             return func(*args, **kwargs)
+        impl = None if self._mode_count else self.registry.implementation(func)
         st.disabled = SUBCLASSES_DISABLED
-        self._busy_add(1)
+        disabling = self._disabling
+        disabling.append(None)
         try:
+            if impl is not None:
+                return impl(*args, **kwargs)
             return func(*args, **kwargs)
         finally:
+            disabling.pop()
             st.disabled = prev
-            self._busy_add(-1)
 
     # -- disable contexts and modes ----------------------------------------
 
     def disabled(self) -> "_DisableContext":
-        """Context manager: no dispatch at all, not even to modes."""
+        """Context manager: no dispatch at all in this thread, not even to modes.
+
+        One context object may be entered several times, nested or in turn.
+        """
         return _DisableContext(self, DISABLED)
 
     def subclasses_disabled(self) -> "_DisableContext":
-        """Context manager: no dispatch to implementers; modes still apply."""
+        """Context manager: no dispatch to implementers in this thread; modes still apply."""
         return _DisableContext(self, SUBCLASSES_DISABLED)
 
     def is_enabled(self) -> bool:
-        return self._tls.disabled == ENABLED
+        """Whether this thread dispatches to implementers (no disable context is active)."""
+        return self._tls.state.disabled == ENABLED
 
     def mode_stack(self) -> list:
         """The calling thread's active modes, outermost first (a copy)."""
-        return list(self._tls.modes)
-
-    def _busy_add(self, n: int) -> None:
-        with self._lock:
-            self._busy += n
+        return list(self._tls.state.modes)
 
     def _push_mode(self, mode: Any) -> None:
-        self._tls.modes.append(mode)
+        self._tls.state.modes.append(mode)
         with self._lock:
             self._mode_count += 1
-            self._busy += 1
             self._ns["_M"] = self._mode_count
 
     def _pop_mode(self, mode: Any) -> None:
-        modes = self._tls.modes
-        if not modes or modes[-1] is not mode:
-            raise RuntimeError("modes must be exited in the reverse order they were entered")
-        modes.pop()
+        # Remove this mode's innermost entry. It is the top of the stack unless
+        # modes were exited out of order, as when a generator that entered a
+        # mode is resumed or closed under another mode.
+        modes = self._tls.state.modes
+        for i in range(len(modes) - 1, -1, -1):
+            if modes[i] is mode:
+                del modes[i]
+                break
+        else:
+            raise RuntimeError(f"cannot exit {mode!r}: it is not active in this thread")
         with self._lock:
             self._mode_count -= 1
-            self._busy -= 1
             self._ns["_M"] = self._mode_count
 
     # -- wrapping -----------------------------------------------------------
@@ -289,12 +378,16 @@ class Protocol:
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
-        The wrapper checks its arguments for implementers; with none it calls
-        ``impl`` directly. ``namespace`` (a module or class) registers it for
-        introspection. The raw implementation is ``wrapper._implementation``.
+        The wrapper checks its arguments' types; when all are plain it calls
+        ``impl`` directly, otherwise it dispatches. ``name``, ``qualname``,
+        ``module`` and ``doc`` default to ``impl``'s; the wrapper pickles by
+        reference when it is bound under that name. ``namespace`` (a module or
+        class) registers it for introspection. The raw implementation is
+        ``wrapper._implementation``.
         """
         sig = signature if signature is not None else inspect.signature(impl)
         name = name or impl.__name__
+        qualname = qualname or getattr(impl, "__qualname__", None) or name
         tag = _codegen.unique_tag()
         ns = self._ns
         params, call = _codegen.parameter_source(sig, ns, tag)
@@ -303,7 +396,7 @@ class Protocol:
         impl_name, spec_name = f"_impl{tag}", f"_spec{tag}"
         ns[impl_name] = impl
         ns[spec_name] = spec
-        fname = name if name.isidentifier() and not name.startswith("__") else f"_wrapper{tag}"
+        fname = f"_wrapper{tag}"
         src = (
             f"def {fname}({params}):\n"
             f"    if {check}:\n"
@@ -311,9 +404,7 @@ class Protocol:
             + _codegen.call_rebuild_source(sig, tag)
             + f"    return _slow({spec_name}, {_codegen.ARGS}, {_codegen.KWARGS})\n"
         )
-        wrapper = _codegen.compile_function(src, fname, ns)
-        wrapper.__name__ = name
-        wrapper.__qualname__ = qualname or getattr(impl, "__qualname__", None) or name
+        wrapper = _codegen.compile_function(src, fname, ns, name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
         if signature is None:
@@ -326,13 +417,17 @@ class Protocol:
         return wrapper
 
     def overridable(self, impl: F | None = None, **options: Any) -> Any:
-        """Decorator form of :meth:`wrap`."""
+        """Decorator form of :meth:`wrap` (``@proto.overridable`` or ``@proto.overridable(namespace=mod)``)."""
         if impl is None:
             return functools.partial(self.overridable, **options)
         return self.wrap(impl, **options)
 
     def wrap_property(self, prop: property, *, owner: type, name: str) -> property:
-        """Make a property overridable: its getter dispatches as ``prop.__get__``, its setter as ``prop.__set__``."""
+        """Make a property overridable: its getter dispatches as ``prop.__get__``, its setter as ``prop.__set__``.
+
+        Handlers receive ``args == (obj,)`` for a read and ``(obj, value)`` for
+        an assignment.
+        """
         fget = self._accessor(prop.fget, ["self"], f"{name}_get") if prop.fget else None
         fset = self._accessor(prop.fset, ["self", "value"], f"{name}_set") if prop.fset else None
         new = property(fget[0] if fget else None, fset[0] if fset else None, prop.fdel, prop.__doc__)
@@ -363,8 +458,7 @@ class Protocol:
             f"        return {impl_name}({plist})\n"
             f"    return _slow({spec_name}, ({plist},), {{}})\n"
         )
-        fn = _codegen.compile_function(src, fname, ns)
-        fn.__name__ = name
+        fn = _codegen.compile_function(src, fname, ns, name, name)
         fn.__doc__ = impl.__doc__
         return fn, spec
 
@@ -411,14 +505,19 @@ class Protocol:
             self.registry.add_ignored(cls, sorted(ignore))
 
     def wrap_with_dispatcher(self, dispatcher: Callable[..., Iterable[Any]]) -> Callable[[F], F]:
-        """Decorator: overridable by the implementers among the values ``dispatcher`` returns."""
+        """Decorator: overridable by the implementers among the values ``dispatcher(*args, **kwargs)`` returns.
+
+        ``dispatcher`` takes the function's arguments and returns the
+        candidates (their elements are not looked at), as ``wrap_torch_function``
+        does. Slower than :meth:`wrap`, which needs no dispatcher.
+        """
 
         def decorate(impl: F) -> F:
             @functools.wraps(impl)
             def wrapped(*args: Any, **kwargs: Any) -> Any:
-                relevant = dispatcher(*args, **kwargs)
+                relevant = tuple(dispatcher(*args, **kwargs))
                 if self.has_override(relevant):
-                    return self.dispatch(wrapped, impl, relevant, args, kwargs)
+                    return self.handle(wrapped, relevant, args, kwargs)
                 return impl(*args, **kwargs)
 
             wrapped._implementation = impl  # type: ignore[attr-defined]
@@ -428,28 +527,33 @@ class Protocol:
 
 
 class _DisableContext:
-    __slots__ = ("_protocol", "_level", "_prev")
+    """Raises the thread's disable level for the duration of a ``with`` block (reusable, nestable)."""
+
+    __slots__ = ("_protocol", "_level")
 
     def __init__(self, protocol: Protocol, level: int) -> None:
         self._protocol = protocol
         self._level = level
-        self._prev: list[int] = []
 
     def __enter__(self) -> "_DisableContext":
-        st = self._protocol._tls
-        self._prev.append(st.disabled)
-        st.disabled = max(st.disabled, self._level)
-        self._protocol._busy_add(1)
+        st = self._protocol._tls.state
+        st.saved.append(st.disabled)
+        if self._level > st.disabled:
+            st.disabled = self._level
+        self._protocol._disabling.append(None)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self._protocol._tls.disabled = self._prev.pop()
-        self._protocol._busy_add(-1)
+        st = self._protocol._tls.state
+        st.disabled = st.saved.pop()
+        self._protocol._disabling.pop()
 
     def __call__(self, func: F) -> F:
+        """Use as a decorator: ``func`` always runs inside this context."""
+
         @functools.wraps(func)
         def inner(*args: Any, **kwargs: Any) -> Any:
-            with _DisableContext(self._protocol, self._level):
+            with self:
                 return func(*args, **kwargs)
 
         return inner  # type: ignore[return-value]
@@ -469,8 +573,11 @@ def _make_mode_class(protocol: Protocol, class_name: str) -> type:
         raise NotImplementedError(f"{type(self).__name__} must implement {method}")
 
     body = {
-        "__doc__": f"Base class for modes of the {method} protocol: while entered, every overridable call goes to "
-        f"``{method}(func, types, args, kwargs)`` first (innermost mode first; popped while it runs).",
+        "__doc__": f"Base class for modes of the {method} protocol.\n\n"
+        f"While an instance is entered (``with mode:``), every overridable call in this thread goes to its "
+        f"``{method}(func, types, args, kwargs)`` first, innermost mode first; the mode is popped while its "
+        f"handler runs, so calling ``func`` there does not recurse into it. Returning NotImplemented passes the "
+        f"call on to the arguments' handlers.",
         "__enter__": __enter__,
         "__exit__": __exit__,
         method: handler,

@@ -54,8 +54,16 @@ class Registry:
     def add_ignored(self, namespace: Any, names: Iterable[str]) -> None:
         """Record public callables of ``namespace`` that deliberately do not dispatch."""
         entry = self._ignored.setdefault(namespace, {})
+        path = namespace_path(namespace)
         for name in names:
-            entry[name] = inspect.getattr_static(namespace, name) if isinstance(namespace, type) else getattr(namespace, name)
+            obj = inspect.getattr_static(namespace, name) if isinstance(namespace, type) else getattr(namespace, name)
+            entry[name] = obj
+            if isinstance(obj, (staticmethod, classmethod)):
+                obj = obj.__func__
+            try:
+                self._names.setdefault(obj, f"{path}.{name}")
+            except TypeError:  # unhashable: it simply has no name
+                pass
 
     def overridable_functions(self) -> dict[Any, list[Any]]:
         """Namespace -> overridable callables, sorted by name."""
@@ -72,9 +80,11 @@ class Registry:
         return out
 
     def ignored_names(self, namespace: Any) -> set[str]:
+        """Names registered as ignored in ``namespace``."""
         return set(self._ignored.get(namespace, ()))
 
     def overridable_names(self, namespace: Any) -> set[str]:
+        """Names registered as overridable in ``namespace`` (a property counts once)."""
         return {k.split(".")[0] for k in self._overridable.get(namespace, ())}
 
     def is_method(self, func: Any) -> bool:
@@ -85,18 +95,25 @@ class Registry:
             return False
 
     def resolve_name(self, func: Any) -> str | None:
-        """The dotted name that evaluates back to ``func`` (``None`` if unknown)."""
+        """The dotted name under which ``func`` is registered (overridable or ignored), else ``None``.
+
+        Evaluating the name gives ``func`` back.
+        """
         try:
-            name = self._names.get(func)
+            return self._names.get(func)
         except TypeError:
-            name = None
+            return None
+
+    def display_name(self, func: Any) -> str:
+        """A name for messages: the registered name, else ``module.qualname``, else ``repr``."""
+        name = self.resolve_name(func)
         if name is not None:
             return name
         module = getattr(func, "__module__", None)
-        qualname = getattr(func, "__qualname__", None)
+        qualname = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
         if module and qualname:
             return f"{module}.{qualname}"
-        return None
+        return repr(func)
 
     def testing_overrides(self) -> dict[Any, Callable]:
         """Overridable callable -> a function of identical signature that returns -1."""
@@ -116,6 +133,7 @@ _SETTER = inspect.Signature(
 
 
 def _dummy_for(func: Any) -> Callable:
+    """A function with ``func``'s signature returning -1 (property accessors: ``(self)`` / ``(self, value)``)."""
     name = getattr(func, "__name__", "override")
     if name == "__get__":
         sig = _GETTER

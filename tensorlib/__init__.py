@@ -11,6 +11,8 @@ from __future__ import annotations
 import builtins as _builtins
 
 from . import _dtype
+from ._autograd.anomaly_mode import is_anomaly_check_nan_enabled as _is_anomaly_check_nan_enabled
+from ._autograd.anomaly_mode import is_anomaly_enabled as _is_anomaly_enabled
 from ._autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from ._dtype import (
     bool,
@@ -112,6 +114,20 @@ def is_nonzero(input: Tensor) -> bool:
     return _builtins.bool(x._data.reshape(()).item())
 
 
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (as ``nn.functional.cosine_similarity``)."""
+    from .nn._functional import cosine_similarity as _cos
+
+    return _cos(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``p``-norm of ``x1 - x2 + eps`` along the last dim (as ``nn.functional.pairwise_distance``)."""
+    from .nn._functional import pairwise_distance as _pd
+
+    return _pd(x1, x2, p, eps, keepdim)
+
+
 def can_cast(from_: dtype, to: dtype) -> _builtins.bool:
     """Whether torch's casting rules allow ``from_`` to be cast to ``to`` in an in-place op."""
     order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
@@ -132,14 +148,15 @@ _OVERRIDABLE = {
         arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_
         bitwise_left_shift bitwise_right_shift"""),
     **_names(_R, """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean
-        logsumexp all any count_nonzero cumsum cumprod median mode cummax cummin logcumsumexp diff dist nanmedian"""),
+        logsumexp all any count_nonzero cumsum cumprod median mode cummax cummin logcumsumexp diff dist nanmedian
+        quantile nanquantile histc"""),
     **_names(_L, """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tensordot einsum tril triu trace
         norm cross cdist addmv_ kron addr addbmm matrix_power logdet inverse det"""),
     **_names(_S, """flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis broadcast_to
         broadcast_tensors narrow select unbind split chunk tensor_split cat concat concatenate stack hstack vstack
         atleast_1d atleast_2d flip fliplr flipud roll tile repeat_interleave diagonal diag diag_embed adjoint ravel
         narrow_copy rot90 hsplit vsplit dsplit atleast_3d column_stack dstack row_stack meshgrid cartesian_prod block_diag
-        diagflat"""),
+        diagflat combinations"""),
     **_names(_I, """gather scatter scatter_add index_select index_add index_fill index_put masked_fill masked_select
         masked_scatter nonzero argwhere argsort sort msort topk kthvalue unique take take_along_dim bincount
         searchsorted bucketize index_put_ index_copy select_scatter slice_scatter diagonal_scatter unique_consecutive
@@ -153,15 +170,20 @@ _OVERRIDABLE = {
     "is_floating_point": is_floating_point,
     "is_complex": is_complex,
     "is_nonzero": is_nonzero,
+    "cosine_similarity": cosine_similarity,
+    "pairwise_distance": pairwise_distance,
 }
 
 _IGNORED = {
     **_names(_C, """tensor as_tensor asarray from_numpy is_tensor zeros ones empty full eye arange linspace logspace
-        rand randn randint randperm manual_seed seed initial_seed get_rng_state set_rng_state"""),
+        rand randn randint randperm manual_seed seed initial_seed get_rng_state set_rng_state tril_indices
+        triu_indices"""),
     "broadcast_shapes": _S.broadcast_shapes,
     "can_cast": can_cast,
     "save": save,
     "load": load,
+    "is_anomaly_enabled": _is_anomaly_enabled,
+    "is_anomaly_check_nan_enabled": _is_anomaly_check_nan_enabled,
 }
 
 globals().update(_expose(__name__, _OVERRIDABLE))
@@ -179,7 +201,8 @@ _make_methods_overridable(
     extra={**_OWN_METHODS, **_OPERATORS},
     from_functions=_SAME_AS_FUNCTION,
     signature_of=_method_signature,
-    skip={"__new__", "__init__", "__torch_function__", "__hash__"},
+    # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).
+    skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"},
 )
 _protocol.add_plain_type(Tensor)
 for _t in (Size, dtype, device):

@@ -40,20 +40,21 @@ _FUNCTION_METHODS = {
         arccos arccos_ arcsin arcsin_ arctan arctan_ arccosh arccosh_ arcsinh arcsinh_ arctanh arctanh_
         bitwise_left_shift bitwise_right_shift""",
     R: """sum mean nansum nanmean prod max min amax amin aminmax argmax argmin var std var_mean std_mean logsumexp all
-        any count_nonzero cumsum cumprod median mode cumsum_ cumprod_ cummax cummin logcumsumexp diff dist nanmedian""",
+        any count_nonzero cumsum cumprod median mode cumsum_ cumprod_ cummax cummin logcumsumexp diff dist nanmedian
+        quantile nanquantile histc""",
     L: """mm matmul bmm mv dot vdot inner outer ger addmm addmv baddbmm tril triu trace norm cross addmm_ addmv_ baddbmm_
         tril_ triu_ kron addr addr_ addbmm addbmm_ matrix_power logdet inverse det""",
     S: """view reshape permute expand repeat view_as reshape_as flatten unflatten squeeze unsqueeze transpose swapaxes swapdims t movedim moveaxis
         expand_as broadcast_to contiguous narrow select unbind split chunk tensor_split flip fliplr flipud roll tile
         repeat_interleave diagonal diag diag_embed adjoint transpose_ swapaxes_ swapdims_ t_ squeeze_ unsqueeze_
-        ravel narrow_copy rot90 hsplit vsplit dsplit diagflat""",
+        ravel narrow_copy rot90 hsplit vsplit dsplit diagflat unfold split_with_sizes""",
     I: """gather scatter scatter_ scatter_add scatter_add_ index_select index_add index_fill index_put index_put_
         masked_fill masked_fill_ masked_select masked_scatter masked_scatter_ nonzero argwhere argsort sort msort topk
         kthvalue unique index_copy index_copy_ select_scatter slice_scatter diagonal_scatter unique_consecutive
         scatter_reduce scatter_reduce_
-        take take_along_dim bincount""",
+        take take_along_dim bincount fill_diagonal_""",
     A: "softmax log_softmax erf erf_ erfc erfc_",
-    C: "uniform_ normal_ random_ bernoulli_ exponential_",
+    C: "uniform_ normal_ random_ bernoulli_ exponential_ bernoulli multinomial",
 }
 for _mod, _names in _FUNCTION_METHODS.items():
     for _name in _names.split():
@@ -259,6 +260,65 @@ def _bitwise_inplace(func: Callable, name: str) -> Callable:
     return op
 
 
+def _unary_inplace(func: Callable, name: str) -> Callable:
+    def op(self: Tensor) -> Tensor:
+        return E.inplace_apply(self, func, (), {}, name)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"In-place :func:`{name[:-1]}`."
+    return op
+
+
+# comparisons and logic written back into ``self`` (as 1/0 in its own dtype)
+_INPLACE_LOGIC = {
+    name + "_": _bitwise_inplace(getattr(E, name), name + "_")
+    for name in """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or
+    logical_xor""".split()
+}
+_INPLACE_LOGIC["logical_not_"] = _unary_inplace(E.logical_not, "logical_not_")
+_INPLACE_LOGIC["bitwise_not_"] = _unary_inplace(E.bitwise_not, "bitwise_not_")
+
+
+def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Legacy constructor with this tensor's dtype: ``t.new(2, 3)`` (uninitialised), ``t.new([1, 2])`` (data)."""
+    from ._size import Size
+
+    kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    dtype = self.dtype
+    if not args:
+        return C.empty(0, dtype=dtype)
+    if len(args) == 1:
+        a = args[0]
+        if isinstance(a, Tensor):
+            return E.to_dtype(a.detach(), dtype)
+        if isinstance(a, Size):
+            return C.empty(*a, dtype=dtype)
+        if isinstance(a, (list, tuple, np.ndarray)):
+            return C.tensor(a, dtype=dtype)
+    return C.empty(*args, dtype=dtype)
+
+
+def sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """Sum this tensor down to ``size`` (the reverse of expanding ``size`` to this shape)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return R.sum_to_size(self, size)
+
+
+def is_signed(self: Tensor) -> bool:
+    """Whether the dtype is signed (every dtype but ``bool`` and ``uint8``)."""
+    return self.dtype.is_signed
+
+
+def is_same_size(self: Tensor, other: Tensor) -> bool:
+    """Whether ``other`` has the same shape."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return self._data.shape == other._data.shape
+
+
 bitwise_and_ = _bitwise_inplace(E.bitwise_and, "bitwise_and_")
 bitwise_or_ = _bitwise_inplace(E.bitwise_or, "bitwise_or_")
 bitwise_xor_ = _bitwise_inplace(E.bitwise_xor, "bitwise_xor_")
@@ -363,6 +423,11 @@ OWN_METHODS: dict[str, Callable] = {
     "index_add_": index_add_,
     "index_fill_": index_fill_,
     "apply_": apply_,
+    "new": new,
+    "sum_to_size": sum_to_size,
+    "is_signed": is_signed,
+    "is_same_size": is_same_size,
+    **_INPLACE_LOGIC,
     "bitwise_and_": bitwise_and_,
     "bitwise_or_": bitwise_or_,
     "bitwise_xor_": bitwise_xor_,

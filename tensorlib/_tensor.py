@@ -124,6 +124,10 @@ class Tensor:
         return False
 
     @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
     def layout(self) -> str:
         return "tensorlib.strided"
 
@@ -230,6 +234,24 @@ class Tensor:
         from .ops.shape import transpose
 
         return transpose(self, -2, -1)
+
+    @property
+    def H(self) -> "Tensor":
+        """The conjugate transpose of a matrix (2-D tensor)."""
+        if self._data.ndim not in (0, 2):
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.ndim}-D tensor.")
+        from .ops.shape import adjoint
+
+        return adjoint(self) if self._data.ndim == 2 else self
+
+    @property
+    def mH(self) -> "Tensor":
+        """The conjugate transpose of the last two dimensions."""
+        if self._data.ndim < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor.")
+        from .ops.shape import adjoint
+
+        return adjoint(self)
 
     @property
     def itemsize(self) -> int:
@@ -436,11 +458,11 @@ class Tensor:
         return shape[0]
 
     def __iter__(self) -> Iterator["Tensor"]:
-        if self._data.ndim == 0:
+        # Not overridable (as in torch): ``dim`` and ``unbind`` dispatch instead,
+        # so iterating over a subclass instance yields subclass instances.
+        if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        from .ops.shape import unbind
-
-        return iter(unbind(self, 0))
+        return iter(self.unbind(0))
 
     def __bool__(self) -> bool:
         a = self._data
@@ -755,10 +777,15 @@ def _convert(ret: Any, cls: type, args: tuple = (), kwargs: dict | None = None) 
 
 
 def _is_argument(t: Tensor, args: tuple, kwargs: dict | None) -> bool:
+    """Whether ``t`` is one of the call's arguments, positional or keyword, or an element of a list/tuple one."""
     for a in args:
-        if a is t or (type(a) in (list, tuple) and any(e is t for e in a)):
+        if a is t or (isinstance(a, (list, tuple)) and any(e is t for e in a)):
             return True
-    return bool(kwargs) and any(v is t for v in kwargs.values())
+    if kwargs:
+        for a in kwargs.values():
+            if a is t or (isinstance(a, (list, tuple)) and any(e is t for e in a)):
+                return True
+    return False
 
 
 # Filled in by tensorlib/__init__ once the overridable accessors exist: the

@@ -40,25 +40,39 @@ def get_ignored_functions() -> set[Callable]:
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
-    """Whether any of ``relevant_args`` (or an active mode) would take a call off the default path."""
+    """Whether a call should go to :func:`handle_torch_function`.
+
+    True if one of ``relevant_args`` (the values themselves, not their
+    elements) implements ``__torch_function__``, or if a mode is active; False
+    inside :class:`DisableTorchFunction` (and, but for modes, inside
+    :class:`DisableTorchFunctionSubclass`).
+    """
     return protocol.has_override(relevant_args)
 
 
 def has_torch_function_unary(arg: Any) -> bool:
+    """``has_torch_function((arg,))``."""
     return protocol.has_override((arg,))
 
 
 def has_torch_function_variadic(*args: Any) -> bool:
+    """``has_torch_function(args)``."""
     return protocol.has_override(args)
 
 
 def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args: Any, **kwargs: Any) -> Any:
-    """Dispatch a call of ``public_api(*args, **kwargs)`` to the overrides among ``relevant_args``."""
+    """Dispatch a call of ``public_api(*args, **kwargs)`` to the active mode and the overrides among ``relevant_args``.
+
+    Raises TypeError if none of them handles it.
+    """
     return protocol.handle(public_api, relevant_args, args, kwargs)
 
 
 def wrap_torch_function(dispatcher: Callable[..., Iterable[Any]]) -> Callable[[Callable], Callable]:
-    """Decorator making a function overridable by the arguments ``dispatcher`` returns."""
+    """Decorator making a function overridable by the values ``dispatcher(*args, **kwargs)`` returns.
+
+    ``dispatcher`` takes the same arguments as the decorated function.
+    """
     return protocol.wrap_with_dispatcher(dispatcher)
 
 
@@ -73,15 +87,26 @@ def is_tensor_method_or_property(func: Callable) -> bool:
 
 
 def resolve_name(f: Callable) -> str | None:
-    """The dotted name of an overridable function (``eval(resolve_name(f))`` gives ``f`` back)."""
+    """The dotted name of a public function, overridable or ignored (``eval(resolve_name(f))`` gives ``f`` back).
+
+    ``None`` for anything else.
+    """
     return protocol.registry.resolve_name(f)
 
 
 class DisableTorchFunction:
-    """Context manager: no ``__torch_function__`` dispatch at all (modes included)."""
+    """Context manager: no ``__torch_function__`` dispatch at all in this thread (modes included).
+
+    An instance can be entered again, nested or later; each exit restores the
+    state its matching entry found.
+    """
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self) -> None:
+        self._ctx = protocol.disabled()
 
     def __enter__(self) -> None:
-        self._ctx = protocol.disabled()
         self._ctx.__enter__()
 
     def __exit__(self, *exc: Any) -> None:
@@ -89,10 +114,14 @@ class DisableTorchFunction:
 
 
 class DisableTorchFunctionSubclass:
-    """Context manager: no dispatch to Tensor subclasses and duck types (modes still apply)."""
+    """Context manager: no dispatch to Tensor subclasses and duck types in this thread (modes still apply)."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self) -> None:
+        self._ctx = protocol.subclasses_disabled()
 
     def __enter__(self) -> None:
-        self._ctx = protocol.subclasses_disabled()
         self._ctx.__enter__()
 
     def __exit__(self, *exc: Any) -> None:
@@ -100,10 +129,12 @@ class DisableTorchFunctionSubclass:
 
 
 def _get_current_function_mode_stack() -> list:
+    """This thread's active modes, outermost first."""
     return protocol.mode_stack()
 
 
 def _get_current_function_mode() -> Any:
+    """This thread's innermost active mode, or None."""
     stack = protocol.mode_stack()
     return stack[-1] if stack else None
 

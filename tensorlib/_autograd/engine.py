@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .._tensor import Size, Tensor, _wrap, refresh_view
+from .anomaly_mode import ANOMALY, check_outputs
 from .grad_mode import STATE
 from .graph import Node, new_node
 
@@ -251,7 +252,7 @@ def grad(
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
@@ -343,6 +344,8 @@ def _execute(
                 outs = ()
             else:
                 outs = node.apply(grads)
+                if ANOMALY.active:
+                    check_outputs(node, outs)
                 if hooks is not None and hooks.post:
                     for hook in list(hooks.post.values()):
                         r = hook(outs, tuple(grads))

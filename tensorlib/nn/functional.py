@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._namespace import expose as _expose
-from . import _conv, _normalization, _pooling
+from . import _attention, _conv, _losses, _normalization, _pooling
 from . import _functional as _F
 
 _FUNCTIONS = {
@@ -25,6 +25,9 @@ _LAYERS = {
     upsample upsample_nearest upsample_bilinear pixel_shuffle pixel_unshuffle""",
     _normalization: """batch_norm instance_norm group_norm local_response_norm dropout1d dropout2d dropout3d
     alpha_dropout feature_alpha_dropout""",
+    _losses: """prelu margin_ranking_loss hinge_embedding_loss soft_margin_loss multilabel_soft_margin_loss
+    cosine_embedding_loss triplet_margin_loss poisson_nll_loss gaussian_nll_loss multi_margin_loss""",
+    _attention: "scaled_dot_product_attention",
 }
 _FUNCTIONS.update({name: getattr(mod, name) for mod, names in _LAYERS.items() for name in names.split()})
 

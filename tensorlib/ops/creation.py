@@ -634,3 +634,34 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with exponential samples of rate ``lambd``."""
     return _fill_random(self, _rng(generator).exponential(1.0 / lambd, size=self._data.shape), "exponential_")
+
+
+def _triangle_indices(row: int, col: int, offset: int, dtype: Any, upper: bool, fname: str) -> Tensor:
+    for name, v in (("row", row), ("col", col), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{fname}(): argument '{name}' must be int, not {type(v).__name__}")
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    npdt = np.dtype(_np_dtype(dtype, np.int64))
+    if npdt.kind not in "iu":
+        raise RuntimeError("\"tril_indices\" not implemented for '" + FROM_NP[npdt].name + "'")
+    rows, cols = np.triu_indices(row, offset, col) if upper else np.tril_indices(row, offset, col)
+    return _wrap(np.stack([rows, cols]).astype(npdt).reshape(2, -1))
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (row, col) coordinates of the lower triangle (on and below diagonal ``offset``) of a row x col matrix."""
+    if device is not None:
+        _device(device)
+    return _triangle_indices(row, col, offset, dtype, False, "tril_indices")
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The (row, col) coordinates of the upper triangle (on and above diagonal ``offset``) of a row x col matrix."""
+    if device is not None:
+        _device(device)
+    return _triangle_indices(row, col, offset, dtype, True, "triu_indices")

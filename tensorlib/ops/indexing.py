@@ -999,3 +999,26 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
     """In-place :func:`scatter_reduce`."""
     return E.inplace_apply(self, scatter_reduce, (dim, index, src, reduce), {"include_self": include_self}, "scatter_reduce_")
+
+
+def _diagonal_filled(input: Tensor, fill_value: Any, wrap: bool) -> Tensor:
+    a = input._data
+    if a.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = min(a.shape)
+    if a.ndim == 2 and wrap and a.shape[0] > a.shape[1] + 1:
+        # numbering the elements row-major, the diagonal continues every (cols + 1) elements
+        flat = np.arange(0, a.shape[0] * a.shape[1], a.shape[1] + 1)
+        key = (flat // a.shape[1], flat % a.shape[1])
+    else:
+        idx = np.arange(n)
+        key = (idx,) * a.ndim
+    return index_put_key(input, key, fill_value)
+
+
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Write ``fill_value`` on the main diagonal in place (for tall matrices, ``wrap`` restarts it every cols + 1 rows)."""
+    x = tensor_arg(self, "fill_diagonal_")
+    return E.inplace_apply(x, _diagonal_filled, (fill_value, wrap), {}, "fill_diagonal_")

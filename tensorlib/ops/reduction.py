@@ -819,3 +819,124 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     from .linalg import vector_norm
 
     return vector_norm(E.sub(x, y), p)
+
+
+# -- quantiles and histograms --------------------------------------------------------------------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, fname: str,
+              ignore_nan: bool) -> Tensor:
+    """Quantiles from the sorted values: a gather of the neighbouring ranks and a lerp (so differentiable)."""
+    from . import indexing as I
+
+    x = tensor_arg(input, fname)
+    a = x._data
+    if a.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"{fname}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q._data.ndim > 1:
+            raise RuntimeError(f"{fname}() q must be a scalar or 1D tensor")
+        if q._data.dtype != a.dtype:
+            raise RuntimeError(f"{fname}() q tensor must be same dtype as the input tensor")
+        qs, scalar_q = q._data.reshape(-1).astype(np.float64), q._data.ndim == 0
+        if ((qs < 0) | (qs > 1)).any():
+            raise RuntimeError(f"{fname}() q values must be in the range [0, 1]")
+    else:
+        if isinstance(q, bool) or not isinstance(q, (int, float, np.number)):
+            raise TypeError(f"{fname}(): argument 'q' must be float or Tensor, not {type(q).__name__}")
+        qs, scalar_q = np.array([float(q)]), True
+        if not 0 <= qs[0] <= 1:
+            raise RuntimeError(f"{fname}() q must be in the range [0, 1] but got {q}")
+    if a.size == 0:
+        raise RuntimeError(f"{fname}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{fname}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
+            f"{interpolation}"
+        )
+    ndim = a.ndim
+    if dim is None:
+        src, d = S.reshape(x, (-1,)), 0
+    else:
+        d = wrap_dim(dim, ndim)
+        src = x if ndim else S.reshape(x, (1,))
+    srt = S.movedim(I.sort(src, d).values, d, -1)  # (..., n), NaN last
+    sd = srt._data
+    n = sd.shape[-1]
+    nan = np.isnan(sd)
+    counts = (n - nan.sum(-1)) if ignore_nan else np.full(sd.shape[:-1], n)
+    rank = qs.reshape((-1,) + (1,) * (sd.ndim - 1)) * np.maximum(counts - 1, 0)  # (Q, ...)
+    lo = np.floor(rank)
+    if interpolation == "lower":
+        idx_lo = idx_hi = lo
+    elif interpolation == "higher":
+        idx_lo = idx_hi = np.ceil(rank)
+    elif interpolation == "nearest":
+        idx_lo = idx_hi = np.round(rank)
+    else:
+        idx_lo, idx_hi = lo, np.ceil(rank)
+    big = S.expand(S.unsqueeze(srt, 0), (len(qs),) + sd.shape)
+
+    def at(idx: np.ndarray) -> Tensor:
+        index = wrap(idx.astype(np.int64)[..., None])
+        return S.squeeze(I.gather(big, -1, index), -1)
+
+    v_lo = at(idx_lo)
+    if interpolation in ("linear", "midpoint"):
+        v_hi = at(idx_hi)
+        w = (rank - lo) if interpolation == "linear" else np.full(rank.shape, 0.5)
+        res = E.lerp(v_lo, v_hi, wrap(w.astype(a.dtype)))
+    else:
+        res = v_lo
+    invalid = (counts == 0) if ignore_nan else nan.any(-1)
+    if invalid.any():
+        res = E.where(wrap(np.broadcast_to(invalid, res._data.shape)), float("nan"), res)
+    if keepdim:
+        if dim is None:
+            res = S.reshape(res, (len(qs),) + (1,) * ndim)
+        elif ndim:
+            res = S.unsqueeze(res, d + 1)
+    elif dim is not None and not ndim:
+        res = S.reshape(res, (len(qs),))
+    if scalar_q:
+        res = S.squeeze(res, 0)
+    return res
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear",
+             out: Tensor | None = None) -> Tensor:
+    """The ``q``-th quantiles of ``input`` (over all elements, or along ``dim``); NaN where a slice holds NaN."""
+    return _finish(_quantile(input, q, dim, keepdim, interpolation, "quantile", False), out, "quantile")
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
+    """:func:`quantile` ignoring NaN values (NaN only for slices that are all NaN)."""
+    return _finish(_quantile(input, q, dim, keepdim, interpolation, "nanquantile", True), out, "nanquantile")
+
+
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
+    elements outside the range are ignored."""
+    x = tensor_arg(input, "histc")
+    a = x._data
+    if a.dtype.kind not in "f":
+        raise not_implemented("histogram_cpu", a.dtype)
+    if bins <= 0:
+        raise RuntimeError("torch.histc(): bins must be > 0".replace("torch.", "tensorlib."))
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("tensorlib.histc: max must be larger than min")
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"tensorlib.histc: range of [{lo}, {hi}] is not finite")
+    v = a.reshape(-1).astype(np.float64)
+    v = v[(v >= lo) & (v <= hi)]
+    idx = np.minimum(((v - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
+    counts = np.bincount(idx, minlength=bins).astype(a.dtype)
+    return _finish(wrap(counts), out, "histc")

@@ -1080,3 +1080,64 @@ def block_diag(*tensors: Tensor) -> Tensor:
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""
     return diag_embed(reshape(tensor_arg(input, "diagflat"), (-1,)), offset, 0, 1)
+
+
+class UnfoldBackward0(Node):
+    """Backward of :func:`unfold`: every window's gradient added back where it came from (windows may overlap)."""
+
+    __slots__ = ("index", "shape")
+
+    def backward(self, g: Tensor) -> tuple:
+        from .._autograd.views import put_region
+
+        return (put_region(g, self.index, self.shape),)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """All windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim (a view)."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from .._autograd.views import region_index
+
+    x = tensor_arg(input, "unfold")
+    a = x._data
+    d = wrap_dim(dimension, a.ndim)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    length = a.shape[d]
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    n = (length - size) // step + 1
+    shape = a.shape[:d] + (n,) + a.shape[d + 1:] + (size,)
+    strides = a.strides[:d] + (a.strides[d] * step,) + a.strides[d + 1:] + (a.strides[d],)
+    if x._data.ndim == 0:  # a 0-dim tensor unfolds to its single window
+        shape, strides = (size,), (a.strides[0],)
+    data = as_strided(a, shape, strides, writeable=bool(a.flags.writeable and (step >= size or n == 1)))
+    t_, node = _view_result(x, data, UnfoldBackward0)
+    if node is not None:
+        node.index = region_index(x._data, data)
+        node.shape = x._data.shape
+    return t_
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
+    import itertools
+
+    from . import indexing as I
+
+    x = tensor_arg(input, "combinations")
+    if x._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return wrap(np.empty((0,), dtype=x._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = np.array(list(pick(range(x._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    if rows.shape[0] == 0:
+        return wrap(np.empty((0, r) if r > 1 else (0,), dtype=x._data.dtype))
+    out = I.index_select(x, 0, wrap(rows.reshape(-1)))
+    return reshape(out, rows.shape) if r > 1 else out

@@ -776,6 +776,37 @@ def _diag_put(a: np.ndarray, v: np.ndarray, offset: int, d1: int, d2: int) -> np
     return np.moveaxis(out, (-2, -1), (d1, d2))
 
 
+def _quantile_ref(fn: Callable) -> Callable:
+    def ref(a: np.ndarray, q: Any, dim: Any = None, keepdim: bool = False, interpolation: str = "linear") -> np.ndarray:
+        return np.asarray(fn(a, q, axis=dim, keepdims=keepdim, method=interpolation))
+
+    return ref
+
+
+_Q = Const(np.array([0.25, 0.75]))
+_QUANTILE_SAMPLES = [s(r(2, 5), 0.3), s(r(3, 4), _Q, 1), s(r(3, 4), 0.5, 0, True), s(r(2, 3), _Q, None, True),
+                     s(r(2, 3), 0.4, 1, interpolation="midpoint"), s(r(5), 0.6, interpolation="lower"),
+                     s(r(5), 0.6, interpolation="higher"), s(r(5), 0.6, interpolation="nearest")]
+op("quantile", _QUANTILE_SAMPLES, _quantile_ref(np.quantile))
+op("nanquantile", _QUANTILE_SAMPLES, _quantile_ref(np.nanquantile))
+
+
+def _combinations(a: np.ndarray, r_: int = 2, with_replacement: bool = False) -> np.ndarray:
+    import itertools
+
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    return np.array(list(pick(a, r_)))
+
+
+op("combinations", [s(r(4)), s(r(3), 3), s(r(3), 2, True)], _combinations, method=False)
+op("cosine_similarity", [s(r(2, 3), r(2, 3)), s(r(2, 3), r(1, 3), 1), s(r(3, 2), r(3, 2), 0)],
+   lambda a, b, dim=1, eps=1e-8: (a * b).sum(dim) / np.maximum(np.linalg.norm(a, axis=dim) * np.linalg.norm(b, axis=dim), eps),
+   method=False)
+op("pairwise_distance", [s(r(2, 3), r(2, 3)), s(r(2, 3), r(2, 3), 1.0), s(r(4), r(4), 3.0, keepdim=True)],
+   lambda a, b, p=2.0, eps=1e-6, keepdim=False: np.linalg.norm(a - b + eps, ord=p, axis=-1, keepdims=keepdim),
+   method=False)
+
+
 # -- what is not in the table -------------------------------------------------------------------------
 
 # Public functions that have no gradient (comparisons, logic, integer results,
@@ -786,7 +817,7 @@ NOT_DIFFERENTIABLE = set(
     is_floating_point is_nonzero isclose isfinite isinf isnan isneginf isposinf le less less_equal logical_and
     logical_not logical_or logical_xor lt multinomial ne nonzero normal not_equal numel ones_like poisson rand_like
     randint_like randn_like result_type searchsorted unique zeros_like signbit heaviside unique_consecutive bitwise_left_shift
-    bitwise_right_shift""".split()
+    bitwise_right_shift histc""".split()
 )
 
 BY_NAME: dict[str, list[OpInfo]] = {}

@@ -234,3 +234,28 @@ class GLU(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """``x`` if positive else ``a * x``, with ``a`` learnt (one value, or one per channel)."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
+        from ...ops import creation as C
+        from ..parameter import Parameter
+
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(C.empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        from .. import _init
+
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input: Any) -> Any:
+        return _F().prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

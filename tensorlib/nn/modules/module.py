@@ -70,17 +70,43 @@ class Module:
         d = self.__dict__
         pre = d.get("_forward_pre_hooks")
         post = d.get("_forward_hooks")
-        if not pre and not post:
+        if not pre and not post and not d.get("_backward_hooks") and not d.get("_backward_pre_hooks"):
             return self.forward(*args, **kwargs)
-        for hook in list(pre.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        d = self.__dict__
+        pre_kw = d.get("_forward_pre_hooks_with_kwargs", ())
+        for hid, hook in list(d.get("_forward_pre_hooks", {}).items()):
+            if hid in pre_kw:
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got "
+                            f"{r}."
+                        )
+                    args, kwargs = r
+            else:
+                r = hook(self, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        full = list(d.get("_backward_hooks", {}).values())
+        bw_pre = list(d.get("_backward_pre_hooks", {}).values())
+        bw = None
+        if full or bw_pre:
+            from ._backward_hooks import BackwardHook
+
+            bw = BackwardHook(self, full, bw_pre)
+            args = bw.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
-        for hook in list(post.values()):
-            r = hook(self, args, result)
+        post_kw = d.get("_forward_hooks_with_kwargs", ())
+        for hid, hook in list(d.get("_forward_hooks", {}).items()):
+            r = hook(self, args, kwargs, result) if hid in post_kw else hook(self, args, result)
             if r is not None:
                 result = r
+        if bw is not None:
+            result = bw.setup_output_hook(result)
         return result
 
     # -- registration ------------------------------------------------------------------
@@ -505,13 +531,50 @@ class Module:
 
     # -- hooks ----------------------------------------------------------------------------------
 
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """Call ``hook(module, args)`` before ``forward``; a non-None return replaces the args."""
-        return add_hook(self._forward_pre_hooks, hook)
+    def _add_module_hook(self, store_name: str, hook: Callable, prepend: bool, kwargs_set: str | None = None,
+                         with_kwargs: bool = False) -> RemovableHandle:
+        d = self.__dict__
+        store = d.get(store_name)
+        if store is None:
+            store = d[store_name] = OrderedDict()
+        handle = add_hook(store, hook)
+        if prepend:
+            store.move_to_end(handle.id, last=False)
+        if with_kwargs and kwargs_set is not None:
+            d.setdefault(kwargs_set, set()).add(handle.id)
+        return handle
 
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """Call ``hook(module, args, output)`` after ``forward``; a non-None return replaces the output."""
-        return add_hook(self._forward_hooks, hook)
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args)`` before ``forward``; a non-None return replaces the args.
+
+        With ``with_kwargs`` the hook is ``hook(module, args, kwargs)`` and may return ``(args, kwargs)``.
+        """
+        return self._add_module_hook("_forward_pre_hooks", hook, prepend, "_forward_pre_hooks_with_kwargs",
+                                     with_kwargs)
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after ``forward``; a non-None return replaces the output.
+
+        With ``with_kwargs`` the hook is ``hook(module, args, kwargs, output)``.
+        """
+        return self._add_module_hook("_forward_hooks", hook, prepend, "_forward_hooks_with_kwargs", with_kwargs)
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients w.r.t. the outputs are computed;
+        a non-None return replaces ``grad_output``."""
+        return self._add_module_hook("_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the inputs are computed;
+        a non-None return replaces ``grad_input``. ``grad_input`` has one entry per positional argument
+        (None for non-tensors and tensors that do not require grad)."""
+        return self._add_module_hook("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """Deprecated spelling: registers ``hook`` as a full backward hook (see :meth:`register_full_backward_hook`)."""
+        return self._add_module_hook("_backward_hooks", hook, False)
 
     # -- printing ----------------------------------------------------------------------------------
 

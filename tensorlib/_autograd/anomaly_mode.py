@@ -1,0 +1,88 @@
+"""Anomaly detection: make backward raise as soon as a node produces NaN gradients."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, Callable
+
+
+class _AnomalyState:
+    __slots__ = ("enabled", "check_nan", "active")
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.check_nan = True
+        self.active = False  # enabled and check_nan: what the engine tests per node
+
+
+ANOMALY = _AnomalyState()
+
+
+def _set(enabled: bool, check_nan: bool) -> None:
+    ANOMALY.enabled = bool(enabled)
+    ANOMALY.check_nan = bool(check_nan)
+    ANOMALY.active = ANOMALY.enabled and ANOMALY.check_nan
+
+
+def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection is on."""
+    return ANOMALY.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection checks backward outputs for NaN."""
+    return ANOMALY.check_nan
+
+
+def check_outputs(node: Any, outs: Any) -> None:
+    """Raise if any gradient ``node`` produced contains NaN (called by the engine in anomaly mode)."""
+    import numpy as np
+
+    for i, g in enumerate(outs):
+        data = getattr(g, "_data", None)
+        if data is not None and data.dtype.kind in "fc" and np.isnan(data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+class detect_anomaly:
+    """Context manager (and decorator) turning anomaly detection on: backward raises on NaN gradients."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = check_nan
+        self._prev: list = []
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled "
+            "for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    def __enter__(self) -> None:
+        self._prev.append((ANOMALY.enabled, ANOMALY.check_nan))
+        _set(True, self.check_nan)
+
+    def __exit__(self, *exc: Any) -> None:
+        _set(*self._prev.pop())
+
+    def __call__(self, func: Callable) -> Callable:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off now; as a context manager, restore the previous setting on exit."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self._prev = (ANOMALY.enabled, ANOMALY.check_nan)
+        _set(mode, check_nan)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        _set(*self._prev)

@@ -1,0 +1,219 @@
+"""Ranking, embedding and likelihood losses, and ``prelu`` (raw implementations behind ``nn.functional``).
+
+All are compositions of tensorlib's differentiable ops, so they have
+gradients (and gradients of gradients) for free.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..ops import elementwise as E
+from ..ops import reduction as R
+from ..ops import shape as S
+from ..ops._util import Tensor, tensor_arg, wrap
+from ._functional import _reduce, _reduction, logsigmoid, pairwise_distance
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1)."""
+    x = tensor_arg(input, "prelu")
+    w = tensor_arg(weight, "prelu", "weight", 2)
+    n = w.numel()
+    if n != 1:
+        if x.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.dim() >= 2 else 1
+        if n != channels:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                f"{n} and channel size = {channels}."
+            )
+        if x.dim() >= 2:
+            w = S.reshape(w, (1, n) + (1,) * (x.dim() - 2))
+    elif w.dim() > 0:
+        w = S.reshape(w, ())
+    return E.where(E.gt(x, 0), x, E.mul(w, x))
+
+
+def _check_same(a: Tensor, b: Tensor, fname: str) -> None:
+    if a.shape != b.shape:
+        raise ValueError(
+            f"Using a target size ({b.shape!r}) that is different to the input size ({a.shape!r}) is deprecated. "
+            "Please ensure they have the same size."
+        )
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``: ``target`` (1 or -1) says which input should rank higher."""
+    x1 = tensor_arg(input1, "margin_ranking_loss", "input1")
+    x2 = tensor_arg(input2, "margin_ranking_loss", "input2", 2)
+    y = tensor_arg(target, "margin_ranking_loss", "target", 3)
+    red = _reduction(size_average, reduce, reduction)
+    if not (x1.dim() == x2.dim() == y.dim()):
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {x1.shape}, input2: {x2.shape}, target: {y.shape} "
+        )
+    loss = E.clamp_min(E.add(E.mul(E.neg(y), E.sub(x1, x2)), margin), 0)
+    return _reduce(loss, red)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1."""
+    x = tensor_arg(input, "hinge_embedding_loss")
+    y = tensor_arg(target, "hinge_embedding_loss", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    zero = wrap(x._data.dtype.type(0))
+    from_margin = E.where(E.ne(y, 1), E.clamp_min(E.rsub(x, margin), 0), zero)
+    from_input = E.where(E.ne(y, -1), x, zero)
+    return _reduce(E.add(from_margin, from_input), red)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                     reduction: str = "mean") -> Tensor:
+    """Two-class logistic loss ``log(1 + exp(-target * input))`` for targets 1 and -1."""
+    x = tensor_arg(input, "soft_margin_loss")
+    y = tensor_arg(target, "soft_margin_loss", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    _check_same(x, y, "soft_margin_loss")
+    return _reduce(E.log1p(E.exp(E.neg(E.mul(y, x)))), red)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
+                                reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Per-class binary cross entropy on logits, averaged over the classes (the last dim)."""
+    x = tensor_arg(input, "multilabel_soft_margin_loss")
+    y = tensor_arg(target, "multilabel_soft_margin_loss", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    loss = E.neg(E.add(E.mul(y, logsigmoid(x)), E.mul(E.rsub(y, 1), logsigmoid(E.neg(x)))))
+    if weight is not None:
+        loss = E.mul(loss, weight)
+    classes = x.shape[-1] if x.dim() else 1
+    loss = E.div(R.sum(loss, -1), classes) if x.dim() else loss
+    return _reduce(loss, red)
+
+
+_COS_EPS = 1e-12
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1."""
+    x1 = tensor_arg(input1, "cosine_embedding_loss", "input1")
+    x2 = tensor_arg(input2, "cosine_embedding_loss", "input2", 2)
+    y = tensor_arg(target, "cosine_embedding_loss", "target", 3)
+    red = _reduction(size_average, reduce, reduction)
+    if x1.shape != x2.shape:
+        raise RuntimeError(
+            f"cosine_embedding_loss: Input1 and Input2 must have the same shape, but got {x1.shape} and {x2.shape}"
+        )
+    if x1.dim() not in (1, 2):
+        raise RuntimeError(f"cosine_embedding_loss: Expected 1D or 2D input, but got {x1.dim()}D input")
+    d = x1.dim() - 1
+    prod = R.sum(E.mul(x1, x2), d)
+    m1 = E.add(R.sum(E.mul(x1, x1), d), _COS_EPS)
+    m2 = E.add(R.sum(E.mul(x2, x2), d), _COS_EPS)
+    cos = E.div(prod, E.sqrt(E.mul(m1, m2)))
+    zero = wrap(cos._data.dtype.type(0))
+    pos = E.where(E.eq(y, 1), E.rsub(cos, 1), zero)
+    neg = E.where(E.eq(y, -1), E.clamp_min(E.sub(cos, margin), 0), zero)
+    return _reduce(E.add(pos, neg), red)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the pairwise ``p``-distance."""
+    a = tensor_arg(anchor, "triplet_margin_loss", "anchor")
+    pz = tensor_arg(positive, "triplet_margin_loss", "positive", 2)
+    n = tensor_arg(negative, "triplet_margin_loss", "negative", 3)
+    red = _reduction(size_average, reduce, reduction)
+    if not (a.dim() == pz.dim() == n.dim()):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {a.dim()}D, positive {pz.dim()}D, and negative {n.dim()}D inputs"
+        )
+    d_pos = pairwise_distance(a, pz, p, eps)
+    d_neg = pairwise_distance(a, n, p, eps)
+    if swap:
+        d_neg = E.minimum(d_neg, pairwise_distance(pz, n, p, eps))
+    return _reduce(E.clamp_min(E.add(E.sub(d_pos, d_neg), margin), 0), red)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under a Poisson with rate ``exp(input)`` (or ``input``)."""
+    x = tensor_arg(input, "poisson_nll_loss")
+    y = tensor_arg(target, "poisson_nll_loss", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = E.sub(E.exp(x), E.mul(y, x))
+    else:
+        loss = E.sub(x, E.mul(y, E.log(E.add(x, eps))))
+    if full:
+        # Stirling's approximation of log(target!), counted only where target > 1
+        yd = y.detach()
+        stirling = E.add(E.sub(E.mul(yd, E.log(yd)), yd), E.mul(E.log(E.mul(yd, 2 * math.pi)), 0.5))
+        loss = E.add(loss, E.where(E.gt(yd, 1), stirling, wrap(stirling._data.dtype.type(0))))
+    return _reduce(loss, red)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of ``target`` under Gaussians of mean ``input`` and variance ``var``."""
+    x = tensor_arg(input, "gaussian_nll_loss")
+    y = tensor_arg(target, "gaussian_nll_loss", "target", 2)
+    if not isinstance(var, Tensor):
+        from ..ops.creation import full_like
+
+        var = full_like(x, float(var))
+    if var.shape != x.shape:
+        if x.shape[:-1] == var.shape:
+            var = S.unsqueeze(var, -1)
+        elif not (x.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var._data < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    # clamp the variance for stability without changing its gradient
+    var = E.add(var, wrap((var.detach()._data.clip(min=eps) - var._data).astype(var._data.dtype)))
+    loss = E.mul(E.add(E.log(var), E.div(E.square(E.sub(x, y)), var)), 0.5)
+    if full:
+        loss = E.add(loss, 0.5 * math.log(2 * math.pi))
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
+    """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i]) ** p / C`` per sample."""
+    from ..ops import indexing as I
+
+    x = tensor_arg(input, "multi_margin_loss")
+    y = tensor_arg(target, "multi_margin_loss", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    unbatched = x.dim() <= 1
+    xb = S.reshape(x, (1, -1)) if unbatched else x
+    yb = S.reshape(y, (-1, 1))
+    classes = xb.shape[1]
+    picked = I.gather(xb, 1, yb)
+    margins = E.clamp_min(E.add(E.sub(xb, picked), margin), 0)
+    if p == 2:
+        margins = E.mul(margins, margins)
+    if weight is not None:
+        margins = E.mul(margins, S.reshape(I.index_select(weight, 0, S.reshape(yb, (-1,))), (-1, 1)))
+    from ..ops.creation import ones_like
+
+    keep = ones_like(margins)
+    keep = I.scatter(keep, 1, yb, 0.0)
+    loss = E.div(R.sum(E.mul(margins, keep), 1), classes)
+    if unbatched:
+        loss = S.reshape(loss, ())
+    return _reduce(loss, red)
+

@@ -1,0 +1,378 @@
+"""Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional) and their single-step cells.
+
+Gates are computed with tensorlib's differentiable ops; the input projection of
+a whole sequence is one matrix product, the recurrence a loop over time steps.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+from ...ops import creation as C
+from ...ops import elementwise as E
+from ...ops import shape as S
+from ..._tensor import Tensor
+from .. import _init as init
+from ..parameter import Parameter
+from .module import Module
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    from .. import functional
+
+    return functional.linear(x, w, b)
+
+
+def _rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None = None) -> Any:
+    """One time step given the input projection ``gi``; ``h`` is ``(h, c)`` for LSTM."""
+    if mode == "LSTM":
+        hp, c = h
+        gates = E.add(gi, _linear(hp, w_hh, b_hh))
+        i, f, g, o = S.chunk(gates, 4, -1)
+        c2 = E.add(E.mul(E.sigmoid(f), c), E.mul(E.sigmoid(i), E.tanh(g)))
+        h2 = E.mul(E.sigmoid(o), E.tanh(c2))
+        if w_hr is not None:
+            h2 = _linear(h2, w_hr, None)
+        return h2, c2
+    if mode == "GRU":
+        gh = _linear(h, w_hh, b_hh)
+        ir, iz, in_ = S.chunk(gi, 3, -1)
+        hr, hz, hn = S.chunk(gh, 3, -1)
+        r = E.sigmoid(E.add(ir, hr))
+        z = E.sigmoid(E.add(iz, hz))
+        n = E.tanh(E.add(in_, E.mul(r, hn)))
+        return E.add(E.mul(E.rsub(z, 1), n), E.mul(z, h))
+    pre = E.add(gi, _linear(h, w_hh, b_hh))
+    return E.tanh(pre) if mode == "RNN_TANH" else E.relu(pre)
+
+
+class RNNBase(Module):
+    """The shared machinery of :class:`RNN`, :class:`LSTM` and :class:`GRU`."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
+                f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                UserWarning,
+                stacklevel=3,
+            )
+        if not isinstance(hidden_size, int) or isinstance(hidden_size, bool):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        directions = 2 if bidirectional else 1
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        gate_size = _GATES[mode] * hidden_size
+        self._flat_weights_names: list[str] = []
+        for layer in range(num_layers):
+            for direction in range(directions):
+                layer_input = input_size if layer == 0 else real_hidden * directions
+                suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+                params = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden))]
+                if bias:
+                    params += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    params.append(("weight_hr", (proj_size, hidden_size)))
+                for name, shape in params:
+                    setattr(self, name + suffix, Parameter(C.empty(*shape, dtype=dtype)))
+                    self._flat_weights_names.append(name + suffix)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Every weight and bias uniform in ``[-1/sqrt(hidden_size), 1/sqrt(hidden_size)]``."""
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -bound, bound)
+
+    def flatten_parameters(self) -> None:
+        """Kept for compatibility (a cuDNN memory layout in torch): nothing to do on the CPU."""
+
+    @property
+    def all_weights(self) -> list:
+        names = self._flat_weights_names
+        per = len(names) // (self.num_layers * (2 if self.bidirectional else 1))
+        return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _weights(self, layer: int, direction: int) -> tuple:
+        suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+        get = self.__dict__["_parameters"].get
+        return (get("weight_ih" + suffix), get("weight_hh" + suffix), get("bias_ih" + suffix),
+                get("bias_hh" + suffix), get("weight_hr" + suffix))
+
+    def _check_input(self, input: Any) -> tuple[Tensor, bool]:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{type(self).__name__}: expected a Tensor as input, got {type(input).__name__}")
+        if input.dim() not in (2, 3):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
+            )
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.shape[-1]}"
+            )
+        batched = input.dim() == 3
+        x = input if batched else S.unsqueeze(input, 1)
+        if batched and self.batch_first:
+            x = S.transpose(x, 0, 1)
+        return x, batched
+
+    def _initial(self, hx: Any, batch: int, size: int, dtype: Any, batched: bool, what: str) -> Tensor:
+        directions = 2 if self.bidirectional else 1
+        expected = (self.num_layers * directions, batch, size)
+        if hx is None:
+            return C.zeros(*expected, dtype=dtype)
+        if not isinstance(hx, Tensor):
+            raise TypeError(f"{type(self).__name__}: expected {what} to be a Tensor, got {type(hx).__name__}")
+        if batched and hx.dim() != 3:
+            raise RuntimeError(
+                f"For batched 3-D input, {what} should also be 3-D but got {hx.dim()}-D tensor"
+            )
+        if not batched and hx.dim() != 2:
+            raise RuntimeError(
+                f"For unbatched 2-D input, {what} should also be 2-D but got {hx.dim()}-D tensor"
+            )
+        h = hx if batched else S.unsqueeze(hx, 1)
+        if tuple(h.shape) != expected:
+            raise RuntimeError(f"Expected hidden size {expected}, got {list(hx.shape)}")
+        return h
+
+    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
+        mode = self.mode
+        steps = x.shape[0]
+        directions = 2 if self.bidirectional else 1
+        layer_input = x
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for direction in range(directions):
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
+                k = layer * directions + direction
+                h: Any = (h0[k], c0[k]) if mode == "LSTM" else h0[k]
+                gi_all = _linear(layer_input, w_ih, b_ih)  # (T, N, gates)
+                order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
+                seq: list = [None] * steps
+                for t in order:
+                    h = _rnn_step(mode, gi_all[t], h, w_hh, b_hh, w_hr)
+                    seq[t] = h[0] if mode == "LSTM" else h
+                if mode == "LSTM":
+                    h_n.append(h[0])
+                    c_n.append(h[1])
+                else:
+                    h_n.append(h)
+                outs.append(S.stack(seq) if steps else C.zeros(0, x.shape[1], h0.shape[-1], dtype=x.dtype))
+            layer_input = outs[0] if directions == 1 else S.cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                from .. import functional
+
+                layer_input = functional.dropout(layer_input, self.dropout, True)
+        return layer_input, S.stack(h_n), (S.stack(c_n) if mode == "LSTM" else None)
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple:
+        x, batched = self._check_input(input)
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if self.mode == "LSTM":
+            if hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
+                raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
+            h0 = self._initial(None if hx is None else hx[0], x.shape[1], real_hidden, x.dtype, batched, "hx[0]")
+            c0 = self._initial(None if hx is None else hx[1], x.shape[1], self.hidden_size, x.dtype, batched,
+                               "hx[1]")
+        else:
+            h0 = self._initial(hx, x.shape[1], real_hidden, x.dtype, batched, "hx")
+            c0 = None
+        out, h_n, c_n = self._run(x, h0, c0)
+        if batched and self.batch_first:
+            out = S.transpose(out, 0, 1)
+        if not batched:
+            out = S.squeeze(out, 1)
+            h_n = S.squeeze(h_n, 1)
+            c_n = S.squeeze(c_n, 1) if c_n is not None else None
+        return (out, (h_n, c_n)) if self.mode == "LSTM" else (out, h_n)
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ReLU), stacked and optionally
+    bidirectional. Returns ``(output, h_n)``."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
+                         bias, batch_first, dropout, bidirectional, 0, device, dtype)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory layers. Returns ``(output, (h_n, c_n))``."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device, dtype)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit layers. Returns ``(output, h_n)``."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, 0,
+                         device, dtype)
+
+
+class RNNCellBase(Module):
+    """The shared machinery of the single-step cells."""
+
+    _mode = "RNN_TANH"
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(C.empty(num_chunks * hidden_size, input_size, dtype=dtype))
+        self.weight_hh = Parameter(C.empty(num_chunks * hidden_size, hidden_size, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(C.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(C.empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def _prepare(self, input: Any, hx: Any) -> tuple:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{type(self).__name__}: expected a Tensor as input, got {type(input).__name__}")
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead"
+            )
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}"
+            )
+        batched = input.dim() == 2
+        x = input if batched else S.unsqueeze(input, 0)
+        return x, batched
+
+    def _hidden(self, h: Any, x: Tensor, batched: bool) -> Tensor:
+        if h is None:
+            return C.zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
+        h = h if batched else S.unsqueeze(h, 0)
+        if tuple(h.shape) != (x.shape[0], self.hidden_size):
+            raise RuntimeError(
+                f"Expected hidden size {(x.shape[0], self.hidden_size)}, got {list(h.shape)}"
+            )
+        return h
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (or ReLU)."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
+                 device: Any = None, dtype: Any = None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        x, batched = self._prepare(input, hx)
+        h = self._hidden(hx, x, batched)
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        out = _rnn_step(mode, _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        return out if batched else S.squeeze(out, 0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns ``(h', c')``."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple:
+        x, batched = self._prepare(input, hx)
+        h = self._hidden(None if hx is None else hx[0], x, batched)
+        c = self._hidden(None if hx is None else hx[1], x, batched)
+        h2, c2 = _rnn_step("LSTM", _linear(x, self.weight_ih, self.bias_ih), (h, c), self.weight_hh, self.bias_hh)
+        if not batched:
+            return S.squeeze(h2, 0), S.squeeze(c2, 0)
+        return h2, c2
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        x, batched = self._prepare(input, hx)
+        h = self._hidden(hx, x, batched)
+        out = _rnn_step("GRU", _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        return out if batched else S.squeeze(out, 0)
