@@ -128,6 +128,7 @@ class Protocol:
             "_all_plain": self._all_plain,
             "_plain_seq": self._plain_seq,
             "_slow": self._slow,
+            "_slow_modes": self._slow_modes,
         }
         #: Base class of this protocol's modes: subclass it, define the
         #: protocol method, and use an instance as a context manager.
@@ -228,6 +229,16 @@ class Protocol:
             return result
         return self._call_handlers(spec.public, types, objs, args, kwargs, None)
 
+    def _slow_modes(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
+        """Entry point of a mode-only wrapper (see :meth:`wrap`) while a mode is active somewhere."""
+        st = self._tls.state
+        if st.modes and st.disabled != DISABLED:
+            mode, result = self._call_mode(st.modes, spec.public, [], args, kwargs)
+            if result is NotImplemented:
+                self._raise_unhandled(spec.public, [], mode)
+            return result
+        return spec.impl(*args, **kwargs)
+
     def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
         """Resolve a call of ``public(*args, **kwargs)`` whose implementers are looked for among ``relevant``.
 
@@ -286,7 +297,7 @@ class Protocol:
         self._raise_unhandled(public, types, mode)
 
     def _raise_unhandled(self, public: Any, types: list, mode: Any) -> None:
-        names = ", ".join(t.__qualname__ for t in types)
+        names = ", ".join(t.__name__ for t in types)
         msg = (
             f"no implementation found for '{self.registry.display_name(public)}' on types that "
             f"implement {self.method}: [{names}]"
@@ -375,6 +386,7 @@ class Protocol:
         signature: inspect.Signature | None = None,
         doc: str | None = None,
         namespace: Any = None,
+        modes_only: bool = False,
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
@@ -384,35 +396,51 @@ class Protocol:
         reference when it is bound under that name. ``namespace`` (a module or
         class) registers it for introspection. The raw implementation is
         ``wrapper._implementation``.
+
+        ``modes_only=True`` is for functions with nothing to dispatch on, such
+        as factories (``zeros(2, 3)``): the wrapper never looks at its
+        arguments, but active modes still see the call, as it was written.
+        Such a function is not overridable by implementers; register it as
+        ignored. Its wrapper takes ``(*args, **kwargs)``, reports ``impl``'s
+        signature through ``__wrapped__`` and leaves bad calls to ``impl``.
         """
-        sig = signature if signature is not None else inspect.signature(impl)
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
         tag = _codegen.unique_tag()
         ns = self._ns
-        params, call = _codegen.parameter_source(sig, ns, tag)
-        check = _codegen.plain_check_source(sig, tag)
         spec = _WrapperSpec(impl, name)
         impl_name, spec_name = f"_impl{tag}", f"_spec{tag}"
         ns[impl_name] = impl
         ns[spec_name] = spec
         fname = f"_wrapper{tag}"
-        src = (
-            f"def {fname}({params}):\n"
-            f"    if {check}:\n"
-            f"        return {impl_name}({call})\n"
-            + _codegen.call_rebuild_source(sig, tag)
-            + f"    return _slow({spec_name}, {_codegen.ARGS}, {_codegen.KWARGS})\n"
-        )
+        if modes_only:
+            src = (
+                f"def {fname}(*args, **kwargs):\n"
+                f"    if not _M:\n"
+                f"        return {impl_name}(*args, **kwargs)\n"
+                f"    return _slow_modes({spec_name}, args, kwargs)\n"
+            )
+        else:
+            sig = signature if signature is not None else inspect.signature(impl)
+            params, call = _codegen.parameter_source(sig, ns, tag)
+            src = (
+                f"def {fname}({params}):\n"
+                f"    if {_codegen.plain_check_source(sig, tag)}:\n"
+                f"        return {impl_name}({call})\n"
+                + _codegen.call_rebuild_source(sig, tag)
+                + f"    return _slow({spec_name}, {_codegen.ARGS}, {_codegen.KWARGS})\n"
+            )
         wrapper = _codegen.compile_function(src, fname, ns, name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
-        if signature is None:
+        if signature is None or modes_only:
             wrapper.__wrapped__ = impl  # type: ignore[attr-defined]
+        if signature is not None and modes_only:
+            wrapper.__signature__ = signature  # type: ignore[attr-defined]
         wrapper._implementation = impl  # type: ignore[attr-defined]
         spec.public = wrapper
         self.registry.add_implementation(wrapper, impl)
-        if namespace is not None:
+        if namespace is not None and not modes_only:
             self.registry.add_overridable(namespace, name, wrapper)
         return wrapper
 

@@ -36,12 +36,14 @@ from ._methods import OWN_METHODS as _OWN_METHODS
 from ._methods import SAME_AS_FUNCTION as _SAME_AS_FUNCTION
 from ._methods import method_signature as _method_signature
 from ._namespace import expose as _expose
+from ._namespace import expose_to_modes as _expose_to_modes
 from ._namespace import make_methods_overridable as _make_methods_overridable
 from ._namespace import register_ignored as _register_ignored
 from ._protocol import protocol as _protocol
 from ._repr import set_printoptions
 from ._size import Size
 from ._tensor import Tensor, _NO_WRAP, device
+from ._legacy import LEGACY_TYPES as _LEGACY_TYPES
 from ._typeinfo import finfo, iinfo
 from .ops import activation as _A
 from .ops import creation as _C
@@ -184,10 +186,14 @@ _IGNORED = {
     "load": load,
     "is_anomaly_enabled": _is_anomaly_enabled,
     "is_anomaly_check_nan_enabled": _is_anomaly_check_nan_enabled,
+    **_LEGACY_TYPES,
 }
 
 globals().update(_expose(__name__, _OVERRIDABLE))
 globals().update(_IGNORED)
+# Factories have no tensor argument to dispatch on, but modes see them (as in torch).
+globals().update(_expose_to_modes(__name__, """tensor as_tensor asarray zeros ones empty full eye arange linspace
+    logspace rand randn randint randperm can_cast promote_types""".split()))
 _register_ignored(
     __name__,
     list(_IGNORED)

@@ -24,7 +24,22 @@ def expose(module_name: str, impls: dict[str, Callable], ignored: dict[str, Any]
 
 
 def register_ignored(module_name: str, names: Iterable[str]) -> None:
+    """Register public callables of module ``module_name`` as not overridable."""
     protocol.registry.add_ignored(sys.modules[module_name], names)
+
+
+def expose_to_modes(module_name: str, names: Iterable[str]) -> dict[str, Any]:
+    """Wrap functions of module ``module_name`` (factories) so that active modes see calls to them.
+
+    They stay not overridable by implementers (register them as ignored, as
+    torch lists ``torch.zeros`` and friends). Returns the names to bind.
+    """
+    module = sys.modules[module_name]
+    out: dict[str, Any] = {}
+    for name in names:
+        impl = getattr(module, name)
+        out[name] = protocol.wrap(impl, name=name, qualname=name, module=module_name, modes_only=True)
+    return out
 
 
 def make_methods_overridable(cls: type, extra: dict[str, Callable], from_functions: dict[str, Callable],

@@ -439,6 +439,8 @@ class Tensor:
             target = _dtype_from_type_string(dtype)
         elif isinstance(dtype, _DType):
             target = dtype
+        elif isinstance(getattr(dtype, "dtype", None), _DType) and isinstance(dtype, type):  # tensorlib.FloatTensor
+            target = dtype.dtype
         else:
             raise TypeError(f"type(): invalid type {dtype!r}")
         from .ops.elementwise import to_dtype
@@ -491,9 +493,11 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, format_spec: str) -> str:
-        if self._data.ndim == 0 and format_spec:
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self._data.item(), format_spec)
-        return object.__format__(repr(self), format_spec)
+        if format_spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
 
     __hash__ = object.__hash__
 

@@ -38,7 +38,7 @@ class finfo:
         self.max = float(info.max)
         self.min = float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -info.precision
         self.dtype = t.name
 
     def __eq__(self, other: object) -> bool:

@@ -77,6 +77,9 @@ class BackwardCFunction(Node, FunctionCtx):
         self._input_meta: list = []
         self.needs_input_grad: tuple = ()
 
+    def __repr__(self) -> str:
+        return f"<tensorlib.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     @property
     def num_outputs(self) -> int:  # type: ignore[override]
         return len(self._output_meta)

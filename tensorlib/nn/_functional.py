@@ -68,6 +68,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             node.has_bias = bias is not None
             return res
         return wrap(r)
+    if bias is not None and a.ndim == 2 and wd.ndim == 2 and a.dtype != wd.dtype:
+        from ..ops._util import type_title
+
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {type_title(a.dtype)} and {type_title(wd.dtype)}"
+        )
     out = L.matmul(x, S.t(w) if wd.ndim == 2 else w)
     return E.add(out, bias) if bias is not None else out
 
@@ -596,10 +602,18 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
     a = tensor_arg(x1, "cosine_similarity", "x1")
     b = tensor_arg(x2, "cosine_similarity", "x2", 2)
-    dot = R.sum(E.mul(a, b), dim)
-    na = E.clamp(L.vector_norm(a, 2, dim), min=eps)
-    nb = E.clamp(L.vector_norm(b, 2, dim), min=eps)
-    return E.div(dot, E.mul(na, nb))
+    # as torch: normalise each input by its norm (clamped to eps, the clamp not differentiated), then take the dot
+    na = _clamped_norm(a, dim, eps)
+    nb = _clamped_norm(b, dim, eps)
+    return R.sum(E.mul(E.div(a, na), E.div(b, nb)), dim)
+
+
+def _clamped_norm(x: Tensor, dim: int, eps: float) -> Tensor:
+    n = L.vector_norm(x, 2, dim, True)
+    nd = n._data
+    if (nd < eps).any():
+        n = E.add(n, wrap((np.maximum(nd, eps) - nd).astype(nd.dtype)))
+    return n
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:

@@ -122,15 +122,13 @@ def _infer_np_dtype(a: np.ndarray, from_python: bool) -> np.dtype:
 def _check_scalars(data: Any, depth: int = 0) -> None:
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple, range)):
         for e in data:
             _check_scalars(e, depth + 1)
-    elif data is None:
-        raise TypeError("new(): invalid data type 'NoneType'")
     elif not isinstance(data, (int, float, complex, np.number, np.bool_, Tensor, np.ndarray)) and not hasattr(
         data, "__array__"
     ):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _ragged_error(data: Any) -> ValueError:
@@ -402,7 +400,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         npdt = np.dtype(np.int64) if is_int else _dtype.DEFAULT.np_float

@@ -1132,7 +1132,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
     if input is None or other is None:
         raise TypeError("where(): expected both 'input' and 'other', or neither")
     if c._data.dtype.kind != "b":
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {FROM_NP[c._data.dtype].name.capitalize()}")
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_type_title(c._data.dtype)}")
     swapped = False
     if isinstance(input, Tensor):
         x_t, y = input, other

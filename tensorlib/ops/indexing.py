@@ -312,7 +312,8 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 def _index_arg(index: Any, fname: str) -> np.ndarray:
     idx = tensor_arg(index, fname, "index", 3)._data
     if idx.dtype.kind not in "iu":
-        raise RuntimeError(f"{fname}(): Expected dtype int64 for index")
+        name = "gather" if fname == "gather" else "scatter"
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     return idx
 
 

@@ -21,12 +21,25 @@ def _dims(shape: tuple) -> str:
     return "x".join(str(s) for s in shape)
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _mismatch(x: Tensor, y: Tensor) -> RuntimeError:
+    """torch's error for matrix products of different dtypes (it names the C++ element types)."""
+    return RuntimeError(
+        "expected m1 and m2 to have the same dtype, but got: "
+        f"{_CPP_NAMES[x.dtype.name]} != {_CPP_NAMES[y.dtype.name]}"
+    )
+
+
 def _same_dtype(x: Tensor, y: Tensor, fname: str) -> tuple[np.ndarray, np.ndarray]:
     a, b = x._data, y._data
     if a.dtype.kind == "b" and b.dtype.kind == "b":
         raise E.not_implemented("addmm_impl_cpu_", a.dtype)
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {x.dtype.name} != {y.dtype.name}")
+        raise _mismatch(x, y)
     return a, b
 
 
@@ -104,9 +117,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
         )
     if a.dtype != b.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {x.dtype.name} != {y.dtype.name}"
-        )
+        raise _mismatch(x, y)
     if a.dtype.kind == "b":
         kernel = "dot" if a.ndim == b.ndim == 1 else ("addmv_impl_cpu" if b.ndim == 1 or a.ndim == 1 else "addmm_impl_cpu_")
         raise E.not_implemented(kernel, a.dtype)

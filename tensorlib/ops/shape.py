@@ -526,7 +526,9 @@ def _tensor_list(tensors: Any, fname: str) -> list[Tensor]:
             raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, but found element of type {type(t_).__name__} at pos {i}")
         out.append(t_)
     if not out:
-        raise ValueError(f"{fname}(): expected a non-empty list of Tensors")
+        if fname == "cat":
+            raise ValueError("tensorlib.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{fname} expects a non-empty TensorList")
     return out
 
 

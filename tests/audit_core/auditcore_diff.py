@@ -38,7 +38,8 @@ def _is_tensor(x: Any) -> bool:
 
 
 def _values(t: Any) -> np.ndarray:
-    return np.asarray(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy())
+    """A copy of the tensor's values (later in-place changes must not alter a recorded observation)."""
+    return np.array(t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy(), copy=True)
 
 
 class Observation:
@@ -128,14 +129,22 @@ class Recorder:
         obs = observe(value, exact_repr)
         self.items.append((label, obs))
         if expect is not None:
-            if _is_tensor(value):
-                want = _values(expect) if _is_tensor(expect) else np.asarray(expect)
-                assert _close(_values(value), want, 1e-5, 1e-6), (
-                    f"{self.lib.__name__}: {label} {value!r} != expected {expect!r}")
-            else:
-                d = same(obs, observe(expect))
-                assert d is None, f"{self.lib.__name__}: {label} {d}"
+            self._check(value, expect, label)
         return value
+
+    def _check(self, value: Any, expect: Any, label: str) -> None:
+        """``value`` matches ``expect``: tensors by value, sequences item by item, the rest by observation."""
+        if _is_tensor(value):
+            want = _values(expect) if _is_tensor(expect) else np.asarray(expect)
+            assert _close(_values(value), want, 1e-5, 1e-6), (
+                f"{self.lib.__name__}: {label} {value!r} != expected {expect!r}")
+        elif isinstance(value, (tuple, list)) and isinstance(expect, (tuple, list)):
+            assert len(value) == len(expect), f"{self.lib.__name__}: {label} length {len(value)} != {len(expect)}"
+            for v, e in zip(value, expect):
+                self._check(v, e, label)
+        else:
+            d = same(observe(value), observe(expect))
+            assert d is None, f"{self.lib.__name__}: {label} {d}"
 
     def meta(self, t: Any, label: str = "") -> Any:
         self.items.append((label, Observation("meta", (fix(str(t.dtype)), tuple(t.shape)))))
@@ -168,7 +177,7 @@ def compare(scenario: Callable, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     assert len(ref.items) == len(got.items), f"{len(ref.items)} observations in torch, {len(got.items)} in tensorlib"
     for i, ((label, a), (_, b)) in enumerate(zip(ref.items, got.items)):
         d = same(a, b, rtol, atol)
-        assert d is None, f"observation {i} {label}: {d}"
+        assert d is None, f"observation {i} {label}: {d}\n(torch: {a!r}\n tensorlib: {b!r})"
 
 
 def differential(fn: Callable | None = None, *, rtol: float = 1e-5, atol: float = 1e-6) -> Any:

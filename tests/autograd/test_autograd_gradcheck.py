@@ -107,7 +107,7 @@ def test_seed_004_exp_example():
     x.requires_grad = True
     assert gradcheck(Exp.apply, (x,), eps=1e-6, atol=1e-4) is True
     output = Exp.apply(x)
-    assert f"output = {output}" == "output = tensor(7.3891, dtype=tensorlib.float64, grad_fn=<ExpBackward>)"
+    assert "output = " + str(output) == "output = tensor(7.3891, dtype=tensorlib.float64, grad_fn=<ExpBackward>)"
     output.backward()
     assert str(x.grad) == "tensor(7.3891, dtype=tensorlib.float64)"
 

@@ -138,7 +138,7 @@ def test_reassigning_kinds():
 
 def test_register_parameter_errors():
     m = nn.Linear(3, 2)
-    with pytest.raises(TypeError, match="cannot assign 'tensorlib.Tensor' as parameter 'weight'"):
+    with pytest.raises(TypeError, match="cannot assign 'tensorlib.FloatTensor' as parameter 'weight'"):
         m.weight = tensorlib.ones(2, 3)
     with pytest.raises(TypeError, match="nn.Parameter or None"):
         m.register_parameter("w2", tensorlib.ones(2))

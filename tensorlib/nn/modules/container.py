@@ -240,7 +240,8 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"({i}): Parameter containing: [{p.type()} of size {'x'.join(map(str, p.shape))}]" for i, p in enumerate(self))
+        return "\n".join(f"  ({i}): Parameter containing: [{p.dtype!r} of size {'x'.join(map(str, p.shape))}]"
+                         for i, p in enumerate(self))
 
 
 class ParameterDict(Module):
@@ -282,6 +283,11 @@ class ParameterDict(Module):
         items = parameters.items() if isinstance(parameters, Mapping) else parameters
         for k, v in items:
             self[k] = v
+
+    def extra_repr(self) -> str:
+        # torch spells the dtype the legacy way here (tensorlib.FloatTensor), unlike ParameterList
+        return "\n".join(f"  ({k}): Parameter containing: [{p.type()} of size {'x'.join(map(str, p.shape))}]"
+                         for k, p in self._parameters.items())
 
 
 def _as_param(value: Any) -> Any:

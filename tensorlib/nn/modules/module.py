@@ -22,7 +22,9 @@ class _IncompatibleKeys(NamedTuple):
 
 def _typename(v: Any) -> str:
     if isinstance(v, Tensor):
-        return "tensorlib." + type(v).__name__ if type(v) is Tensor else type(v).__name__
+        from ..._tensor import legacy_type_name
+
+        return legacy_type_name(v._data.dtype) if type(v) is Tensor else type(v).__name__
     return type(v).__module__ + "." + type(v).__qualname__ if type(v).__module__ != "builtins" else type(v).__qualname__
 
 

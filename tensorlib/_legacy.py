@@ -1,0 +1,81 @@
+"""The legacy tensor types: ``tensorlib.FloatTensor``, ``LongTensor``, ... (one per dtype).
+
+They construct tensors of their dtype (``FloatTensor([1, 2])``, ``LongTensor(2, 3)``)
+and match tensors of that dtype in ``isinstance``; ``t.type(tensorlib.LongTensor)``
+converts to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._size import Size
+from ._tensor import _LEGACY_NAMES, Tensor, _wrap
+
+
+class tensortype(type):
+    """The metaclass of the legacy tensor types."""
+
+    dtype: _dtype.dtype
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.np
+
+    def __repr__(cls) -> str:
+        return f"<class 'tensorlib.{cls.__name__}'>"
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        device = kwargs.pop("device", None)
+        if device is not None:
+            from ._tensor import device as _device
+
+            _device(device)
+        if kwargs:
+            raise TypeError(
+                f"new() received an invalid combination of arguments - got unexpected keyword argument(s) "
+                f"{', '.join(sorted(kwargs))}"
+            )
+        npdt = cls.dtype.np
+        if not args:
+            return _wrap(np.empty((0,), dtype=npdt))
+        if len(args) == 1:
+            a = args[0]
+            if isinstance(a, Tensor):
+                if a._data.dtype != npdt:
+                    raise TypeError(f"expected {cls.dtype!r} (got {a.dtype!r})")
+                return a
+            if isinstance(a, Size):
+                return _wrap(np.empty(tuple(a), dtype=npdt))
+            if isinstance(a, (list, tuple, np.ndarray, range)):
+                from .ops.creation import array_from_data
+
+                return _wrap(array_from_data(a, cls.dtype))
+            if isinstance(a, (float, complex, bool)):
+                raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+            if isinstance(a, str):
+                raise TypeError("new(): invalid data type 'str'")
+        sizes = []
+        for i, s in enumerate(args):
+            if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
+                raise TypeError(
+                    f"new(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__} "
+                    f"at pos {i}"
+                )
+            n = s.__index__()
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(args)}")
+            sizes.append(n)
+        return _wrap(np.empty(tuple(sizes), dtype=npdt))
+
+
+def _make(dtype_name: str) -> type:
+    name = _LEGACY_NAMES[dtype_name]
+    cls = tensortype(name, (), {"__doc__": f"The legacy type of {dtype_name} tensors.", "__module__": "tensorlib"})
+    cls.dtype = getattr(_dtype, dtype_name)
+    return cls
+
+
+LEGACY_TYPES = {_LEGACY_NAMES[n]: _make(n) for n in _LEGACY_NAMES}
