@@ -58,7 +58,7 @@ def disabled_handler(*args: Any, **kwargs: Any) -> Any:
 class _ThreadState:
     """Dispatch state of one thread: its mode stack and its disable level."""
 
-    __slots__ = ("modes", "disabled", "saved")
+    __slots__ = ("disabled", "modes", "saved")
 
     def __init__(self) -> None:
         self.modes: list = []  # outermost first
@@ -566,8 +566,7 @@ class _DisableContext:
     def __enter__(self) -> "_DisableContext":
         st = self._protocol._tls.state
         st.saved.append(st.disabled)
-        if self._level > st.disabled:
-            st.disabled = self._level
+        st.disabled = max(st.disabled, self._level)
         self._protocol._disabling.append(None)
         return self
 

@@ -35,7 +35,10 @@ def get_testing_overrides() -> dict[Callable, Callable]:
 
 
 def get_ignored_functions() -> set[Callable]:
-    """Public callables that cannot be overridden (creation without tensor arguments, grad modes, seeding, ...)."""
+    """Public callables that arguments cannot override (creation without tensor arguments, grad modes, seeding, ...).
+
+    As in torch, active modes still see calls to the factories among them (``tensorlib.zeros``, ``tensorlib.tensor``).
+    """
     return protocol.registry.ignored_functions()
 
 

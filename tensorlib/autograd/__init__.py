@@ -8,7 +8,7 @@ from .._autograd.function import Function, FunctionCtx, once_differentiable
 from .._autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .._autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .._autograd.graph import Node
-from .._tensor import Tensor as Variable
+from .._autograd.variable import Variable
 from . import function, functional, graph
 from .._namespace import expose as _expose
 from .._namespace import register_ignored as _register_ignored

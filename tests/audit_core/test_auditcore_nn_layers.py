@@ -16,6 +16,16 @@ SEQ = _RNG.standard_normal((5, 2, 3)).astype(np.float32)
 EMB = _RNG.standard_normal((5, 2, 4)).astype(np.float32)
 MEM = _RNG.standard_normal((6, 2, 4)).astype(np.float32)
 X1, X2, X3 = (_RNG.standard_normal((4, 3)).astype(np.float32) for _ in range(3))
+K3 = _RNG.standard_normal((6, 2, 3)).astype(np.float32)
+V5 = _RNG.standard_normal((6, 2, 5)).astype(np.float32)
+Q4 = _RNG.standard_normal((2, 3, 5, 4)).astype(np.float32)
+K4 = _RNG.standard_normal((2, 3, 6, 4)).astype(np.float32)
+BOOL_MASK = _RNG.random((5, 6)) > 0.3
+BOOL_MASK[:, 0] = True
+FLOAT_MASK = _RNG.standard_normal((5, 6)).astype(np.float32)
+SIGNS = np.sign(_RNG.standard_normal((4, 3))).astype(np.float32)
+PRELU_IN = _RNG.standard_normal((2, 3, 4)).astype(np.float32)
+# (inputs are drawn once, here: both libraries must see the same values)
 
 
 def shared(torch, module, seed=0):
@@ -40,6 +50,7 @@ def run_module(torch, rec, module, *inputs, **kwargs):
     rec([p.grad for _, p in sorted(module.named_parameters())], exact_repr=False)
 
 
+@pytest.mark.filterwarnings("ignore:LSTM with projections")
 @differential(atol=1e-5, rtol=1e-4)
 def test_recurrent_layers(torch, rec):
     nn = torch.nn
@@ -51,7 +62,7 @@ def test_recurrent_layers(torch, rec):
     for layer in layers:
         run_module(torch, rec, shared(torch, layer), SEQ)
     run_module(torch, rec, shared(torch, nn.GRU(3, 4)), SEQ[:, 0])  # unbatched
-    h0 = torch.tensor(_RNG.standard_normal((1, 2, 4)).astype(np.float32) * 0 + 0.5)
+    h0 = torch.full((1, 2, 4), 0.5)
     rec(shared(torch, nn.RNN(3, 4))(torch.tensor(SEQ), h0)[1], exact_repr=False)
     lstm = shared(torch, nn.LSTM(3, 4))
     out, (h, c) = lstm(torch.tensor(SEQ), (h0, h0 * 2))
@@ -78,8 +89,7 @@ def test_attention_and_transformer(torch, rec):
     run_module(torch, rec, shared(torch, nn.MultiheadAttention(4, 2)), EMB, MEM, MEM)
     run_module(torch, rec, shared(torch, nn.MultiheadAttention(4, 2, batch_first=True, add_bias_kv=True, add_zero_attn=True)),
                EMB, MEM[:5], MEM[:5])
-    run_module(torch, rec, shared(torch, nn.MultiheadAttention(4, 2, kdim=3, vdim=5, bias=False)), EMB,
-               _RNG.standard_normal((6, 2, 3)).astype(np.float32), _RNG.standard_normal((6, 2, 5)).astype(np.float32))
+    run_module(torch, rec, shared(torch, nn.MultiheadAttention(4, 2, kdim=3, vdim=5, bias=False)), EMB, K3, V5)
     mask = torch.tensor(np.triu(np.ones((5, 6), dtype=bool), 1))
     kpm = torch.tensor(np.array([[False] * 5 + [True], [False] * 6]))
     run_module(torch, rec, shared(torch, nn.MultiheadAttention(4, 2)), EMB, MEM, MEM, attn_mask=mask, key_padding_mask=kpm,
@@ -95,12 +105,8 @@ def test_attention_and_transformer(torch, rec):
     causal = model.generate_square_subsequent_mask(5)
     rec(causal)
     run_module(torch, rec, model, MEM, EMB, tgt_mask=causal)
-    q = _RNG.standard_normal((2, 3, 5, 4)).astype(np.float32)
-    k = _RNG.standard_normal((2, 3, 6, 4)).astype(np.float32)
-    bool_mask = _RNG.random((5, 6)) > 0.3
-    bool_mask[:, 0] = True
-    for kw in ({}, {"scale": 0.3}, {"attn_mask": torch.tensor(bool_mask)},
-               {"attn_mask": torch.tensor(_RNG.standard_normal((5, 6)).astype(np.float32))}):
+    q, k = Q4, K4
+    for kw in ({}, {"scale": 0.3}, {"attn_mask": torch.tensor(BOOL_MASK)}, {"attn_mask": torch.tensor(FLOAT_MASK)}):
         rec(F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(k), **kw), exact_repr=False)
     rec(F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(q), torch.tensor(q), is_causal=True), exact_repr=False)
     rec.raises(AssertionError, nn.MultiheadAttention, 5, 2, match="embed_dim must be divisible by num_heads")
@@ -110,7 +116,7 @@ def test_attention_and_transformer(torch, rec):
 def test_prelu_padding_distance_losses(torch, rec):
     nn = torch.nn
     F = nn.functional
-    run_module(torch, rec, shared(torch, nn.PReLU(3)), _RNG.standard_normal((2, 3, 4)).astype(np.float32))
+    run_module(torch, rec, shared(torch, nn.PReLU(3)), PRELU_IN)
     rec(nn.PReLU()(torch.tensor([-2.0, 3.0])), [-0.5, 3.0], exact_repr=False)
     rec.raises(RuntimeError, F.prelu, torch.ones(2, 3), torch.ones(2), match="Mismatch of parameter numbers and input channel size")
     img = torch.arange(12.0).reshape(1, 1, 3, 4)
@@ -121,7 +127,7 @@ def test_prelu_padding_distance_losses(torch, rec):
     a, b = torch.tensor(X1), torch.tensor(X2)
     rec((nn.CosineSimilarity()(a, b), nn.CosineSimilarity(dim=0)(a, b), nn.PairwiseDistance()(a, b), nn.PairwiseDistance(p=1, keepdim=True)(a, b)))
     y = torch.tensor([1.0, -1.0, 1.0, -1.0])
-    yy = torch.tensor(np.sign(_RNG.standard_normal((4, 3))).astype(np.float32))
+    yy = torch.tensor(SIGNS)
     losses = [
         lambda p, q, r: nn.MarginRankingLoss(margin=0.2)(p[:, 0], q[:, 0], y),
         lambda p, q, r: nn.HingeEmbeddingLoss(margin=0.5)(p, yy),
