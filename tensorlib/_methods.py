@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dtype
+from ._autograd.graph import Node
 from ._tensor import Tensor
 from .ops import activation as A
 from .ops import creation as C
@@ -21,6 +22,7 @@ from .ops import indexing as I
 from .ops import linalg as L
 from .ops import reduction as R
 from .ops import shape as S
+from .ops._util import GRAD, record
 
 # Functions whose method form is ``tensor.name(*args)`` == ``name(tensor, *args)``.
 SAME_AS_FUNCTION: dict[str, Callable] = {}
@@ -269,12 +271,45 @@ def _unary_inplace(func: Callable, name: str) -> Callable:
     return op
 
 
-# comparisons and logic written back into ``self`` (as 1/0 in its own dtype)
-_INPLACE_LOGIC = {
-    name + "_": _bitwise_inplace(getattr(E, name), name + "_")
-    for name in """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or
-    logical_xor""".split()
-}
+class _ZeroGradBackward(Node):
+    """Backward of an in-place comparison: the result (0/1 written into self) has zero gradient everywhere."""
+
+    __slots__ = ("metas",)
+
+    def backward(self, g: Tensor) -> tuple:
+        from ._tensor import _wrap
+
+        return tuple(_wrap(np.zeros(*m)) if m is not None and self.needs(i) else None for i, m in enumerate(self.metas))
+
+
+def _compare_inplace(func: Callable, name: str, title: str) -> Callable:
+    """``self.eq_(other)`` and friends: 1/0 in self's dtype; like torch, recorded with a zero gradient."""
+    nodes = [type(f"{title}Backward{k}", (_ZeroGradBackward,), {"__slots__": ()}) for k in (0, 1)]
+
+    def compare(x: Tensor, other: Any) -> Tensor:
+        r = func(x, other)
+        other_t = isinstance(other, Tensor)
+        if GRAD.enabled and (x._requires_grad or (other_t and other._requires_grad)):
+            out, node = record(nodes[other_t], r._data.astype(x._data.dtype), (x, other))
+            node.metas = [(x._data.shape, x._data.dtype), (other._data.shape, other._data.dtype) if other_t else None]
+            return out
+        return r
+
+    def op(self: Tensor, other: Any) -> Tensor:
+        return E.inplace_apply(self, compare, (other,), {}, name)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"In-place :func:`{name[:-1]}`: 1 where it holds, 0 elsewhere, in this tensor's dtype."
+    return op
+
+
+_TITLES = {"eq": "Eq", "ne": "Ne", "not_equal": "Ne", "lt": "Lt", "less": "Lt", "le": "Le", "less_equal": "Le",
+           "gt": "Gt", "greater": "Gt", "ge": "Ge", "greater_equal": "Ge"}
+# comparisons and logic written back into ``self`` (as 1/0 in its own dtype); torch keeps the previous history
+# for the logical ones
+_INPLACE_LOGIC = {name + "_": _compare_inplace(getattr(E, name), name + "_", title) for name, title in _TITLES.items()}
+_INPLACE_LOGIC.update({name + "_": _bitwise_inplace(getattr(E, name), name + "_")
+                       for name in ("logical_and", "logical_or", "logical_xor")})
 _INPLACE_LOGIC["logical_not_"] = _unary_inplace(E.logical_not, "logical_not_")
 _INPLACE_LOGIC["bitwise_not_"] = _unary_inplace(E.bitwise_not, "bitwise_not_")
 

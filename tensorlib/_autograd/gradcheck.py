@@ -169,9 +169,10 @@ def gradcheck(
             n = numerical[(i, o)]
             a = analytical[(i, o)]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
+                dt = x._data.dtype  # torch reports both Jacobians in the input's dtype
                 return _fail(
                     f"Jacobian mismatch for output {o} with respect to input {i},\n"
-                    f"numerical:{_wrap(n)!r}\nanalytical:{_wrap(a)!r}\n",
+                    f"numerical:{_wrap(np.asarray(n, dtype=dt))!r}\nanalytical:{_wrap(np.asarray(a, dtype=dt))!r}\n",
                     raise_exception,
                 )
     # Inputs that no differentiable output depends on must have zero numerical gradient too.

@@ -39,6 +39,12 @@ class AddmmBackward0(Node):
         return gi, gw, gb
 
 
+class MmBackward0(AddmmBackward0):
+    """The same layer without a bias (torch records it as a plain matrix product)."""
+
+    __slots__ = ()
+
+
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
     x = tensor_arg(input, "linear")
@@ -62,7 +68,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                     f"at non-singleton dimension 1"
                 ) from None
         if GRAD.enabled and (x._requires_grad or w._requires_grad or (bias is not None and bias._requires_grad)):
-            res, node = record(AddmmBackward0, r, (x, w, bias))
+            res, node = record(AddmmBackward0 if bias is not None else MmBackward0, r, (x, w, bias))
             node.input = SavedTensor(x, False) if node.needs(1) else None
             node.weight = SavedTensor(w, False) if node.needs(0) else None
             node.has_bias = bias is not None

@@ -193,13 +193,21 @@ def _contains_tensor(data: Any) -> bool:
 
 
 def _tensors_to_arrays(data: Any) -> Any:
+    """Tensors inside nested lists as Python values, by torch's rule: where a list starts with a tensor, its
+    tensors are scalars (one element each); elsewhere a tensor is a nested sequence like any other."""
     out = []
+    scalars = bool(data) and isinstance(data[0], Tensor)
     for e in data:
         if isinstance(e, Tensor):
-            if e._data.ndim and e._data.size != 1:
-                out.append(e._data.tolist())
+            a = e._data
+            if scalars or a.ndim == 0:
+                if a.size != 1:
+                    if a.dtype.kind in "biu":
+                        raise TypeError("only integer tensors of a single element can be converted to an index")
+                    raise ValueError("only one element tensors can be converted to Python scalars")
+                out.append(a.reshape(()).item())
             else:
-                out.append(e._data.reshape(()).item())
+                out.append(a.tolist())
         elif isinstance(e, (list, tuple)):
             out.append(_tensors_to_arrays(e))
         else:

@@ -26,6 +26,7 @@ __all__ = [
     "LinearLR",
     "MultiStepLR",
     "MultiplicativeLR",
+    "OneCycleLR",
     "PolynomialLR",
     "ReduceLROnPlateau",
     "SequentialLR",
@@ -519,3 +520,102 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = self._group_lrs()
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the lr rises from ``max_lr / div_factor`` to ``max_lr`` over the first ``pct_start`` of
+    ``total_steps``, then anneals to ``max_lr / (div_factor * final_div_factor)``; momentum (or Adam's beta1)
+    moves the opposite way. Step it after every batch."""
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | list, total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True, base_momentum: float | list = 0.85,
+                 max_momentum: float | list = 0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
+                 three_phase: bool = False, last_epoch: int = -1) -> None:
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
+            total_steps = epochs * steps_per_epoch
+        elif not isinstance(total_steps, int) or total_steps <= 0:
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        self.total_steps = total_steps
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        up = float(pct_start * total_steps) - 1
+        if three_phase:
+            self._schedule_phases = [
+                {"end_step": up, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": float(2 * pct_start * total_steps) - 2, "start_lr": "max_lr", "end_lr": "initial_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+                {"end_step": total_steps - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"},
+            ]
+        else:
+            self._schedule_phases = [
+                {"end_step": up, "start_lr": "initial_lr", "end_lr": "max_lr",
+                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
+                {"end_step": total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
+                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
+            ]
+        max_lrs = _per_group(max_lr, optimizer, "max_lr")
+        if last_epoch == -1:
+            for lr, group in zip(max_lrs, optimizer.param_groups):
+                group["initial_lr"] = lr / div_factor
+                group["max_lr"] = lr
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            max_ms = _per_group(max_momentum, optimizer, "max_momentum")
+            base_ms = _per_group(base_momentum, optimizer, "base_momentum")
+            if last_epoch == -1:
+                for m_max, m_base, group in zip(max_ms, base_ms, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m_max, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_max
+                    group["max_momentum"] = m_max
+                    group["base_momentum"] = m_base
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps is {self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            lr = momentum = None
+            for i, phase in enumerate(self._schedule_phases):
+                end = phase["end_step"]
+                if step <= end or i == len(self._schedule_phases) - 1:
+                    pct = (step - start) / (end - start)
+                    lr = self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct)
+                    if self.cycle_momentum:
+                        momentum = self._anneal(group[phase["start_momentum"]], group[phase["end_momentum"]], pct)
+                    break
+                start = end
+            lrs.append(lr)
+            if self.cycle_momentum:
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs

@@ -29,10 +29,10 @@ NAMES = {
         cosine_embedding_loss gaussian_nll_loss poisson_nll_loss multi_margin_loss soft_margin_loss
         multilabel_soft_margin_loss hinge_embedding_loss cross_entropy""",
     "nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters get_total_norm",
-    "nn.utils.rnn": "pad_sequence",
+    "nn.utils.rnn": "pad_sequence pack_padded_sequence pad_packed_sequence pack_sequence unpad_sequence PackedSequence",
     "optim": "SGD Adam AdamW RMSprop Adagrad Optimizer",
     "optim.lr_scheduler": """LRScheduler StepLR MultiStepLR ExponentialLR CosineAnnealingLR LambdaLR MultiplicativeLR
-        ConstantLR LinearLR PolynomialLR CosineAnnealingWarmRestarts SequentialLR ReduceLROnPlateau""",
+        ConstantLR LinearLR PolynomialLR CosineAnnealingWarmRestarts SequentialLR ReduceLROnPlateau OneCycleLR""",
     "utils.data": """Dataset IterableDataset TensorDataset ConcatDataset Subset DataLoader Sampler SequentialSampler
         RandomSampler SubsetRandomSampler WeightedRandomSampler BatchSampler random_split default_collate""",
     "autograd": "Function grad backward gradcheck gradgradcheck detect_anomaly set_detect_anomaly functional",

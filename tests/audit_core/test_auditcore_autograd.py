@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
 from auditcore_diff import differential
 
 
@@ -250,3 +251,71 @@ def test_autograd_functional(torch, rec):
     h = F.hessian(lambda t: (t ** 3 * w).sum(), x, create_graph=True)
     h.sum().backward()
     rec(w.grad, [6.0, 12.0])
+
+
+@pytest.mark.filterwarnings("ignore:Input #0 requires gradient and is not a double precision")
+@differential
+def test_backward_inputs_hooks_and_kinks(torch, rec):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([3.0], requires_grad=True)
+    (x * y).sum().backward(inputs=[x])
+    rec((x.grad, y.grad), ([3.0, 3.0], None))
+    torch.autograd.backward([(x * 2).sum(), (y * 3).sum()])
+    rec((x.grad, y.grad), ([5.0, 5.0], [3.0]))
+    rec(torch.autograd.grad([(x ** 2).sum(), (x ** 3).sum()], x), ([5.0, 16.0],))
+    rec(torch.autograd.grad(x * 2, x, torch.ones(2)), ([2.0, 2.0],))
+    rec.raises(RuntimeError, torch.autograd.grad, x * 2, x, match="grad can be implicitly created only for scalar outputs")
+    post = []
+    x.register_post_accumulate_grad_hook(lambda p: post.append(p.grad.clone()))
+    (x * 3).sum().backward()
+    rec(post, [[8.0, 8.0]])
+    node_calls = []
+    out = x * 2
+    out.grad_fn.register_hook(lambda gi, go: node_calls.append(("post", gi, go)))
+    out.grad_fn.register_prehook(lambda go: node_calls.append(("pre", go)))
+    out.sum().backward()
+    rec(node_calls)
+    rec(((x * 2).grad_fn.name(), x.sum().grad_fn.next_functions[0][0].variable is x), ("MulBackward0", True))
+    i = torch.tensor([1, 2])
+    rec(((i * 2).requires_grad, (x > 0).requires_grad, x.argmax().requires_grad, x.long().requires_grad,
+         x.round().requires_grad), (False, False, False, False, True))
+    z = torch.tensor(0.0, requires_grad=True)
+    for f in (torch.abs, torch.relu, torch.sqrt, lambda t: t.norm(), lambda t: t.clamp(0, 1),
+              lambda t: torch.max(t, torch.tensor(0.0)), lambda t: t ** 0.5, torch.sign):
+        z.grad = None
+        f(z).backward()
+        rec(z.grad)
+    v = torch.tensor([0.0, 0.0], requires_grad=True)
+    v.norm().backward()
+    rec(v.grad, [0.0, 0.0])
+    t = torch.tensor([1.0, 1.0, 2.0, 2.0], requires_grad=True)
+    t.max().backward()
+    rec(t.grad, [0.0, 0.0, 0.5, 0.5])
+    t.grad = None
+    torch.max(t, 0)[0].backward()
+    rec(t.grad)
+    t.grad = None
+    t.amax().backward()
+    rec(t.grad, [0.0, 0.0, 0.5, 0.5])
+    m = torch.tensor([2.0, 1.0, 2.0], requires_grad=True)
+    m.median().backward()
+    rec(m.grad)
+    s = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a, b = s.split(2)
+    (a.sum() * 2 + b.sum()).backward()
+    rec(s.grad, [2.0, 2.0, 1.0])
+    e = torch.ones(3, requires_grad=True)
+    e.expand(2, 3).sum().backward()
+    rec(e.grad, [2.0, 2.0, 2.0])
+    err = rec.raises(RuntimeError, torch.autograd.gradcheck, lambda q: (q ** 2).sum(),
+                     (torch.tensor([1.0, 2.0], requires_grad=True),), match="Jacobian mismatch for output 0 with respect to input 0")
+    rec(type(err).__name__, "GradcheckError")
+    for name, other in (("eq_", torch.tensor([2.0, 2.0], requires_grad=True)), ("lt_", 2.0), ("ge_", torch.tensor(1.5))):
+        leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = leaf * 1
+        getattr(y, name)(other)
+        y.sum().backward()
+        rec((y, leaf.grad, getattr(other, "grad", None)))  # comparisons in place: zero gradient, like torch
+    old = torch.autograd.Variable(torch.ones(2), requires_grad=True)
+    rec((old, type(old).__name__, isinstance(torch.ones(1), torch.autograd.Variable)))
+    rec.raises(TypeError, torch.autograd.Variable, [1, 2], match="Variable data has to be a tensor, but got list")

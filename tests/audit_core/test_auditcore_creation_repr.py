@@ -15,6 +15,13 @@ def test_construction_from_data(torch, rec):
         t = torch.tensor(v)
         rec((t, t.dtype, t.shape))
     rec(torch.tensor([torch.tensor(1.0), torch.tensor(2.0)]), [1.0, 2.0])
+    rec((torch.tensor([torch.tensor([1.0]), torch.tensor([2.0])]), torch.tensor([[1, 2], torch.tensor([3, 4])]),
+         torch.tensor([[1], torch.tensor([2])]), torch.tensor((torch.tensor(1), 2))))
+    # a list that starts with a tensor holds scalars: use torch.stack for tensors of several elements
+    rec.raises(ValueError, torch.tensor, [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])],
+               match="only one element tensors can be converted to Python scalars")
+    rec.raises(TypeError, torch.tensor, [torch.tensor([1, 2]), torch.tensor([3, 4])],
+               match="only integer tensors of a single element can be converted to an index")
     rec.raises(ValueError, torch.tensor, [[1, 2], [3]])
     rec.raises(TypeError, torch.tensor, "abc", match="new(): invalid data type 'str'")
     rec.raises(RuntimeError, torch.tensor, None, match="Could not infer dtype of NoneType")

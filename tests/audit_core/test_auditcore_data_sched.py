@@ -138,6 +138,21 @@ def test_lr_schedulers(torch, rec):
         lrs.append(plateau_opt.param_groups[0]["lr"])
     rec(lrs)
     rec(plateau.get_last_lr(), [lrs[-1]])
+    for momentum_opt, kw in ((lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9), dict(max_lr=0.1, total_steps=10)),
+                             (lambda ps: torch.optim.Adam(ps, lr=0.1), dict(max_lr=[0.05], epochs=2, steps_per_epoch=5,
+                                                                           three_phase=True, anneal_strategy="linear"))):
+        p = torch.nn.Parameter(torch.ones(2))
+        p.grad = torch.ones(2)
+        opt = momentum_opt([p])
+        one = S.OneCycleLR(opt, **kw)
+        seen = []
+        for _ in range(one.total_steps - 1):
+            opt.step()
+            one.step()
+            g = opt.param_groups[0]
+            seen.append((g["lr"], g.get("momentum", g.get("betas", (0.0,))[0])))
+        rec(seen, label="OneCycleLR")
+    rec.raises(ValueError, S.OneCycleLR, _opt(torch), 0.1, match="You must define either total_steps OR")
     rec.raises(ValueError, S.ReduceLROnPlateau, _opt(torch), factor=1.5, match="Factor should be < 1.0.")
     rec.raises(TypeError, S.StepLR, object(), 2)
     rec.raises(KeyError, S.StepLR, _opt(torch), 2, last_epoch=3)

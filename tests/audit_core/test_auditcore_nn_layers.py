@@ -25,6 +25,8 @@ BOOL_MASK[:, 0] = True
 FLOAT_MASK = _RNG.standard_normal((5, 6)).astype(np.float32)
 SIGNS = np.sign(_RNG.standard_normal((4, 3))).astype(np.float32)
 PRELU_IN = _RNG.standard_normal((2, 3, 4)).astype(np.float32)
+PACK_IN = _RNG.standard_normal((5, 3, 2)).astype(np.float32)
+PACK_H = _RNG.standard_normal((4, 3, 4)).astype(np.float32)
 # (inputs are drawn once, here: both libraries must see the same values)
 
 
@@ -80,6 +82,32 @@ def test_recurrent_layers(torch, rec):
         warnings.simplefilter("always")
         nn.LSTM(3, 4, dropout=0.5)
     rec(any("non-zero dropout expects num_layers greater than 1" in str(x.message) for x in w), True)
+
+
+@differential(atol=1e-5, rtol=1e-4)
+def test_packed_sequences(torch, rec):
+    R = torch.nn.utils.rnn
+    x = torch.arange(12.0).view(4, 3, 1)
+    rec(R.pack_padded_sequence(x, [4, 2, 1]))
+    p = R.pack_padded_sequence(x, torch.tensor([2, 4, 1]), enforce_sorted=False)
+    rec((p, R.pad_packed_sequence(p), R.pad_packed_sequence(p, batch_first=True, total_length=5)[0].shape))
+    rec(R.pack_sequence([torch.ones(3), torch.ones(1), torch.ones(2)], enforce_sorted=False))
+    rec(R.unpad_sequence(torch.arange(6.0).view(2, 3), torch.tensor([3, 1]), batch_first=True))
+    rec.raises(RuntimeError, R.pack_padded_sequence, x, [2, 4, 1], match="must be sorted in decreasing order")
+    rec.raises(ValueError, R.pad_packed_sequence, p, total_length=2, match="Expected total_length to be at least")
+    nn = torch.nn
+    for layer in (nn.GRU(2, 4, num_layers=2, bidirectional=True), nn.LSTM(2, 4, num_layers=2, bidirectional=True),
+                  nn.RNN(2, 4, num_layers=2, bidirectional=True, batch_first=True)):
+        m = shared(torch, layer)
+        for enforce, lengths in ((True, [5, 3, 1]), (False, [2, 5, 3])):
+            xs = torch.tensor(PACK_IN.transpose(1, 0, 2).copy() if m.batch_first else PACK_IN, requires_grad=True)
+            hx = torch.tensor(PACK_H, requires_grad=True)
+            packed = R.pack_padded_sequence(xs, lengths, batch_first=m.batch_first, enforce_sorted=enforce)
+            out, h = m(packed, (hx, hx * 0.5) if isinstance(m, nn.LSTM) else hx)
+            padded, lens = R.pad_packed_sequence(out, batch_first=m.batch_first)
+            hs = h if isinstance(h, tuple) else (h,)
+            (padded.sum() + sum((t * t).sum() for t in hs)).backward()
+            rec((padded, list(hs), lens, out.batch_sizes, xs.grad, hx.grad), exact_repr=False)
 
 
 @differential(atol=1e-5, rtol=1e-4)

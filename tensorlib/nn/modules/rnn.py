@@ -11,10 +11,12 @@ import numbers
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ...ops import creation as C
 from ...ops import elementwise as E
 from ...ops import shape as S
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _wrap
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
@@ -182,7 +184,9 @@ class RNNBase(Module):
             raise RuntimeError(f"Expected hidden size {expected}, got {list(hx.shape)}")
         return h
 
-    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
+    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None, lengths: Any = None) -> tuple:
+        """The stacked recurrence over ``x`` ``(T, N, H_in)``; with ``lengths`` (packed input), each sequence's
+        state stops changing after its last step (and the reverse direction starts at that step)."""
         mode = self.mode
         steps = x.shape[0]
         directions = 2 if self.bidirectional else 1
@@ -198,7 +202,14 @@ class RNNBase(Module):
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 seq: list = [None] * steps
                 for t in order:
-                    h = _rnn_step(mode, gi_all[t], h, w_hh, b_hh, w_hr)
+                    h_new = _rnn_step(mode, gi_all[t], h, w_hh, b_hh, w_hr)
+                    if lengths is not None and lengths[-1] <= t:  # some sequences have ended by step t
+                        live = _wrap(np.asarray(lengths > t).reshape(-1, 1))
+                        if mode == "LSTM":
+                            h_new = (E.where(live, h_new[0], h[0]), E.where(live, h_new[1], h[1]))
+                        else:
+                            h_new = E.where(live, h_new, h)
+                    h = h_new
                     seq[t] = h[0] if mode == "LSTM" else h
                 if mode == "LSTM":
                     h_n.append(h[0])
@@ -213,7 +224,47 @@ class RNNBase(Module):
                 layer_input = functional.dropout(layer_input, self.dropout, True)
         return layer_input, S.stack(h_n), (S.stack(c_n) if mode == "LSTM" else None)
 
+    def _forward_packed(self, packed: Any, hx: Any) -> tuple:
+        from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+        from ...ops.indexing import index_select
+
+        sizes = packed.batch_sizes._data.astype(np.int64)
+        padded, _ = pad_packed_sequence(PackedSequence(packed.data, packed.batch_sizes))
+        lengths = (sizes[None, :] > np.arange(padded.shape[1])[:, None]).sum(1)  # sorted, longest first
+        order, restore = packed.sorted_indices, packed.unsorted_indices
+
+        def to_sorted(h: Any) -> Any:
+            return h if h is None or order is None else index_select(h, 1, order)
+
+        def to_original(h: Any) -> Any:
+            return h if h is None or restore is None else index_select(h, 1, restore)
+
+        if padded.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {padded.shape[-1]}"
+            )
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        batch = padded.shape[1]
+        if self.mode == "LSTM":
+            h0 = self._initial(None if hx is None else to_sorted(hx[0]), batch, real_hidden, padded.dtype, True,
+                               "hx[0]")
+            c0 = self._initial(None if hx is None else to_sorted(hx[1]), batch, self.hidden_size, padded.dtype,
+                               True, "hx[1]")
+        else:
+            h0 = self._initial(to_sorted(hx), batch, real_hidden, padded.dtype, True, "hx")
+            c0 = None
+        out, h_n, c_n = self._run(padded, h0, c0, lengths)
+        data = pack_padded_sequence(out, lengths).data
+        result = PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        if self.mode == "LSTM":
+            return result, (to_original(h_n), to_original(c_n))
+        return result, to_original(h_n)
+
     def forward(self, input: Tensor, hx: Any = None) -> tuple:
+        from ..utils.rnn import PackedSequence
+
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, batched = self._check_input(input)
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         if self.mode == "LSTM":
