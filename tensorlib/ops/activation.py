@@ -113,3 +113,7 @@ erfc, erfc_ = E._unary(
     "erfc", _erfc_np, _erfc_grad, "x", "Elementwise complementary error function.",
     other_dtypes=E._real_in_float("erfc_vml_cpu"),
 )
+
+for _fn in (erf, erf_, erfc, erfc_):
+    _fn.__module__ = __name__  # built by the unary factory, defined here
+del _fn

@@ -1,4 +1,7 @@
-"""Indexing: ``t[key]``, ``t[key] = v``, gather/scatter, index_select, masks, sorting."""
+"""Indexing: ``t[key]``, ``t[key] = v``, gather/scatter, index_select, masks.
+
+Sorting and searching are in ``sorting``; their names are re-exported here.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +11,8 @@ import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, new_node
 from .._tensor import _make_view
-from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
 from . import elementwise as E
-from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, write_outs, bump_version
-from .reduction import check_sortable
+from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, bump_version
 
 ndarray = np.ndarray
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -679,157 +680,6 @@ def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
 
 
-# -- sorting -------------------------------------------------------------------------------
-
-
-def _sort_indices(a: np.ndarray, d: int, descending: bool) -> np.ndarray:
-    if not descending:
-        return np.argsort(a, axis=d, kind="stable")
-    n = a.shape[d]
-    s = np.argsort(np.flip(a, d), axis=d, kind="stable")
-    return n - 1 - np.flip(s, d)
-
-
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-    """The indices that sort ``input`` along ``dim``."""
-    x = tensor_arg(input, "argsort")
-    a = x._data
-    check_sortable(a, "sort")
-    if a.ndim == 0:
-        return wrap(np.zeros((), dtype=np.int64))
-    return wrap(_sort_indices(a, wrap_dim(dim, a.ndim), descending).astype(np.int64))
-
-
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None) -> Any:
-    """``(values, indices)`` of ``input`` sorted along ``dim``."""
-    x = tensor_arg(input, "sort")
-    a = x._data
-    check_sortable(a, "sort")
-    d = wrap_dim(dim, a.ndim)
-    if a.ndim == 0:
-        res = _sort_t(E.clone(x), wrap(np.zeros((), dtype=np.int64)))
-    else:
-        idx = _sort_indices(a, d, descending).astype(np.int64)
-        res = _sort_t(gather(x, d, wrap(idx)), wrap(idx))
-    return res if out is None else write_outs(out, res, "sort")
-
-
-def msort(input: Tensor) -> Tensor:
-    """``input`` sorted along dim 0."""
-    return sort(input, 0).values
-
-
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
-    """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
-    x = tensor_arg(input, "topk")
-    a = x._data
-    check_sortable(a, "topk")
-    work = a if a.ndim else a.reshape(1)
-    d = wrap_dim(dim, work.ndim)
-    n = work.shape[d]
-    if k < 0 or k > n:
-        raise RuntimeError("selected index k out of range")
-    idx = np.take(_sort_indices(work, d, largest), np.arange(k), axis=d).astype(np.int64)
-    values = gather(x if a.ndim else x, d, wrap(idx if a.ndim else idx.reshape(())))
-    return _topk_t(values, wrap(idx if a.ndim else idx.reshape(())))
-
-
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
-    x = tensor_arg(input, "kthvalue")
-    a = x._data
-    check_sortable(a, "kthvalue")
-    d = wrap_dim(dim, a.ndim)
-    if not 1 <= k <= a.shape[d]:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    idx = np.take(_sort_indices(a, d, False), [k - 1], axis=d).astype(np.int64)
-    values = gather(x, d, wrap(idx))
-    from .shape import squeeze
-
-    if not keepdim:
-        values = squeeze(values, d)
-        idx = np.squeeze(idx, d)
-    return _kth_t(values, wrap(idx))
-
-
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:  # noqa: A002
-    """The distinct elements (sorted), optionally with inverse indices and counts."""
-    x = tensor_arg(input, "unique")
-    if x._data.dtype.kind == "c":
-        raise E.not_implemented("unique", x._data.dtype)
-    if dim is not None:
-        vals, inv, counts = np.unique(x._data, return_inverse=True, return_counts=True, axis=wrap_dim(dim, x._data.ndim))
-    else:
-        vals, inv, counts = np.unique(x._data, return_inverse=True, return_counts=True)
-        inv = inv.reshape(x._data.shape)
-    out: list = [wrap(vals)]
-    if return_inverse:
-        out.append(wrap(inv.astype(np.int64)))
-    if return_counts:
-        out.append(wrap(counts.astype(np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
-    """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
-    x = tensor_arg(input, "unique_consecutive")
-    a = x._data
-    if dim is None:
-        flat = a.reshape(-1)
-        starts = np.concatenate([[True], flat[1:] != flat[:-1]]) if flat.size else np.zeros(0, dtype=bool)
-        vals = flat[starts]
-        inv_shape = a.shape
-    else:
-        d = wrap_dim(dim, a.ndim)
-        moved = np.moveaxis(a, d, 0)
-        n = moved.shape[0]
-        diff = (moved[1:] != moved[:-1]).reshape(max(n - 1, 0), -1).any(axis=1)
-        starts = np.concatenate([[True], diff]) if n else np.zeros(0, dtype=bool)
-        vals = np.moveaxis(moved[starts], 0, d)
-        inv_shape = (n,)
-    run = np.cumsum(starts) - 1
-    out: list = [wrap(np.ascontiguousarray(vals))]
-    if return_inverse:
-        out.append(wrap(run.reshape(inv_shape).astype(np.int64)))
-    if return_counts:
-        out.append(wrap(np.diff(np.append(np.flatnonzero(starts), starts.size)).astype(np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
-    """Count occurrences of each non-negative integer."""
-    x = tensor_arg(input, "bincount")
-    a = x._data
-    if a.ndim != 1 or a.dtype.kind not in "iu":
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if a.size and a.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    w = None if weights is None else tensor_arg(weights, "bincount", "weights", 2)._data
-    r = np.bincount(a, weights=w, minlength=minlength)
-    if w is None:
-        return wrap(r.astype(np.int64))
-    # float weights keep their dtype; other weights count in double
-    return wrap(r.astype(w.dtype if w.dtype.kind == "f" else np.float64))
-
-
-def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
-    """Indices where ``input`` would be inserted into the (last dim of the) sorted sequence."""
-    seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")._data
-    v = input._data if isinstance(input, Tensor) else np.asarray(input)
-    side_ = side or ("right" if right else "left")
-    if seq.ndim == 1:
-        r = np.searchsorted(seq, v, side=side_)
-    else:
-        flat_s = seq.reshape(-1, seq.shape[-1])
-        flat_v = v.reshape(-1, v.shape[-1])
-        r = np.stack([np.searchsorted(s, vv, side=side_) for s, vv in zip(flat_s, flat_v)]).reshape(v.shape)
-    return wrap(np.asarray(r).astype(np.int32 if out_int32 else np.int64))
-
-
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
-    """Bucket index of each element of ``input`` given 1-D sorted ``boundaries``."""
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
-
 
 # -- copies of ``input`` with a part replaced ------------------------------------------------------
 
@@ -1023,3 +873,10 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     """Write ``fill_value`` on the main diagonal in place (for tall matrices, ``wrap`` restarts it every cols + 1 rows)."""
     x = tensor_arg(self, "fill_diagonal_")
     return E.inplace_apply(x, _diagonal_filled, (fill_value, wrap), {}, "fill_diagonal_")
+
+
+# Sorting and searching build on gather above; imported last, so that ``indexing.sort``
+# and friends keep working.
+from .sorting import (  # noqa: E402, F401 - re-exported
+    argsort, bincount, bucketize, kthvalue, msort, searchsorted, sort, topk, unique, unique_consecutive,
+)

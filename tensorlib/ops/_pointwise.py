@@ -1,0 +1,139 @@
+"""What every elementwise op shares: result and ``out=`` handling, gradient helpers, in-place machinery.
+
+``reduce_to`` sums a broadcast gradient back to its operand's shape;
+``inplace_apply`` and ``commit_inplace`` turn any out-of-place op into its
+in-place form (every family's ``op_`` goes through them). The op families live
+in ``arithmetic``, ``unary``, ``comparison``, ``selection``, ``conversion``,
+``special`` and ``inplace``; ``elementwise`` re-exports them all.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .._autograd.graph import Node, SavedTensor
+from .._dtype import FROM_NP
+from ._util import (
+    GRAD,
+    Tensor,
+    broadcast_error,
+    bump_version,
+    check_inplace,
+    needs_grad,
+    type_title,
+    wrap,
+    writable,
+    write_out,
+)
+from . import reduction as _red
+from .conversion import clone, to_dtype
+
+
+ndarray = np.ndarray
+
+
+def _arr(r: Any) -> np.ndarray:
+    """NumPy returns scalars for 0-d operands; tensors always hold arrays."""
+    return r if type(r) is ndarray else np.asarray(r)
+
+
+def _meta(v: Any) -> Any:
+    """What a gradient for ``v`` must match: ``(shape, dtype)`` for tensors, None for scalars."""
+    if isinstance(v, Tensor):
+        return (v._data.shape, v._data.dtype)
+    return None
+
+
+def reduce_to(g: Tensor, meta: tuple) -> Tensor:
+    """Sum a broadcast gradient back to an operand's shape and cast it to its dtype."""
+    shape, npdt = meta
+    if g._data.shape != shape:
+        g = _red.sum_to_size(g, shape)
+    if g._data.dtype != npdt:
+        g = to_dtype(g, FROM_NP[npdt])
+    return g
+
+
+def _save(v: Any) -> Any:
+    return SavedTensor(v, False) if isinstance(v, Tensor) else v
+
+
+def _load(node: Node, v: Any) -> Any:
+    return v.unpack(node) if isinstance(v, SavedTensor) else v
+
+
+def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
+    return result if out is None else write_out(out, result, fname)
+
+
+def _apply2(fn: Any, a: Any, b: Any) -> np.ndarray:
+    """``fn(a, b)`` as an array, with torch's error for shapes that do not broadcast."""
+    try:
+        r = fn(a, b)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    return r if type(r) is ndarray else np.asarray(r)
+
+
+
+class ZeroGradBackward(Node):
+    """For piecewise-constant ops: the gradient is zero everywhere it exists."""
+
+    __slots__ = ("metas",)
+
+    def apply(self, grads: list) -> tuple:
+        return tuple(
+            zeros_like_meta(m) if m is not None and self.needs(i) else None for i, m in enumerate(self.metas)
+        )
+
+
+def zeros_like_meta(meta: tuple) -> Tensor:
+    return wrap(np.zeros(meta[0], dtype=meta[1]))
+
+
+
+def inplace_apply(self: Tensor, op: Callable, args: tuple, kwargs: dict, fname: str) -> Tensor:
+    """Run an out-of-place op and write its result into ``self``, rebasing ``self``'s history.
+
+    While recording, the op sees a snapshot of ``self`` (so saved values are the
+    originals); the result's graph node becomes ``self``'s ``grad_fn``.
+    """
+    if not isinstance(self, Tensor):
+        raise TypeError(f"{fname}(): argument 'self' must be Tensor, not {type(self).__name__}")
+    check_inplace(self, fname)
+    recording = GRAD.enabled and (self._requires_grad or needs_grad(*args, *kwargs.values()))
+    src = clone(self) if recording and self._requires_grad else self
+    res = op(src, *args, **kwargs)
+    return commit_inplace(self, res, fname)
+
+
+def commit_inplace(self: Tensor, res: Tensor, fname: str) -> Tensor:
+    """Copy ``res`` into ``self`` (same memory) and make ``res``'s history ``self``'s."""
+    dst = writable(self)
+    src = res._data
+    if src.dtype != dst.dtype and not np.can_cast(src.dtype, dst.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"result type {_type_title(src.dtype)} can't be cast to the desired output type {_type_title(dst.dtype)}"
+        )
+    if src.shape != dst.shape:
+        try:
+            np.broadcast_to(src, dst.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"output with shape {list(dst.shape)} doesn't match the broadcast shape {list(src.shape)}"
+            ) from None
+    if dst.ndim == 0:
+        dst[()] = src
+    else:
+        np.copyto(dst, src, casting="unsafe")
+    bump_version(self)
+    if res._grad_fn is not None:
+        from .._autograd.views import rebase_history
+
+        rebase_history(self, res)
+    return self
+
+
+_type_title = type_title  # the name other modules use

@@ -1,0 +1,456 @@
+"""Arithmetic: add, sub, rsub, mul, div, floor_divide, remainder, fmod, pow, float_power and their backward nodes.
+
+Gradients of broadcast operands are summed back to the operand's shape (``reduce_to``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node, SavedTensor, unpack
+from ._util import (
+    GRAD,
+    Tensor,
+    binary_arrays,
+    broadcast_error,
+    needs_grad,
+    not_implemented,
+    number_input,
+    record,
+    tensor_arg,
+    wrap,
+    write_out,
+)
+from ._pointwise import ZeroGradBackward, _apply2, _arr, _finish, _load, _meta, _save, ndarray, reduce_to
+from .comparison import eq, ge, logical_and
+from .conversion import to_dtype, zeros_like
+
+
+# -- add / sub ------------------------------------------------------------------
+
+
+class AddBackward0(Node):
+    __slots__ = ("alpha", "self_meta", "other_meta")
+
+    def backward(self, g: Tensor) -> tuple:
+        ga = reduce_to(g, self.self_meta) if self.needs(0) else None
+        gb = None
+        if self.needs(1):
+            gb = reduce_to(g if self.alpha == 1 else mul(g, self.alpha), self.other_meta)
+        return ga, gb
+
+
+class SubBackward0(Node):
+    __slots__ = ("alpha", "self_meta", "other_meta")
+
+    def backward(self, g: Tensor) -> tuple:
+        ga = reduce_to(g, self.self_meta) if self.needs(0) else None
+        gb = None
+        if self.needs(1):
+            gb = reduce_to(_un.neg(g) if self.alpha == 1 else mul(g, -self.alpha), self.other_meta)
+        return ga, gb
+
+
+def _check_alpha(x: Tensor, other: Any, alpha: Any, fname: str) -> None:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, complex, np.number)):
+        if isinstance(alpha, Tensor) and alpha._data.size == 1:
+            return
+        raise TypeError(f"{fname}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if isinstance(alpha, float) and x._data.dtype.kind in "iub" and (
+        not isinstance(other, Tensor) or other._data.dtype.kind in "iub"
+    ):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufunc: Any) -> Tensor:
+    if alpha != 1:
+        _check_alpha(x, other, alpha, fname)
+    a, b = binary_arrays(x, other, fname)
+    if alpha != 1:
+        b = b * (alpha.item() if isinstance(alpha, Tensor) else alpha)
+    try:
+        r = ufunc(a, b)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if type(r) is not ndarray:
+        r = np.asarray(r)
+    if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
+        out, node = record(node_cls, r, (x, other))
+        node.alpha = alpha
+        node.self_meta = (x._data.shape, x._data.dtype)
+        node.other_meta = _meta(other)
+        return out
+    return wrap(r)
+
+
+def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``input + alpha * other``, broadcasting."""
+    x = input if type(input) is Tensor else number_input(input, other, "add", True)
+    r = _add_impl(x, other, alpha, "add", AddBackward0, np.add)
+    return r if out is None else write_out(out, r, "add")
+
+
+def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``input - alpha * other``, broadcasting."""
+    if type(input) is not Tensor and isinstance(input, (bool, np.bool_)) and isinstance(other, Tensor):
+        _check_sub_bool(other, input)
+    x = input if type(input) is Tensor else number_input(input, other, "sub", True)
+    t = type(other)
+    if x._data.dtype.kind == "b" or (t is not float and t is not int and t is not Tensor) or (
+        t is Tensor and other._data.dtype.kind == "b"
+    ):
+        _check_sub_bool(x, other)
+    return _finish(_add_impl(x, other, alpha, "sub", SubBackward0, np.subtract), out, "sub")
+
+
+subtract = sub
+
+
+def _check_sub_bool(x: Tensor, other: Any) -> None:
+    xb = x._data.dtype.kind == "b"
+    ob = isinstance(other, (bool, np.bool_)) or (isinstance(other, Tensor) and other._data.dtype.kind == "b")
+    if xb and ob:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if xb or ob:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``."""
+    x = tensor_arg(input, "rsub")
+    if isinstance(other, Tensor):
+        return sub(other, x, alpha=alpha)
+    return add(mul(x, -alpha), other)
+
+
+# -- mul / div ---------------------------------------------------------------------
+
+
+class MulBackward0(Node):
+    __slots__ = ("self_", "other", "self_meta", "other_meta")
+    _saved_slots = ("self_", "other")
+
+    def backward(self, g: Tensor) -> tuple:
+        ga = gb = None
+        if self.needs(0):
+            ga = reduce_to(mul(g, _conj(_load(self, self.other))), self.self_meta)
+        if self.needs(1):
+            gb = reduce_to(mul(g, _conj(_load(self, self.self_)), ), self.other_meta)
+        return ga, gb
+
+
+def _conj(v: Any) -> Any:
+    if isinstance(v, Tensor):
+        return _un.conj(v) if v._data.dtype.kind == "c" else v
+    return v.conjugate() if isinstance(v, complex) else v
+
+
+def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise product, broadcasting."""
+    x = input if type(input) is Tensor else number_input(input, other, "mul", True)
+    a, b = binary_arrays(x, other, "mul")
+    try:
+        r = a * b
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if type(r) is not ndarray:
+        r = np.asarray(r)
+    if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
+        res, node = record(MulBackward0, r, (x, other))
+        node.self_ = SavedTensor(x, False) if node.needs(1) else None
+        node.other = _save(other) if node.needs(0) else None
+        node.self_meta = (x._data.shape, x._data.dtype)
+        node.other_meta = _meta(other)
+        return _finish(res, out, "mul")
+    return wrap(r) if out is None else write_out(out, wrap(r), "mul")
+
+
+multiply = mul
+
+
+class DivBackward0(Node):
+    __slots__ = ("self_", "other", "self_meta", "other_meta")
+    _saved_slots = ("self_", "other")
+
+    def backward(self, g: Tensor) -> tuple:
+        other = _load(self, self.other)
+        ga = gb = None
+        if self.needs(0):
+            ga = reduce_to(div(g, _conj(other)), self.self_meta)
+        if self.needs(1):
+            x = _load(self, self.self_)
+            # d(x/y)/dy = -x / y^2
+            gb = reduce_to(_un.neg(mul(g, _conj(div(div(x, other), other)))), self.other_meta)
+        return ga, gb
+
+
+def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
+    """Elementwise division; ``rounding_mode`` None (true division), ``'trunc'`` or ``'floor'``."""
+    if type(input) is not Tensor:
+        if rounding_mode is None and isinstance(input, (int, np.integer, np.bool_)) and isinstance(other, Tensor):
+            input = float(input)  # true division: the number keeps its value (not wrapped into an int dtype)
+        input = number_input(input, other, "div", True)
+    x = input
+    if rounding_mode is not None:
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError(
+                f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+            )
+        a, b = binary_arrays(x, other, "div")
+        _check_int_division(a, b, "div_" + rounding_mode + "_cpu")
+        if rounding_mode == "floor":
+            r = np.floor_divide(a, b)
+        else:
+            r = np.trunc(np.true_divide(a, b)) if a.dtype.kind in "fc" else _trunc_div_int(a, b)
+        r = _arr(r)
+        if r.dtype.kind in "fc" and needs_grad(x, other):
+            res, node = record(ZeroGradBackward, r, (x, other))
+            node.metas = (_meta(x), _meta(other))
+            return _finish(res, out, "div")
+        return _finish(wrap(r.astype(a.dtype, copy=False) if a.dtype.kind in "iu" else r), out, "div")
+    a, b = binary_arrays(x, other, "div")
+    if a.dtype.kind in "iub":
+        # true division of integers gives the default float dtype; a scalar divisor
+        # keeps its own value (binary_arrays wrapped it into the integer type)
+        a = a.astype(_dtype.DEFAULT.np_float)
+        b = b.astype(a.dtype) if type(b) is ndarray else (other.item() if isinstance(other, np.generic) else other)
+    try:
+        r = a / b
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if type(r) is not ndarray:
+        r = np.asarray(r)
+    if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
+        res, node = record(DivBackward0, r, (x, other))
+        node.other = _save(other)
+        node.self_ = SavedTensor(x, False) if node.needs(1) else None
+        node.self_meta = (x._data.shape, x._data.dtype)
+        node.other_meta = _meta(other)
+        return _finish(res, out, "div")
+    return wrap(r) if out is None else write_out(out, wrap(r), "div")
+
+
+def _check_int_division(a: np.ndarray, b: Any, kernel: str) -> None:
+    """torch's errors for integer-style division: no bool or complex kernels, no integer division by zero."""
+    kind = a.dtype.kind
+    if kind in "bc":
+        raise not_implemented(kernel, a.dtype)
+    if kind in "iu" and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _trunc_div_int(a: np.ndarray, b: Any) -> np.ndarray:
+    q = np.floor_divide(a, b)
+    rem = np.remainder(a, b)
+    fix = (rem != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+    return np.where(fix, q + 1, q)
+
+
+divide = div
+true_divide = div
+
+
+def floor_divide(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise division rounded down."""
+    return div(input, other, rounding_mode="floor", out=out)
+
+
+
+def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """Python-style modulus (result has the sign of the divisor)."""
+    if not isinstance(input, Tensor):
+        return _finish(remainder(number_input(input, other, "remainder"), other), out, "remainder")
+    a, b = binary_arrays(input, other, "remainder")
+    if a.dtype.kind not in "f":
+        _check_int_division(a, b, "remainder_cpu")
+    r = _apply2(np.remainder, a, b)
+    if needs_grad(input, other):
+        res, node = record(RemainderBackward0, r, (input, other))
+        node.self_meta = _meta(input)
+        node.other = _save(other)
+        node.self_ = SavedTensor(input, False)
+        node.other_meta = _meta(other)
+        return _finish(res, out, "remainder")
+    return _finish(wrap(r), out, "remainder")
+
+
+
+class RemainderBackward0(Node):
+    __slots__ = ("self_", "other", "self_meta", "other_meta")
+    _saved_slots = ("self_", "other")
+
+    def backward(self, g: Tensor) -> tuple:
+        ga = reduce_to(g, self.self_meta) if self.needs(0) else None
+        gb = None
+        if self.needs(1):
+            x, y = _load(self, self.self_), _load(self, self.other)
+            gb = reduce_to(_un.neg(mul(g, floor_divide(x, y))), self.other_meta)
+        return ga, gb
+
+
+def fmod(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """C-style modulus (result has the sign of the dividend)."""
+    x = tensor_arg(input, "fmod")
+    a, b = binary_arrays(x, other, "fmod")
+    if a.dtype.kind not in "f":
+        _check_int_division(a, b, "fmod_cpu")
+    r = _apply2(np.fmod, a, b)
+    if needs_grad(x, other):
+        res, node = record(FmodBackward0, r, (x, other))
+        node.self_ = SavedTensor(x, False)
+        node.other = _save(other)
+        node.self_meta, node.other_meta = _meta(x), _meta(other)
+        return _finish(res, out, "fmod")
+    return _finish(wrap(r), out, "fmod")
+
+
+class FmodBackward0(RemainderBackward0):
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        ga = reduce_to(g, self.self_meta) if self.needs(0) else None
+        gb = None
+        if self.needs(1):
+            x, y = _load(self, self.self_), _load(self, self.other)
+            gb = reduce_to(_un.neg(mul(g, _un.trunc(div(x, y)))), self.other_meta)
+        return ga, gb
+
+
+# -- pow -------------------------------------------------------------------------
+
+
+class PowBackward0(Node):
+    """Tensor ** scalar."""
+
+    __slots__ = ("self_", "exponent")
+    _saved_slots = ("self_",)
+
+    def backward(self, g: Tensor) -> tuple:
+        p = self.exponent
+        x = unpack(self, self.self_)
+        if p == 0:
+            return (zeros_like(x),)
+        return (mul(mul(g, p), pow(x, p - 1)),)
+
+
+class PowBackward1(Node):
+    """Tensor ** Tensor."""
+
+    __slots__ = ("self_", "exponent", "result", "self_meta", "exp_meta")
+    _saved_slots = ("self_", "exponent", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        x = _load(self, self.self_)
+        p = _load(self, self.exponent)
+        ga = gb = None
+        if self.needs(0):
+            # where p == 0 the derivative is 0 even at x == 0
+            d = mul(p, pow(x, sub(p, 1)))
+            d = _sel.where(eq(p, 0), 0.0, d) if isinstance(p, Tensor) else d
+            ga = reduce_to(mul(g, d), self.self_meta)
+        if self.needs(1):
+            y = unpack(self, self.result)
+            d = mul(y, _un.log(x)) if isinstance(x, Tensor) else mul(y, math.log(x) if x > 0 else float("nan"))
+            # 0 ** p with p >= 0 has gradient 0 w.r.t. p, as torch defines it
+            if isinstance(x, Tensor):
+                d = _sel.where(logical_and(eq(x, 0), ge(p, 0)), 0.0, d)
+            elif x == 0:
+                d = _sel.where(ge(p, 0), 0.0, d)
+            gb = reduce_to(mul(g, d), self.exp_meta)
+        return ga, gb
+
+
+def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # noqa: A001 - torch's name
+    """``input ** exponent`` elementwise (either may be a scalar)."""
+    if not isinstance(input, Tensor):
+        if not isinstance(exponent, Tensor):
+            raise TypeError(f"pow(): argument 'input' must be Tensor or Number, not {type(input).__name__}")
+        return _pow_tensor(number_input(input, exponent, "pow"), exponent, out, scalar_base=input)
+    if isinstance(exponent, Tensor):
+        return _pow_tensor(input, exponent, out)
+    x = input
+    a, p = binary_arrays(x, exponent, "pow")
+    kind = a.dtype.kind
+    if kind != "f" and kind != "c":
+        if kind in "iu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if kind == "b":  # bool ** bool stays bool: x ** True is x, x ** False is True
+            r = a.copy() if p else np.ones_like(a)
+            return _finish(wrap(r), out, "pow")
+    if p == 2:
+        r = a * a
+    elif p == 0.5 and kind == "f":
+        r = np.sqrt(a)
+    else:
+        r = np.power(a, p)
+    r = _arr(r)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(PowBackward0, r, (x,))
+        node.self_ = SavedTensor(x, False)
+        node.exponent = p
+        return _finish(res, out, "pow")
+    return _finish(wrap(r), out, "pow")
+
+
+def _pow_tensor(x: Tensor, e: Tensor, out: Any, scalar_base: Any = None) -> Tensor:
+    a, b = binary_arrays(x, e, "pow")
+    if a.dtype.kind in "iub":
+        r = _int_pow(a, b)
+    else:
+        r = _apply2(np.power, a, b)
+    if needs_grad(x, e):
+        res, node = record(PowBackward1, r, (x, e))
+        node.self_ = SavedTensor(x, False) if scalar_base is None else scalar_base
+        node.exponent = SavedTensor(e, False)
+        node.result = SavedTensor(res, True)
+        node.self_meta, node.exp_meta = _meta(x), _meta(e)
+        return _finish(res, out, "pow")
+    return _finish(wrap(r), out, "pow")
+
+
+def _int_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer powers with torch's rules: bool ** bool has no kernel; negative exponents give 1 / a ** -b in integers."""
+    if a.dtype.kind == "b":
+        raise not_implemented("pow", a.dtype)
+    neg = b < 0
+    if not np.any(neg):
+        return _apply2(np.power, a, b)
+    r = _apply2(np.power, a, np.where(neg, 0, b))
+    # 1 / a ** n truncates to 0 unless |a| == 1
+    odd = (b % 2) != 0
+    inv = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(r.dtype)
+    return np.where(neg, inv, r)
+
+
+def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
+    """``input ** exponent`` computed in double precision (complex128 if either is complex)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(f"float_power(): argument 'input' must be Tensor, not {type(input).__name__}")
+    cplx = any(
+        (v._data.dtype.kind == "c") if isinstance(v, Tensor) else isinstance(v, (complex, np.complexfloating))
+        for v in (input, exponent)
+    )
+    dt = _dtype.complex128 if cplx else _dtype.float64
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, Tensor):
+            return to_dtype(v, dt)
+        return complex(v) if cplx else float(v)
+
+    return pow(conv(input), conv(exponent), out=out)
+
+
+# Some gradients above use ops from modules that import names from this one: they are
+# reached through the module at call time, and imported last, once this module's names exist.
+from . import selection as _sel  # noqa: E402
+from . import unary as _un  # noqa: E402

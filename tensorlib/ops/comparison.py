@@ -1,0 +1,192 @@
+"""Comparisons, logic and bitwise ops, and value tests: eq/lt/..., logical_*, bitwise_*, isnan/isinf/isclose,
+equal, nan_to_num.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .._autograd.graph import Node
+from ._util import GRAD, Tensor, binary_arrays, not_implemented, number_input, record, tensor_arg, wrap
+from ._pointwise import _apply2, _arr, _finish
+
+
+# -- comparisons and logic (never differentiable) ----------------------------------------
+
+
+def _compare(name: str, np_fn: Any, doc: str) -> Callable:
+    ordered = name not in ("eq", "ne")
+
+    def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        x = tensor_arg(input, name)
+        a, b = binary_arrays(x, other, name)
+        if ordered and a.dtype.kind == "c":
+            raise not_implemented(name + "_cpu", a.dtype)
+        return _finish(wrap(_apply2(np_fn, a, b)), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__module__ = __name__
+    return fn
+
+
+eq = _compare("eq", np.equal, "Elementwise ``input == other`` as a bool tensor.")
+ne = _compare("ne", np.not_equal, "Elementwise ``input != other`` as a bool tensor.")
+lt = _compare("lt", np.less, "Elementwise ``input < other`` as a bool tensor.")
+le = _compare("le", np.less_equal, "Elementwise ``input <= other`` as a bool tensor.")
+gt = _compare("gt", np.greater, "Elementwise ``input > other`` as a bool tensor.")
+ge = _compare("ge", np.greater_equal, "Elementwise ``input >= other`` as a bool tensor.")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def _logical(name: str, np_fn: Any, doc: str) -> Callable:
+    def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+        x = tensor_arg(input, name)
+        o = tensor_arg(other, name, "other", 2)
+        return _finish(wrap(_apply2(np_fn, x._data, o._data)), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__module__ = __name__
+    return fn
+
+
+logical_and = _logical("logical_and", np.logical_and, "Elementwise logical AND (nonzero is true).")
+logical_or = _logical("logical_or", np.logical_or, "Elementwise logical OR (nonzero is true).")
+logical_xor = _logical("logical_xor", np.logical_xor, "Elementwise logical XOR (nonzero is true).")
+
+
+def logical_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise logical NOT (nonzero is true)."""
+    x = tensor_arg(input, "logical_not")
+    return _finish(wrap(_arr(np.logical_not(x._data))), out, "logical_not")
+
+
+def _bitwise(name: str, np_fn: Any, doc: str) -> Callable:
+    def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        x = input if isinstance(input, Tensor) else number_input(input, other, name)
+        a, b = binary_arrays(x, other, name)
+        if a.dtype.kind not in "biu":
+            raise not_implemented(name + "_cpu", a.dtype)
+        return _finish(wrap(_apply2(np_fn, a, b)), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__module__ = __name__
+    return fn
+
+
+def _shift(name: str, np_fn: Any, kernel: str, doc: str) -> Callable:
+    def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        x = input if isinstance(input, Tensor) else number_input(input, other, name)
+        a, b = binary_arrays(x, other, name)
+        if a.dtype.kind not in "iu":
+            raise not_implemented(kernel, a.dtype)
+        # shifting by the width or more gives 0 (or -1 for negative values shifted right), as in C
+        bits = a.dtype.itemsize * 8
+        big = np.asarray(b) >= bits
+        r = _apply2(np_fn, a, np.where(big, bits - 1, b).astype(a.dtype) if np.any(big) else b)
+        if np.any(big):
+            r = np.where(big, (np.where(a < 0, -1, 0) if np_fn is np.right_shift else 0), r).astype(a.dtype)
+        return _finish(wrap(_arr(r)), out, name)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__module__ = __name__
+    return fn
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", np.left_shift, "lshift_cpu", "Elementwise ``input << other``.")
+bitwise_right_shift = _shift("bitwise_right_shift", np.right_shift, "rshift_cpu", "Elementwise ``input >> other``.")
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "Elementwise bitwise AND of integer or bool tensors.")
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "Elementwise bitwise OR of integer or bool tensors.")
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Elementwise bitwise XOR of integer or bool tensors.")
+
+
+def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise bitwise NOT of an integer or bool tensor."""
+    x = tensor_arg(input, "bitwise_not")
+    if x._data.dtype.kind not in "biu":
+        raise not_implemented("bitwise_not_cpu", x._data.dtype)
+    return _finish(wrap(_arr(np.invert(x._data))), out, "bitwise_not")
+
+
+def isnan(input: Tensor) -> Tensor:
+    """Elementwise test for NaN."""
+    return wrap(_arr(np.isnan(tensor_arg(input, "isnan")._data)))
+
+
+def isinf(input: Tensor) -> Tensor:
+    """Elementwise test for positive or negative infinity."""
+    return wrap(_arr(np.isinf(tensor_arg(input, "isinf")._data)))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    """Elementwise test for finite values."""
+    return wrap(_arr(np.isfinite(tensor_arg(input, "isfinite")._data)))
+
+
+def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise test for positive infinity."""
+    a = tensor_arg(input, "isposinf")._data
+    if a.dtype.kind == "c":
+        raise RuntimeError("isposinf does not support complex inputs.")
+    return _finish(wrap(_arr(np.isposinf(a))), out, "isposinf")
+
+
+def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise test for negative infinity."""
+    a = tensor_arg(input, "isneginf")._data
+    if a.dtype.kind == "c":
+        raise RuntimeError("isneginf does not support complex inputs.")
+    return _finish(wrap(_arr(np.isneginf(a))), out, "isneginf")
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|``."""
+    x = tensor_arg(input, "isclose")
+    y = tensor_arg(other, "isclose", "other", 2)
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(f"{x.dtype!r} did not match {y.dtype!r}")
+    return wrap(_arr(np.isclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """Whether every element satisfies :func:`isclose`."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True if both tensors have the same shape and elements."""
+    x = tensor_arg(input, "equal")
+    y = tensor_arg(other, "equal", "other", 2)
+    a, b = x._data, y._data
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def nan_to_num(
+    input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *, out: Tensor | None = None
+) -> Tensor:
+    """Replace NaN and infinities with finite numbers."""
+    x = tensor_arg(input, "nan_to_num")
+    a = x._data
+    r = _arr(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(MaskedGradBackward, r, (x,))
+        node.mask = np.isfinite(a)
+        return _finish(res, out, "nan_to_num")
+    return _finish(wrap(r), out, "nan_to_num")
+
+
+class MaskedGradBackward(Node):
+    __slots__ = ("mask",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (_ar.mul(g, wrap(self.mask)),)
+
+
+# nan_to_num's gradient uses arithmetic, which imports names from this module: reached
+# through the module at call time, and imported last, once this module's names exist.
+from . import arithmetic as _ar  # noqa: E402

@@ -1,0 +1,82 @@
+"""dtype conversion and copies: ``to_dtype``, ``clone``, ``positive``, ``zeros_like``, ``full_like_scalar``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node
+from .._dtype import FROM_NP
+from ._util import GRAD, Tensor, record, result_dtype, tensor_arg, wrap
+
+
+# -- dtype conversion -----------------------------------------------------------------
+
+
+class ToCopyBackward0(Node):
+    __slots__ = ("src_dtype",)
+
+    def backward(self, g: Tensor) -> tuple:
+        src = self.src_dtype
+        if src.kind != "c" and g._data.dtype.kind == "c":
+            from .unary import real  # unary is built on this module
+
+            g = real(g)
+        return (to_dtype(g, FROM_NP[src]),)
+
+
+def to_dtype(input: Tensor, dtype: _dtype.dtype, copy: bool = False) -> Tensor:
+    """``input`` converted to ``dtype`` (the tensor itself if it already has it and ``copy`` is False)."""
+    a = input._data
+    npdt = dtype.np
+    if a.dtype is npdt and not copy:
+        return input
+    if a.dtype.kind == "c" and npdt.kind != "c":
+        import warnings
+
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        r = a.real.astype(npdt)
+    else:
+        r = a.astype(npdt)
+    if input._requires_grad and GRAD.enabled and npdt.kind in "fc":
+        res, node = record(ToCopyBackward0, r, (input,))
+        node.src_dtype = a.dtype
+        return res
+    return wrap(r)
+
+
+def zeros_like(input: Tensor) -> Tensor:
+    return wrap(np.zeros(input._data.shape, dtype=input._data.dtype))
+
+
+class CloneBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        return (g,)
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy of ``input`` with its own memory; gradients flow back to ``input``."""
+    x = tensor_arg(input, "clone")
+    r = x._data.copy()
+    if x._requires_grad and GRAD.enabled:
+        res, _ = record(CloneBackward0, r, (x,))
+        return res
+    return wrap(r)
+
+
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (unary plus)."""
+    x = tensor_arg(input, "positive")
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return x
+
+
+def full_like_scalar(value: Any, like: Any) -> Tensor:
+    """A 0-dim tensor holding ``value`` in the dtype it takes next to ``like`` (out-of-range ints wrap, as in torch)."""
+    dt = result_dtype(like, value) if isinstance(like, Tensor) else _dtype.scalar_dtype(value)
+    return wrap(np.array(value).astype(dt.np))

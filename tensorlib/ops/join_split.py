@@ -1,0 +1,273 @@
+"""Joining and splitting: cat, stack, hstack, vstack, dstack, column_stack, block_diag, cartesian_prod; split, chunk,
+tensor_split, hsplit, vsplit, dsplit, unbind.
+
+Built on the views in ``shape`` (pieces are ``narrow``/``select`` views); ``shape`` re-exports these names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._autograd.graph import Node
+from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim, write_out
+from .shape import atleast_1d, atleast_2d, atleast_3d, meshgrid, narrow, reshape, select, unsqueeze
+
+
+# -- concatenation and splitting ----------------------------------------------------------
+
+
+class CatBackward0(Node):
+    __slots__ = ("dim", "sizes")
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        out = []
+        start = 0
+        for i, n in enumerate(self.sizes):
+            if n is None:  # a skipped empty 1-D input
+                out.append(None)
+                continue
+            out.append(narrow(g, self.dim, start, n) if self.needs(i) else None)
+            start += n
+        return tuple(out)
+
+
+def _tensor_list(tensors: Any, fname: str) -> list[Tensor]:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+    out = []
+    for i, t_ in enumerate(tensors):
+        if not isinstance(t_, Tensor):
+            raise TypeError(f"{fname}(): argument 'tensors' (position 1) must be tuple of Tensors, but found element of type {type(t_).__name__} at pos {i}")
+        out.append(t_)
+    if not out:
+        if fname == "cat":
+            raise ValueError("tensorlib.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{fname} expects a non-empty TensorList")
+    return out
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Join tensors along an existing dim."""
+    ts = _tensor_list(tensors, "cat")
+    # torch skips 1-D empty tensors for backward compatibility
+    skip = [t_._data.shape == (0,) for t_ in ts]
+    parts = [t_ for t_, sk in zip(ts, skip) if not sk]
+    if not parts:
+        parts, skip = ts[:1], [False] + skip[1:]
+    ref = parts[0]._data
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, ref.ndim)
+    for i, p in enumerate(parts):
+        s = p._data.shape
+        if len(s) != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {len(s)}"
+            )
+        for k in range(ref.ndim):
+            if k != d and s[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref.shape[k]} but got size "
+                    f"{s[k]} for tensor number {i} in the list."
+                )
+    dt = parts[0]._data.dtype
+    for p in parts[1:]:
+        if p._data.dtype != dt:
+            from .._dtype import FROM_NP, PROMOTE
+
+            dt = PROMOTE[(FROM_NP[dt], FROM_NP[p._data.dtype])].np
+    r = np.concatenate([p._data for p in parts], axis=d, dtype=dt)
+    if GRAD.enabled and any(t_._requires_grad for t_ in ts):
+        res, node = record(CatBackward0, r, ts)
+        node.dim = d
+        node.sizes = [None if sk else t_._data.shape[d] for t_, sk in zip(ts, skip)]
+        return res if out is None else write_out(out, res, "cat")
+    res = wrap(r)
+    return res if out is None else write_out(out, res, "cat")
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Join tensors of equal shape along a new dim."""
+    ts = _tensor_list(tensors, "stack")
+    shape = ts[0]._data.shape
+    for i, t_ in enumerate(ts):
+        if t_._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
+                f"{list(t_._data.shape)} at entry {i}"
+            )
+    d = wrap_dim(dim, len(shape) + 1)
+    return cat([unsqueeze(t_, d) for t_ in ts], d, out=out)
+
+
+def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Concatenate horizontally (dim 1, or dim 0 for 1-D tensors)."""
+    ts = [atleast_1d(t_) for t_ in _tensor_list(tensors, "hstack")]
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
+
+
+def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Concatenate vertically (after making tensors at least 2-D)."""
+    ts = [atleast_2d(t_) for t_ in _tensor_list(tensors, "vstack")]
+    return cat(ts, 0, out=out)
+
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """All slices along ``dim``, as a tuple of views."""
+    x = tensor_arg(input, "unbind")
+    a = x._data
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, a.ndim)
+    return tuple(select(x, d, i) for i in range(a.shape[d]))
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
+    x = tensor_arg(tensor, "split", "tensor")
+    a = x._data
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sections = [int(s) for s in split_size_or_sections]
+        if sum(sections) != size:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension "
+                f"{d}), but got split_sizes={sections}"
+            )
+    else:
+        n = int(split_size_or_sections)
+        if n <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        sections = [n] * (size // n) + ([size % n] if size % n else []) if n and size else [0]
+    out = []
+    start = 0
+    for s in sections:
+        out.append(narrow(x, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    return split(input, list(split_sizes), dim)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
+    x = tensor_arg(input, "chunk")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = x._data.shape[wrap_dim(dim, x._data.ndim)]
+    step = -(-size // chunks) if size else 1
+    return split(x, step, dim)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into ``n`` parts as equal as possible, or at the given indices."""
+    x = tensor_arg(input, "tensor_split")
+    d = wrap_dim(dim, x._data.ndim)
+    size = x._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        v = indices_or_sections._data
+        indices_or_sections = int(v) if v.ndim == 0 else [int(i) for i in v]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        q, r = divmod(size, n)
+        return split(x, [q + 1] * r + [q] * (n - r), d)
+    # slices between consecutive indices, clipped like Python slicing (empty when they cross)
+    bounds = [0] + [max(min(int(i) + size if int(i) < 0 else int(i), size), 0) for i in indices_or_sections] + [size]
+    pieces = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        pieces.append(narrow(x, d, a, max(b - a, 0)))
+    return tuple(pieces)
+
+
+
+def _split_at(fname: str, x: Tensor, sections: Any, dim: int, min_dims: int) -> tuple:
+    if x._data.ndim < min_dims:
+        raise RuntimeError(
+            f"torch.{fname} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+            f"{x._data.ndim} dimensions!"
+        )
+    if isinstance(sections, int) and x._data.shape[dim] % sections:
+        raise RuntimeError(
+            f"torch.{fname} attempted to split along dimension {dim}, but the size of the dimension "
+            f"{x._data.shape[dim]} is not divisible by the split_size {sections}!"
+        )
+    return tensor_split(x, sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
+    x = tensor_arg(input, "hsplit")
+    return _split_at("hsplit", x, indices_or_sections, 1 if x._data.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along dim 0 into equal sections or at indices."""
+    return _split_at("vsplit", tensor_arg(input, "vsplit"), indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """Split along dim 2 into equal sections or at indices."""
+    return _split_at("dsplit", tensor_arg(input, "dsplit"), indices_or_sections, 2, 3)
+
+
+
+def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
+    ts = [reshape(t_, (-1, 1)) if t_._data.ndim <= 1 else t_ for t_ in _tensor_list(tensors, "column_stack")]
+    return cat(ts, 1, out=out)
+
+
+def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """Join along dim 2 after making every tensor at least 3-D."""
+    return cat([atleast_3d(t_) for t_ in _tensor_list(tensors, "dstack")], 2, out=out)
+
+
+row_stack = vstack
+
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of the 1-D tensors' elements, as rows."""
+    ts = [tensor_arg(t_, "cartesian_prod", "tensors", i + 1) for i, t_ in enumerate(tensors)]
+    if len(ts) == 1:
+        return ts[0]
+    return stack([reshape(g, (-1,)) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix from 0-D, 1-D (a row) and 2-D tensors."""
+    ts = []
+    for i, t_ in enumerate(tensors):
+        t_ = tensor_arg(t_, "block_diag", "tensors", i + 1)
+        if t_._data.ndim > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t_._data.ndim} dimensions"
+            )
+        ts.append(reshape(t_, (1, -1)) if t_._data.ndim < 2 else t_)
+    if not ts:
+        return wrap(np.zeros((1, 0)))
+    from .._dtype import FROM_NP, PROMOTE
+
+    dt = ts[0]._data.dtype
+    for t_ in ts[1:]:
+        dt = PROMOTE[(FROM_NP[dt], FROM_NP[t_._data.dtype])].np
+    width = sum(t_._data.shape[1] for t_ in ts)
+    rows, left = [], 0
+    for t_ in ts:
+        h, w = t_._data.shape
+        pieces = [wrap(np.zeros((h, left), dtype=dt)), t_, wrap(np.zeros((h, width - left - w), dtype=dt))]
+        rows.append(cat(pieces, 1))
+        left += w
+    return cat(rows, 0)

@@ -1,0 +1,331 @@
+"""Selection: maximum/minimum/fmax/fmin, clamp (and clip, clamp_min, clamp_max, clamp_), where, lerp."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node, SavedTensor, unpack
+from .._dtype import FROM_NP
+from ._util import (
+    GRAD,
+    Tensor,
+    binary_arrays,
+    broadcast_error,
+    bump_version,
+    check_inplace,
+    needs_grad,
+    not_implemented,
+    record,
+    tensor_arg,
+    wrap,
+    writable,
+)
+from ._pointwise import _apply2, _arr, _finish, _load, _meta, _save, _type_title, inplace_apply, reduce_to
+from .arithmetic import add, mul, rsub, sub
+from .comparison import eq, gt, lt
+from .conversion import to_dtype
+
+
+# -- binary min/max, clamp, where -----------------------------------------------------
+
+
+class MaximumBackward0(Node):
+    __slots__ = ("self_", "other", "self_meta", "other_meta", "is_max")
+    _saved_slots = ("self_", "other")
+
+    def backward(self, g: Tensor) -> tuple:
+        x, y = unpack(self, self.self_), unpack(self, self.other)
+        pick_x = gt(x, y) if self.is_max else lt(x, y)
+        tie = eq(x, y)
+        # ties split the gradient evenly, as torch does
+        wx = add(to_dtype(pick_x, FROM_NP[g._data.dtype]), mul(to_dtype(tie, FROM_NP[g._data.dtype]), 0.5))
+        ga = reduce_to(mul(g, wx), self.self_meta) if self.needs(0) else None
+        gb = reduce_to(mul(g, rsub(wx, 1)), self.other_meta) if self.needs(1) else None
+        return ga, gb
+
+
+def _binary_extreme(input: Tensor, other: Tensor, fname: str, np_fn: Any, is_max: bool, out: Any) -> Tensor:
+    x = tensor_arg(input, fname)
+    y = tensor_arg(other, fname, "other", 2)
+    a, b = binary_arrays(x, y, fname)
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{fname} not implemented for complex tensors.")
+    r = _apply2(np_fn, a, b)
+    if needs_grad(x, y):
+        res, node = record(MaximumBackward0, r, (x, y))
+        node.self_, node.other = SavedTensor(x, False), SavedTensor(y, False)
+        node.self_meta, node.other_meta = _meta(x), _meta(y)
+        node.is_max = is_max
+        return _finish(res, out, fname)
+    return _finish(wrap(r), out, fname)
+
+
+def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise maximum of two tensors (NaN propagates)."""
+    return _binary_extreme(input, other, "maximum", np.maximum, True, out)
+
+
+def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise minimum of two tensors (NaN propagates)."""
+    return _binary_extreme(input, other, "minimum", np.minimum, False, out)
+
+
+def fmax(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise maximum that ignores NaN."""
+    return _binary_extreme(input, other, "fmax", np.fmax, True, out)
+
+
+def fmin(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise minimum that ignores NaN."""
+    return _binary_extreme(input, other, "fmin", np.fmin, False, out)
+
+
+class ClampBackward1(Node):
+    """clamp with number bounds: the gradient passes where the input is within them."""
+
+    __slots__ = ("self_", "min", "max")
+    _saved_slots = ("self_",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (mul(g, wrap(_in_bounds(unpack(self, self.self_)._data, self.min, self.max))),)
+
+
+def _in_bounds(a: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
+    mask = np.ones(a.shape, dtype=bool)
+    if lo is not None:
+        mask &= a >= (lo._data if isinstance(lo, Tensor) else lo)
+    if hi is not None:
+        mask &= a <= (hi._data if isinstance(hi, Tensor) else hi)
+    return mask
+
+
+class ClampBackward0(Node):
+    """clamp with tensor bounds: a bound gets the gradient where it was the value taken."""
+
+    __slots__ = ("self_", "min", "max", "metas")
+    _saved_slots = ("self_",)
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)._data
+        lo, hi = self.min, self.max
+        lo_a = lo._data if isinstance(lo, Tensor) else lo
+        hi_a = hi._data if isinstance(hi, Tensor) else hi
+        gx = reduce_to(mul(g, wrap(_in_bounds(x, lo, hi))), self.metas[0]) if self.needs(0) else None
+        gl = gh = None
+        if self.needs(1):
+            took_min = x < lo_a
+            if hi_a is not None:  # where min > max the result is max
+                took_min = took_min & (lo_a <= hi_a)
+            gl = reduce_to(mul(g, wrap(took_min)), self.metas[1])
+        if self.needs(2):
+            took_max = x > hi_a
+            if lo_a is not None:
+                took_max = took_max | (lo_a > hi_a)
+            gh = reduce_to(mul(g, wrap(took_max)), self.metas[2])
+        return gx, gl, gh
+
+
+_BOUND = (int, float, type(None))
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """Limit every element to ``[min, max]`` (either bound may be None, a number or a tensor)."""
+    x = tensor_arg(input, "clamp")
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    a = x._data
+    lo, hi = min, max
+    if a.dtype.kind != "f" or type(min) not in _BOUND or type(max) not in _BOUND:
+        a = _clamp_operand(x, min, max)
+        lo = min._data if isinstance(min, Tensor) else _int_bound(min, a.dtype)
+        hi = max._data if isinstance(max, Tensor) else _int_bound(max, a.dtype)
+    r = a
+    try:
+        if lo is not None:
+            r = np.maximum(r, lo)
+        if hi is not None:
+            r = np.minimum(r, hi)
+    except ValueError:
+        raise broadcast_error(a, lo, hi) from None
+    r = _arr(r)
+    if r.dtype != a.dtype:
+        r = r.astype(a.dtype)
+    if (x._requires_grad or (lo is not min or hi is not max) and needs_grad(min, max)) and GRAD.enabled:
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
+            res, node = record(ClampBackward0, r, (x, min, max))
+            node.metas = (_meta(x), _meta(min), _meta(max))
+        else:
+            res, node = record(ClampBackward1, r, (x,))
+        node.self_ = SavedTensor(x, False)
+        node.min, node.max = min, max
+        return _finish(res, out, "clamp")
+    return _finish(wrap(r), out, "clamp")
+
+
+def _clamp_operand(x: Tensor, lo: Any, hi: Any) -> np.ndarray:
+    """``x``'s data in the dtype torch computes clamp in: the promotion of the input and both bounds."""
+    a = x._data
+    dims, zeros, scalars = [], [], []
+    for v in (x, lo, hi):
+        if isinstance(v, Tensor):
+            (dims if v._data.ndim else zeros).append(FROM_NP[v._data.dtype])
+        elif v is not None:
+            if not isinstance(v, (int, float, complex, np.number, np.bool_)):
+                raise TypeError(f"clamp(): argument 'min' must be Number or Tensor, not {type(v).__name__}")
+            scalars.append(v)
+    dt = _dtype.result_type_of(dims, zeros, scalars).np
+    if dt.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+    if dt.kind == "b" and scalars:
+        raise not_implemented("clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu", a.dtype)
+    return a if a.dtype == dt else a.astype(dt)
+
+
+def _int_bound(v: Any, npdt: np.dtype) -> Any:
+    """An integer bound wrapped into the integer dtype, as torch does (NumPy refuses out-of-range Python ints)."""
+    if npdt.kind in "iu" and isinstance(v, int):
+        info = np.iinfo(npdt)
+        if not info.min <= v <= info.max:
+            return np.array(v).astype(npdt)
+    return v
+
+
+clip = clamp
+
+
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """In-place :func:`clamp`."""
+    tensor_arg(self, "clamp_", "self")
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    simple = not isinstance(min, Tensor) and not isinstance(max, Tensor) and self._data.dtype.kind == "f"
+    if simple and not (self._requires_grad and GRAD.enabled):
+        check_inplace(self, "clamp_")
+        np.clip(writable(self), min, max, out=self._data)
+        bump_version(self)
+        return self
+    return inplace_apply(self, clamp, (min, max), {}, "clamp_")
+
+
+clip_ = clamp_
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    """:func:`clamp` with only a lower bound."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """:func:`clamp` with only an upper bound."""
+    return clamp(input, max=max)
+
+
+class WhereBackward0(Node):
+    __slots__ = ("condition", "self_meta", "other_meta")
+
+    def backward(self, g: Tensor) -> tuple:
+        c = self.condition
+        ga = reduce_to(mul(g, wrap(c)), self.self_meta) if self.needs(0) else None
+        gb = reduce_to(mul(g, wrap(~c)), self.other_meta) if self.needs(1) else None
+        return ga, gb
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any:
+    """Elements of ``input`` where ``condition`` holds, else of ``other``; with one argument, ``nonzero(as_tuple=True)``."""
+    c = tensor_arg(condition, "where", "condition", 1)
+    if input is None and other is None:
+        from .indexing import nonzero
+
+        return nonzero(c, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where(): expected both 'input' and 'other', or neither")
+    if c._data.dtype.kind != "b":
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_type_title(c._data.dtype)}")
+    swapped = False
+    if isinstance(input, Tensor):
+        x_t, y = input, other
+    elif isinstance(other, Tensor):
+        x_t, y, swapped = other, input, True
+    else:
+        dt = _dtype.result_type_of([], [], [input, other])
+        x_t, y = wrap(np.asarray(input, dtype=dt.np)), other
+    a, b = binary_arrays(x_t, y, "where")
+    if swapped:
+        a, b = b, a
+    try:
+        r = _arr(np.where(c._data, a, b))
+    except ValueError:
+        raise broadcast_error(c._data, a, b) from None
+    if needs_grad(input, other):
+        res, node = record(WhereBackward0, r, (input, other))
+        node.condition = c._data
+        node.self_meta, node.other_meta = _meta(input), _meta(other)
+        return _finish(res, out, "where")
+    return _finish(wrap(r), out, "where")
+
+
+class LerpBackward0(Node):
+    __slots__ = ("weight", "start", "end", "metas")
+    _saved_slots = ("start", "end")
+
+    def backward(self, g: Tensor) -> tuple:
+        w = _load(self, self.weight)
+        gs = reduce_to(mul(g, rsub(w, 1) if isinstance(w, Tensor) else 1 - w), self.metas[0]) if self.needs(0) else None
+        ge_ = reduce_to(mul(g, w), self.metas[1]) if self.needs(1) else None
+        gw = None
+        if self.needs(2):
+            gw = reduce_to(mul(g, sub(_load(self, self.end), _load(self, self.start))), self.metas[2])
+        return gs, ge_, gw
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
+    """``input + weight * (end - input)``, for floating point tensors of one dtype."""
+    x = tensor_arg(input, "lerp")
+    e = tensor_arg(end, "lerp", "end", 2)
+    a, b = x._data, e._data
+    if a.dtype.kind != "f" or b.dtype != a.dtype or isinstance(weight, Tensor) or type(weight) is not float:
+        a, b = _lerp_operands(x, e, weight)
+    w = weight._data if isinstance(weight, Tensor) else weight
+    try:
+        r = _arr(a + w * (b - a)).astype(a.dtype, copy=False)
+    except ValueError:
+        raise broadcast_error(a, e._data) from None
+    if needs_grad(x, e, weight):
+        res, node = record(LerpBackward0, r, (x, e, weight))
+        node.weight = _save(weight)
+        node.start, node.end = SavedTensor(x, False), SavedTensor(e, False)
+        node.metas = (_meta(x), _meta(e), _meta(weight))
+        return _finish(res, out, "lerp")
+    return _finish(wrap(r), out, "lerp")
+
+
+def _lerp_operands(x: Tensor, e: Tensor, weight: Any) -> tuple[np.ndarray, np.ndarray]:
+    """torch's dtype rules for lerp: one floating dtype, except that a 0-dim weight promotes like a scalar."""
+    a, b = x._data, e._data
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `end` but got dtype {_c_name(b.dtype)}")
+    if isinstance(weight, Tensor):
+        wd = weight._data.dtype
+        if weight._data.ndim and wd != a.dtype:
+            raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `weight` but got dtype {_c_name(wd)}")
+        dt = _dtype.PROMOTE[(FROM_NP[a.dtype], FROM_NP[wd])].np if a.dtype.kind != wd.kind else a.dtype
+        kernel = "lerp_kernel_tensor"
+    elif isinstance(weight, (int, float, complex, np.number, np.bool_)):
+        if isinstance(weight, (complex, np.complexfloating)) and a.dtype.kind == "f":
+            raise RuntimeError(f"value cannot be converted to type {_c_name(a.dtype)} without overflow")
+        dt, kernel = a.dtype, "lerp_kernel_scalar"
+    else:
+        raise TypeError(f"lerp(): argument 'weight' (position 3) must be Number or Tensor, not {type(weight).__name__}")
+    if dt.kind not in "fc":
+        raise not_implemented(kernel, a.dtype)
+    return (a, b) if dt == a.dtype else (a.astype(dt), b.astype(dt))
+
+
+def _c_name(npdt: np.dtype) -> str:
+    """The C++ type name torch's dtype-mismatch messages use."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[npdt.name]

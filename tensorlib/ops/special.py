@@ -1,0 +1,305 @@
+"""Special functions: atan2, hypot, logaddexp(2), xlogy, copysign, deg2rad/rad2deg, sinc, logit, angle, signbit,
+heaviside, addcmul, addcdiv, with their in-place forms.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node, SavedTensor, unpack
+from ._util import GRAD, Tensor, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
+from ._pointwise import (
+    ZeroGradBackward,
+    _apply2,
+    _arr,
+    _finish,
+    _load,
+    _meta,
+    _save,
+    inplace_apply,
+    ndarray,
+    reduce_to,
+)
+from .arithmetic import add, div, mul, rsub, sub
+from .comparison import eq, gt, logical_or, lt
+from .conversion import to_dtype
+from .selection import where
+from .unary import _LN2, _unary, cos, exp, exp2, log, neg, reciprocal
+
+
+# -- more binary and unary functions -------------------------------------------------------------
+#
+# Each computes its forward with NumPy in the promoted float dtype; gradients are
+# written with the ops above, so they are differentiable again.
+
+
+def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) -> tuple[Tensor, np.ndarray, Any]:
+    """``input`` as a tensor and both operands' values in the promoted floating dtype (ints give the default float)."""
+    x = tensor_arg(input, fname)
+    a, b = binary_arrays(x, other, fname)
+    if a.dtype.kind not in "fc":
+        if not int_ok:
+            raise not_implemented(fname + "_cpu", a.dtype)
+        a = a.astype(_dtype.DEFAULT.np_float)
+        b = b.astype(a.dtype) if type(b) is ndarray else b
+    if type(b) is not ndarray:
+        b = np.asarray(b, dtype=a.dtype)  # keep the tensor's dtype through NumPy scalar arithmetic
+    return x, a, b
+
+
+def _binary_float(
+    fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True, scalar_ok: bool = True
+) -> Callable:
+    """A float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``)."""
+    node_cls = type(
+        "".join(p.capitalize() for p in fname.split("_")) + "Backward0",
+        (Node,),
+        {"__slots__": ("self_", "other", "result", "metas"), "_saved_slots": ("self_", "other", "result")},
+    )
+
+    def backward(self: Any, g: Tensor) -> tuple:
+        x, y = _load(self, self.self_), _load(self, self.other)
+        gx, gy = grads(g, x, y, unpack(self, self.result))
+        return (
+            reduce_to(gx, self.metas[0]) if self.needs(0) else None,
+            reduce_to(gy, self.metas[1]) if self.needs(1) and self.metas[1] is not None else None,
+        )
+
+    node_cls.backward = backward
+
+    def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        if not scalar_ok:
+            tensor_arg(other, fname, "other", 2)
+        x, a, b = _float_operands(fname, input, other, int_ok=int_ok)
+        r = _apply2(np_fn, a, b)
+        if needs_grad(x, other) and r.dtype.kind in "fc":
+            res, node = record(node_cls, r, (x, other))
+            node.self_, node.other = SavedTensor(x, False), _save(other)
+            node.result = SavedTensor(res, True)
+            node.metas = (_meta(x), _meta(other))
+            return _finish(res, out, fname)
+        return _finish(wrap(r), out, fname)
+
+    def fn_(self: Tensor, other: Any) -> Tensor:
+        return inplace_apply(self, fn, (other,), {}, fname + "_")
+
+    fn.__name__ = fn.__qualname__ = fname
+    fn.__doc__ = doc
+    fn_.__name__ = fn_.__qualname__ = fname + "_"
+    fn_.__doc__ = f"In-place :func:`{fname}`."
+    fn.__module__ = fn_.__module__ = __name__
+    return fn, fn_
+
+
+def _atan2_grads(g: Tensor, y: Tensor, x: Any, r: Tensor) -> tuple:
+    denom = add(mul(x, x), mul(y, y))
+    # at the origin the gradient is taken as 0, as torch does
+    zero = eq(denom, 0)
+    recip = where(zero, 0.0, reciprocal(where(zero, 1.0, denom)))
+    return mul(g, mul(x, recip)), mul(g, neg(mul(y, recip)))
+
+
+def _hypot_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    return mul(g, div(x, r)), mul(g, div(y, r))
+
+
+def _logaddexp_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    return mul(g, exp(sub(x, r))), mul(g, exp(rsub(r, y) if not isinstance(y, Tensor) else sub(y, r)))
+
+
+_LOG2E = 1.0 / _LN2
+
+
+def _logaddexp2_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    gx = mul(g, exp2(sub(x, r)))
+    gy = mul(g, exp2(rsub(r, y) if not isinstance(y, Tensor) else sub(y, r)))
+    return gx, gy
+
+
+def _xlogy_np(a: np.ndarray, b: Any) -> np.ndarray:
+    # 0 * log(y) is 0 (unless y is nan), as in torch
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = a * np.log(b)
+    return np.where((a == 0) & ~np.isnan(b), 0, r).astype(r.dtype, copy=False)
+
+
+def _xlogy_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    ly = log(y) if isinstance(y, Tensor) else (math.log(y) if y > 0 else (-math.inf if y == 0 else math.nan))
+    return mul(g, ly), mul(g, div(x, y))
+
+
+def _copysign_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    # d|x| sign(y) / dx: +-1 (0 at x == 0); no gradient for the sign source
+    ratio = where(eq(x, 0), 0.0, div(r, x))
+    return mul(g, ratio), mul(g, 0.0)
+
+
+atan2, atan2_ = _binary_float(
+    "atan2", np.arctan2, _atan2_grads, "Elementwise arctangent of ``input / other`` with the quadrant.", scalar_ok=False
+)
+arctan2, arctan2_ = atan2, atan2_
+hypot, hypot_ = _binary_float(
+    "hypot", np.hypot, _hypot_grads, "Elementwise ``sqrt(input ** 2 + other ** 2)``.", int_ok=False, scalar_ok=False
+)
+logaddexp, _ = _binary_float(
+    "logaddexp", np.logaddexp, _logaddexp_grads, "Elementwise ``log(exp(input) + exp(other))``.", int_ok=False,
+    scalar_ok=False,
+)
+logaddexp2, _ = _binary_float(
+    "logaddexp2", np.logaddexp2, _logaddexp2_grads, "Elementwise ``log2(2 ** input + 2 ** other)``.", int_ok=False,
+    scalar_ok=False,
+)
+xlogy, xlogy_ = _binary_float("xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.")
+copysign, copysign_ = _binary_float("copysign", np.copysign, _copysign_grads, "``input``'s magnitude with ``other``'s sign.")
+
+
+def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Degrees to radians."""
+    return mul(_as_float(tensor_arg(input, "deg2rad"), "deg2rad"), math.pi / 180, out=out)
+
+
+def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Radians to degrees."""
+    return mul(_as_float(tensor_arg(input, "rad2deg"), "rad2deg"), 180 / math.pi, out=out)
+
+
+def deg2rad_(self: Tensor) -> Tensor:
+    """In-place :func:`deg2rad`."""
+    return inplace_apply(self, deg2rad, (), {}, "deg2rad_")
+
+
+def rad2deg_(self: Tensor) -> Tensor:
+    """In-place :func:`rad2deg`."""
+    return inplace_apply(self, rad2deg, (), {}, "rad2deg_")
+
+
+def _as_float(x: Tensor, fname: str) -> Tensor:
+    kind = x._data.dtype.kind
+    if kind == "c":
+        raise RuntimeError(f"{fname} is not supported for complex tensors.")
+    return x if kind == "f" else to_dtype(x, _dtype.DEFAULT.float)
+
+
+def _sinc_np(a: np.ndarray) -> np.ndarray:
+    return np.sinc(a)
+
+
+def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    # d sinc / dx = (cos(pi x) - sinc(x)) / x, and 0 at x == 0
+    px = mul(x, math.pi)
+    safe = where(eq(x, 0), 1.0, x)
+    return mul(g, where(eq(x, 0), 0.0, div(sub(cos(px), y), safe)))
+
+
+sinc, sinc_ = _unary("sinc", _sinc_np, _sinc_grad, "xy", "Normalised sinc: ``sin(pi x) / (pi x)``, 1 at 0.")
+sinc.__module__ = sinc_.__module__ = __name__  # built by unary's factory, defined here
+
+
+class LogitBackward0(Node):
+    __slots__ = ("self_", "eps")
+    _saved_slots = ("self_",)
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.self_)
+        d = div(g, mul(x, rsub(x, 1)))
+        if self.eps is not None:  # clamped away: no gradient
+            d = where(logical_or(lt(x, self.eps), gt(x, 1 - self.eps)), 0.0, d)
+        return (d,)
+
+
+def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    x = _as_float(tensor_arg(input, "logit"), "logit")
+    a = x._data if eps is None else np.clip(x._data, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = _arr(np.log(a / (1 - a)))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(LogitBackward0, r, (x,))
+        node.self_, node.eps = SavedTensor(x, False), eps
+        return _finish(res, out, "logit")
+    return _finish(wrap(r), out, "logit")
+
+
+def logit_(self: Tensor, eps: float | None = None) -> Tensor:
+    """In-place :func:`logit`."""
+    return inplace_apply(self, logit, (eps,), {}, "logit_")
+
+
+def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The argument of complex numbers; for real ones pi where negative, else 0 (nan stays nan)."""
+    x = tensor_arg(input, "angle")
+    a = x._data
+    if a.dtype.kind == "c":
+        return _finish(wrap(_arr(np.angle(a))), out, "angle")
+    f = a if a.dtype.kind == "f" else a.astype(_dtype.DEFAULT.np_float)
+    r = np.where(f < 0, np.pi, 0).astype(f.dtype)
+    r[np.isnan(f)] = np.nan
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(ZeroGradBackward, r, (x,))
+        node.metas = (_meta(x),)
+        return _finish(res, out, "angle")
+    return _finish(wrap(r), out, "angle")
+
+
+def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Whether the sign bit is set (true for -0.0)."""
+    a = tensor_arg(input, "signbit")._data
+    if a.dtype.kind == "c":
+        raise RuntimeError("signbit is not implemented for complex tensors.")
+    return _finish(wrap(_arr(np.signbit(a))), out, "signbit")
+
+
+def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (not differentiable)."""
+    x = tensor_arg(input, "heaviside")
+    v = tensor_arg(values, "heaviside", "values", 2)
+    if x._data.dtype != v._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    if x._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    return _finish(wrap(_apply2(np.heaviside, x._data, v._data).astype(x._data.dtype)), out, "heaviside")
+
+
+def heaviside_(self: Tensor, values: Tensor) -> Tensor:
+    """In-place :func:`heaviside`."""
+    return inplace_apply(self, heaviside, (values,), {}, "heaviside_")
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``input + value * tensor1 * tensor2``."""
+    x = tensor_arg(input, "addcmul")
+    t1 = tensor_arg(tensor1, "addcmul", "tensor1", 2)
+    t2 = tensor_arg(tensor2, "addcmul", "tensor2", 3)
+    prod = mul(t1, t2)
+    return add(x, prod if value == 1 else mul(prod, value), out=out)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``input + value * tensor1 / tensor2``."""
+    x = tensor_arg(input, "addcdiv")
+    t1 = tensor_arg(tensor1, "addcdiv", "tensor1", 2)
+    t2 = tensor_arg(tensor2, "addcdiv", "tensor2", 3)
+    if t1._data.dtype.kind in "iub" and t2._data.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+        )
+    q = div(t1, t2)
+    return add(x, q if value == 1 else mul(q, value), out=out)
+
+
+def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcmul`."""
+    return inplace_apply(self, addcmul, (tensor1, tensor2), {"value": value}, "addcmul_")
+
+
+def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place :func:`addcdiv`."""
+    return inplace_apply(self, addcdiv, (tensor1, tensor2), {"value": value}, "addcdiv_")

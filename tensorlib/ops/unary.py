@@ -1,0 +1,379 @@
+"""Unary math: the ``_unary`` factory and the functions it builds (exp, log, sqrt, trig, sigmoid, relu, floor, ...),
+with their in-place forms; square, abs, sgn, round, neg, conj, real and imag.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node, SavedTensor, unpack
+from .._dtype import FROM_NP
+from ._util import GRAD, Tensor, not_implemented, record, tensor_arg, wrap
+from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, ndarray
+from .arithmetic import _conj, add, div, mul, pow, rsub, sub
+from .comparison import gt
+from .conversion import to_dtype, zeros_like
+
+
+# -- unary math -------------------------------------------------------------------
+
+
+def _unary(
+    name: str,
+    np_fn: Callable[[np.ndarray], np.ndarray],
+    grad: Callable[[Tensor, Any, Any], Tensor] | None,
+    save: str,
+    doc: str,
+    *,
+    other_dtypes: Callable[[np.ndarray, Callable], np.ndarray] | None = None,
+) -> tuple[Callable, Callable]:
+    """Build an elementwise function and its in-place method from a NumPy function and a gradient rule.
+
+    ``grad(g, x, y)`` gets the incoming gradient, the input and the result
+    (whichever ``save`` names: ``'x'``, ``'y'``, ``'xy'`` or ``''``; the other is None).
+    A None ``grad`` marks a piecewise-constant function (zero gradient).
+    ``other_dtypes(a, np_fn)`` computes the result for non-float inputs (or raises
+    torch's error); by default integers and bools compute in the default float dtype.
+    """
+    if other_dtypes is None:
+        other_dtypes = _in_float
+    node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward0"
+
+    def backward(self: Any, g: Tensor) -> tuple:
+        x = unpack(self, self.x) if "x" in save else None
+        y = unpack(self, self.y) if "y" in save else None
+        if grad is None:
+            return (zeros_like(g),)
+        return (grad(g, x, y),)
+
+    node_cls = type(node_name, (Node,), {"__slots__": ("x", "y"), "_saved_slots": ("x", "y"), "backward": backward})
+
+    def compute(x: Tensor) -> np.ndarray:
+        a = x._data
+        r = np_fn(a) if a.dtype.kind == "f" else other_dtypes(a, np_fn)
+        return r if type(r) is ndarray else np.asarray(r)
+
+    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        x = tensor_arg(input, name)
+        r = compute(x)
+        if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
+            res, node = record(node_cls, r, (x,))
+            node.x = SavedTensor(x, False) if "x" in save else None
+            node.y = SavedTensor(res, True) if "y" in save else None
+            return _finish(res, out, name)
+        return _finish(wrap(r), out, name)
+
+    def fn_(self: Tensor) -> Tensor:
+        return inplace_apply(self, fn, (), {}, name + "_")
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn_.__name__ = fn_.__qualname__ = name + "_"
+    fn_.__doc__ = f"In-place version of :func:`{name}`."
+    fn.__module__ = fn_.__module__ = __name__
+    return fn, fn_
+
+
+def _in_float(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+    """Integers and bools compute in the default float dtype; complex stays complex."""
+    return np_fn(a if a.dtype.kind == "c" else a.astype(_dtype.DEFAULT.np_float))
+
+
+def _any_dtype(name: str) -> Callable:
+    """Every dtype computes in its own type, except that torch has no ``name`` kernel for bool."""
+
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        if a.dtype.kind == "b":
+            raise not_implemented(name + "_cpu", a.dtype)
+        return np_fn(a)
+
+    return other
+
+
+def _rounding(name: str) -> Callable:
+    """floor/ceil/trunc: integers are returned as they are; no bool or complex kernels."""
+
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        kind = a.dtype.kind
+        if kind == "b":
+            raise not_implemented(name + "_vml_cpu", a.dtype)
+        if kind == "c":
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
+        return a.copy()
+
+    return other
+
+
+def _float_only(kernel: str) -> Callable:
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        raise not_implemented(kernel, a.dtype)
+
+    return other
+
+
+def _real_in_float(kernel: str) -> Callable:
+    """Like the default, but no complex kernel."""
+
+    def other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+        if a.dtype.kind == "c":
+            raise not_implemented(kernel, a.dtype)
+        return np_fn(a.astype(_dtype.DEFAULT.np_float))
+
+    return other
+
+
+def _sign_other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+    kind = a.dtype.kind
+    if kind == "b":
+        return a.copy()
+    if kind == "c":
+        raise NotImplementedError(
+            "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."
+        )
+    return np_fn(a)
+
+
+def _relu_other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
+    kind = a.dtype.kind
+    if kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
+    return np_fn(a)
+
+
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+exp, exp_ = _unary("exp", np.exp, lambda g, x, y: mul(g, _conj(y)), "y", "Elementwise e ** x.")
+exp2, exp2_ = _unary("exp2", np.exp2, lambda g, x, y: mul(g, mul(_conj(y), _LN2)), "y", "Elementwise 2 ** x.")
+expm1, expm1_ = _unary("expm1", np.expm1, lambda g, x, y: mul(g, add(y, 1)), "y", "Elementwise e ** x - 1.")
+log, log_ = _unary("log", np.log, lambda g, x, y: div(g, _conj(x)), "x", "Elementwise natural logarithm.")
+log2, log2_ = _unary("log2", np.log2, lambda g, x, y: div(g, mul(x, _LN2)), "x", "Elementwise base-2 logarithm.")
+log10, log10_ = _unary("log10", np.log10, lambda g, x, y: div(g, mul(x, _LN10)), "x", "Elementwise base-10 logarithm.")
+log1p, log1p_ = _unary("log1p", np.log1p, lambda g, x, y: div(g, add(x, 1)), "x", "Elementwise log(1 + x).")
+sqrt, sqrt_ = _unary("sqrt", np.sqrt, lambda g, x, y: div(g, mul(_conj(y), 2)), "y", "Elementwise square root.")
+rsqrt, rsqrt_ = _unary(
+    "rsqrt", lambda a: 1 / np.sqrt(a), lambda g, x, y: mul(g, mul(pow(y, 3), -0.5)), "y", "Elementwise 1 / sqrt(x)."
+)
+sin, sin_ = _unary("sin", np.sin, lambda g, x, y: mul(g, cos(x)), "x", "Elementwise sine.")
+cos, cos_ = _unary("cos", np.cos, lambda g, x, y: mul(g, neg(sin(x))), "x", "Elementwise cosine.")
+tan, tan_ = _unary("tan", np.tan, lambda g, x, y: mul(g, add(mul(y, y), 1)), "y", "Elementwise tangent.")
+asin, asin_ = _unary("asin", np.arcsin, lambda g, x, y: div(g, sqrt(rsub(mul(x, x), 1))), "x", "Elementwise arcsine.")
+acos, acos_ = _unary(
+    "acos", np.arccos, lambda g, x, y: neg(div(g, sqrt(rsub(mul(x, x), 1)))), "x", "Elementwise arccosine."
+)
+atan, atan_ = _unary("atan", np.arctan, lambda g, x, y: div(g, add(mul(x, x), 1)), "x", "Elementwise arctangent.")
+sinh, sinh_ = _unary("sinh", np.sinh, lambda g, x, y: mul(g, cosh(x)), "x", "Elementwise hyperbolic sine.")
+cosh, cosh_ = _unary("cosh", np.cosh, lambda g, x, y: mul(g, sinh(x)), "x", "Elementwise hyperbolic cosine.")
+tanh, tanh_ = _unary(
+    "tanh", np.tanh, lambda g, x, y: mul(g, rsub(mul(y, y), 1)), "y", "Elementwise hyperbolic tangent."
+)
+asinh, asinh_ = _unary(
+    "asinh", np.arcsinh, lambda g, x, y: div(g, sqrt(add(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic sine."
+)
+acosh, acosh_ = _unary(
+    "acosh", np.arccosh, lambda g, x, y: div(g, sqrt(sub(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic cosine."
+)
+atanh, atanh_ = _unary(
+    "atanh", np.arctanh, lambda g, x, y: div(g, rsub(mul(x, x), 1)), "x", "Elementwise inverse hyperbolic tangent."
+)
+
+
+def _sigmoid_np(a: np.ndarray) -> np.ndarray:
+    # Split by sign so neither branch overflows.
+    out = np.empty_like(a)
+    pos = a >= 0
+    np.divide(1, 1 + np.exp(-a, where=pos, out=np.zeros_like(a)), where=pos, out=out)
+    ea = np.exp(a, where=~pos, out=np.zeros_like(a))
+    np.divide(ea, 1 + ea, where=~pos, out=out)
+    return out
+
+
+sigmoid, sigmoid_ = _unary(
+    "sigmoid", _sigmoid_np, lambda g, x, y: mul(g, mul(y, rsub(y, 1))), "y", "Elementwise logistic function 1 / (1 + e ** -x)."
+)
+reciprocal, reciprocal_ = _unary(
+    "reciprocal", lambda a: 1 / a, lambda g, x, y: mul(g, neg(mul(y, y))), "y", "Elementwise 1 / x."
+)
+def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise x ** 2."""
+    return pow(tensor_arg(input, "square"), 2, out=out)
+
+
+def square_(self: Tensor) -> Tensor:
+    """In-place version of :func:`square`."""
+    return inplace_apply(self, square, (), {}, "square_")
+
+
+def _abs_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
+    return mul(g, sgn(x))
+
+
+abs, abs_ = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"))  # noqa: A001
+absolute = abs
+
+
+def _relu_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
+    return mul(g, gt(y, 0))
+
+
+relu, relu_ = _unary(
+    "relu", lambda a: np.maximum(a, 0), _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other
+)
+
+floor, floor_ = _unary("floor", np.floor, None, "", "Elementwise floor.", other_dtypes=_rounding("floor"))
+ceil, ceil_ = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", other_dtypes=_rounding("ceil"))
+trunc, trunc_ = _unary(
+    "trunc", np.trunc, None, "", "Elementwise truncation toward zero.", other_dtypes=_rounding("trunc")
+)
+fix, fix_ = trunc, trunc_
+frac, frac_ = _unary(
+    "frac", lambda a: a - np.trunc(a), lambda g, x, y: g, "", "Elementwise fractional part.",
+    other_dtypes=_float_only("frac_cpu"),
+)
+sign, sign_ = _unary("sign", np.sign, None, "", "Elementwise sign (-1, 0 or 1).", other_dtypes=_sign_other)
+
+
+def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Sign for real tensors; ``x / |x|`` for complex ones."""
+    x = tensor_arg(input, "sgn")
+    a = x._data
+    if a.dtype.kind == "c":
+        mag = np.abs(a)
+        r = np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
+        return _finish(wrap(r), out, "sgn")
+    return sign(x, out=out)
+
+
+def sgn_(self: Tensor) -> Tensor:
+    """In-place version of :func:`sgn`."""
+    return inplace_apply(self, sgn, (), {}, "sgn_")
+
+
+def _round_np(a: np.ndarray, decimals: int = 0) -> np.ndarray:
+    return np.round(a, decimals)
+
+
+class RoundBackward0(ZeroGradBackward):
+    __slots__ = ()
+
+
+def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
+    """Elementwise rounding half to even, to ``decimals`` decimal places."""
+    x = tensor_arg(input, "round")
+    kind = x._data.dtype.kind
+    if kind in "bc":
+        raise not_implemented("round_vml_cpu", x._data.dtype)
+    if kind in "iub" and decimals != 0:
+        raise not_implemented("round_cpu", x._data.dtype)
+    r = _arr(np.round(x._data, decimals))
+    if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
+        res, node = record(RoundBackward0, r, (x,))
+        node.metas = (_meta(x),)
+        return _finish(res, out, "round")
+    return _finish(wrap(r), out, "round")
+
+
+def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
+    """In-place version of :func:`round`."""
+    return inplace_apply(self, round, (), {"decimals": decimals}, "round_")
+
+
+class NegBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        return (neg(g),)
+
+
+def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise negation."""
+    x = tensor_arg(input, "neg")
+    a = x._data
+    if a.dtype.kind == "b":
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    r = _arr(np.negative(a))
+    if x._requires_grad and GRAD.enabled:
+        res, _ = record(NegBackward0, r, (x,))
+        return _finish(res, out, "neg")
+    return _finish(wrap(r), out, "neg")
+
+
+negative = neg
+
+
+def neg_(self: Tensor) -> Tensor:
+    """In-place negation."""
+    return inplace_apply(self, neg, (), {}, "neg_")
+
+
+negative_ = neg_
+
+
+class ConjBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        return (conj(g),)
+
+
+def conj(input: Tensor) -> Tensor:
+    """Complex conjugate (the tensor itself for real dtypes)."""
+    x = tensor_arg(input, "conj")
+    if x._data.dtype.kind != "c":
+        return x
+    r = np.conj(x._data)
+    if x._requires_grad and GRAD.enabled:
+        res, _ = record(ConjBackward0, r, (x,))
+        return res
+    return wrap(r)
+
+
+class RealBackward0(Node):
+    __slots__ = ("meta",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (to_dtype(g, FROM_NP[self.meta[1]]),)
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part (a view for complex tensors, the tensor itself for real ones)."""
+    x = tensor_arg(input, "real")
+    if x._data.dtype.kind != "c":
+        return x
+    from .._tensor import _make_view
+
+    t = _make_view(x, x._data.real)
+    if x._requires_grad and GRAD.enabled:
+        from ._util import edge
+        from .._autograd.graph import new_node
+
+        node = new_node(RealBackward0, (edge(x),))
+        node.meta = _meta(x)
+        t._grad_fn = node
+        t._requires_grad = True
+    return t
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor."""
+    x = tensor_arg(input, "imag")
+    if x._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    res = mul(sub(x, conj(x)), -0.5j)
+    return to_dtype(res, FROM_NP[x._data.dtype].to_real())
+
+
+
+# NumPy's names for the inverse trigonometric functions
+arccos, arccos_, arcsin, arcsin_, arctan, arctan_ = acos, acos_, asin, asin_, atan, atan_
+arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_ = acosh, acosh_, asinh, asinh_, atanh, atanh_
