@@ -89,12 +89,15 @@ def plain_check_source(signature: inspect.Signature, tag: str | None = None) -> 
         elif p.kind is _P.VAR_KEYWORD:
             checks.append(f"(not {p.name} or _all_plain({p.name}.values()))")
         elif p.default is None:
-            checks.append(f"({p.name} is None or type({p.name}) in _F or _plain_seq({p.name}))")
+            checks.append(f"({p.name} is None or type({p.name}) in _F or (type({p.name}) in _S and _plain_seq({p.name})))")
         elif p.default is not _P.empty and tag is not None:
             # left at its default (the usual case): no type lookup needed
-            checks.append(f"({p.name} is {default_name(tag, p.name)} or type({p.name}) in _F or _plain_seq({p.name}))")
+            checks.append(
+                f"({p.name} is {default_name(tag, p.name)} or type({p.name}) in _F"
+                f" or (type({p.name}) in _S and _plain_seq({p.name})))"
+            )
         else:
-            checks.append(f"(type({p.name}) in _F or _plain_seq({p.name}))")
+            checks.append(f"(type({p.name}) in _F or (type({p.name}) in _S and _plain_seq({p.name})))")
     checks.append("not _M")
     return " and ".join(checks)
 

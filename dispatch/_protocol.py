@@ -127,6 +127,7 @@ class Protocol:
             "_M": 0,
             "_all_plain": self._all_plain,
             "_plain_seq": self._plain_seq,
+            "_S": frozenset({list, tuple}),
             "_slow": self._slow,
             "_slow_modes": self._slow_modes,
         }
@@ -216,7 +217,25 @@ class Protocol:
             if st.disabled or st.modes:
                 relevant = args + tuple(kwargs.values()) if kwargs else args
                 return self.dispatch(spec.public, spec.impl, relevant, args, kwargs)
-        is_impl, plain, impls = self.is_implementer_type, self._plain, self._implementers
+        plain, impls = self._plain, self._implementers
+        if not kwargs:
+            # The usual case: one already-known implementer among plain positional args.
+            found = None
+            for v in args:
+                tp = type(v)
+                if tp in plain:
+                    continue
+                if found is None and tp in impls:
+                    found = v
+                    continue
+                break
+            else:
+                if found is not None:
+                    result = getattr(found, self.method)(spec.public, (type(found),), args, kwargs)
+                    if result is NotImplemented:
+                        self._raise_unhandled(spec.public, [type(found)], None)
+                    return result
+        is_impl = self.is_implementer_type
         types, objs = collect(args, is_impl, plain, impls)
         if kwargs:
             collect(kwargs.values(), is_impl, plain, impls, types, objs)
