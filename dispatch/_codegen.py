@@ -85,7 +85,10 @@ def plain_check_source(signature: inspect.Signature, tag: str | None = None) -> 
     checks: list[str] = []
     for p in signature.parameters.values():
         if p.kind is _P.VAR_POSITIONAL:
-            checks.append(f"_all_plain({p.name})")
+            # one or two positional extras are the usual case: check them inline
+            n = p.name
+            first = f"(type({n}[0]) in _F or (type({n}[0]) in _S and _plain_seq({n}[0])))"
+            checks.append(f"(not {n} or ({first} and (len({n}) == 1 or _all_plain({n}))))")
         elif p.kind is _P.VAR_KEYWORD:
             checks.append(f"(not {p.name} or _all_plain({p.name}.values()))")
         elif p.default is None:

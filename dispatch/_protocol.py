@@ -166,7 +166,7 @@ class Protocol:
     def _all_plain(self, values: Iterable[Any]) -> bool:
         plain = self._plain
         for v in values:
-            if type(v) not in plain:
+            if type(v) not in plain and not self._plain_seq(v):
                 return False
         return True
 

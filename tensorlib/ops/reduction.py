@@ -88,20 +88,24 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     a = x._data
     if dtype is not None:
         a = a.astype(dtype.np)
-    rdt = np.int64 if a.dtype.kind in "biu" else None
+    if a.dtype.kind in "biu":
+        rdt = np.int64
+    else:
+        rdt = None
     if dim is None:
-        dims = tuple(range(a.ndim))
-        r = _add_reduce(a, axis=None, dtype=rdt, keepdims=keepdim)
+        dims = None
+        r = _add_reduce(a, None, rdt, None, keepdim) if keepdim else _add_reduce(a, None, rdt)
         node_cls = SumBackward0
     else:
         dims = normalize_dims(dim, a.ndim)
-        r = _add_reduce(a, axis=dims, dtype=rdt, keepdims=keepdim)
+        r = _add_reduce(a, dims, rdt, None, keepdim)
         node_cls = SumBackward1
     if type(r) is not ndarray:
         r = np.asarray(r)
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(node_cls, r, (x,))
-        node.dims, node.shape, node.keepdim = dims, a.shape, keepdim
+        node.dims = tuple(range(a.ndim)) if dims is None else dims
+        node.shape, node.keepdim = a.shape, keepdim
         return _finish(res, out, "sum")
     return wrap(r) if out is None else write_out(out, wrap(r), "sum")
 

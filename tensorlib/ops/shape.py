@@ -336,9 +336,15 @@ class PermuteBackward0(Node):
 
 def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder dims (a view)."""
-    x = tensor_arg(input, "permute")
+    x = input if type(input) is Tensor else tensor_arg(input, "permute")
     a = x._data
     order = _shape_arg(dims, "permute")
+    n = a.ndim
+    if len(order) == n and sorted(order) == list(range(n)):  # already a valid, non-negative order
+        t_, node = _view_result(x, a.transpose(order), PermuteBackward0)
+        if node is not None:
+            node.dims = order
+        return t_
     if len(order) != a.ndim:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
@@ -347,7 +353,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     order = tuple(wrap_dim(d, a.ndim) for d in order)
     if len(set(order)) != len(order):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    t_, node = _view_result(x, np.transpose(a, order), PermuteBackward0)
+    t_, node = _view_result(x, a.transpose(order), PermuteBackward0)
     if node is not None:
         node.dims = order
     return t_
