@@ -9,7 +9,7 @@ error with ``strict=True``).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -87,24 +87,72 @@ def _check_v(v: tuple, other: tuple, fn_name: str, what: str) -> None:
             )
 
 
-def _vjp_parts(outputs: tuple, inputs: tuple, grad_outputs: tuple, create_graph: bool, retain_graph: bool | None,
-               strict: bool, fn_name: str, zeros_like: tuple) -> list:
-    """Gradients of ``outputs`` (weighted by ``grad_outputs``) w.r.t. ``inputs``; zeros where not connected."""
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
-    if pairs:
-        grads = list(_grad([o for o, _ in pairs], inputs, [g for _, g in pairs], retain_graph=retain_graph,
-                           create_graph=create_graph, allow_unused=True))
-    else:
-        grads = [None] * len(inputs)
+_NOT_DIFFERENTIABLE = {
+    "outputs": "Output {i} of the user-provided function does not require gradients. The outputs must be computed in "
+               "a differentiable manner from the input when running in strict mode.",
+    "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of the user-provided "
+                   "function. This is not allowed in strict mode.",
+    "jacobian": "While computing the hessian, found that the jacobian of the user-provided function with respect to "
+                "input {i} is independent of the input. This is not allowed in strict mode. You should ensure that "
+                "your function is twice differentiable and that the jacobian depends on the inputs (this would be "
+                "violated by a linear function for example).",
+}
+
+# What a missing gradient means, by the stage of the computation that found it.
+_INDEPENDENT = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict "
+            "mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs when using "
+                  "the double backward trick to compute forward mode gradients. This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
+                   "strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the grad_jacobian. "
+                         "This is not allowed in strict mode as it prevents from using the double backward trick to "
+                         "replace forward mode AD.",
+}
+
+
+def _check_strict(values: Sequence[Tensor | None], kind: str, strict: bool) -> None:
+    """In strict mode, every value must exist and require grad (``kind`` names what they are, for the message)."""
+    if not strict:
+        return
+    for i, v in enumerate(values):
+        if v is None:
+            raise RuntimeError(_INDEPENDENT["back"].format(i=i))
+        if not v.requires_grad:
+            raise RuntimeError(_NOT_DIFFERENTIABLE[kind].format(i=i))
+
+
+def _grads(outputs: Sequence[Tensor | None], inputs: tuple, grad_outputs: Sequence[Tensor | None],
+           create_graph: bool, retain_graph: bool | None = None) -> list:
+    """``autograd.grad`` that skips outputs that are None or need no grad, and gives None for unused inputs."""
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    if not pairs:
+        return [None] * len(inputs)
+    return list(_grad([o for o, _ in pairs], inputs, [g for _, g in pairs], retain_graph=retain_graph,
+                      create_graph=create_graph, allow_unused=True))
+
+
+def _fill_zeros(grads: list, like: tuple, strict: bool, create_graph: bool, stage: str) -> tuple:
+    """Missing gradients become zeros shaped like ``like``, or, in strict mode, the error for ``stage``."""
+    out = []
     for i, g in enumerate(grads):
         if g is None:
             if strict:
-                raise RuntimeError(
-                    f"The output of the user-provided function is independent of input {i}. This is not allowed "
-                    "in strict mode."
-                )
-            grads[i] = _zeros_like(zeros_like[i])
-    return grads
+                raise RuntimeError(_INDEPENDENT[stage].format(i=i))
+            g = _zeros_like(like[i])
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if stage.startswith("double") else "jacobian"
+            raise RuntimeError(
+                f"The {what} of the user-provided function is independent of input {i}. This is not allowed in "
+                "strict mode when create_graph=True."
+            )
+        out.append(g)
+    return tuple(out)
+
+
+def _ones_like(t: Tensor) -> Tensor:
+    return _wrap(np.ones(t._data.shape, dtype=t._data.dtype))
 
 
 def _zeros_like(t: Tensor) -> Tensor:
@@ -118,6 +166,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         ins = _prepare(ins, create_graph)
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "vjp")
         _check_outputs(outs, "vjp")
+        _check_strict(outs, "outputs", strict)
         if v is not None:
             _, vs = _as_tuple(v, "v", "vjp")
             _check_v(vs, outs, "vjp", "")
@@ -127,11 +176,25 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
                     "The vector v can only be None if the user-provided function returns a single Tensor with a "
                     "single element."
                 )
-            vs = (_wrap(np.ones(outs[0]._data.shape, dtype=outs[0]._data.dtype)),)
-        grads = _vjp_parts(outs, ins, vs, create_graph, None, strict, "vjp", ins)
+            vs = (_ones_like(outs[0]),)
+        grads = _fill_zeros(_grads(outs, ins, vs, create_graph), ins, strict, create_graph, "back")
     return _tuple_postprocess(_finish(outs, create_graph), out_tuple), _tuple_postprocess(
-        _finish(tuple(grads), create_graph), in_tuple
+        _finish(grads, create_graph), in_tuple
     )
+
+
+def _jacobian_vector(outs: Sequence[Tensor | None], ins: tuple, vs: tuple, create_graph: bool, strict: bool,
+                     like: tuple) -> list:
+    """``J v`` for ``outs`` (shaped like ``like``; None where independent of ``ins``), with reverse mode only.
+
+    The vjp ``u -> J^T u`` is linear in ``u``; differentiating it with respect
+    to a dummy ``u`` along ``v`` gives ``J v`` (the "double backward trick").
+    """
+    dummies = tuple(_zeros_like(t).requires_grad_(True) if t._data.dtype.kind in "fc" else _zeros_like(t)
+                    for t in like)
+    back = _grads(outs, ins, dummies, create_graph=True)
+    _check_strict(back, "grad_inputs", strict)
+    return _grads(back, dummies, vs, create_graph)
 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
@@ -148,33 +211,14 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
                     "The vector v can only be None if the input to the user-provided function is a single Tensor with "
                     "a single element."
                 )
-            vs = (_wrap(np.ones(ins[0]._data.shape, dtype=ins[0]._data.dtype)),)
+            vs = (_ones_like(ins[0]),)
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jvp")
         _check_outputs(outs, "jvp")
-        dummies = tuple(_zeros_like(o).requires_grad_(True) if o._data.dtype.kind in "fc" else _zeros_like(o)
-                        for o in outs)
-        pairs = [(o, d) for o, d in zip(outs, dummies) if o.requires_grad]
-        if pairs:
-            back = list(_grad([o for o, _ in pairs], ins, [d for _, d in pairs], create_graph=True,
-                              allow_unused=True))
-        else:
-            back = [None] * len(ins)
-        used = [(b, vi) for b, vi in zip(back, vs) if b is not None and b.requires_grad]
-        if used:
-            res = list(_grad([b for b, _ in used], dummies, [vi for _, vi in used], create_graph=create_graph,
-                             allow_unused=True))
-        else:
-            res = [None] * len(outs)
-        for i, r in enumerate(res):
-            if r is None:
-                if strict:
-                    raise RuntimeError(
-                        f"The output of the user-provided function is independent of input {i}. This is not allowed "
-                        "in strict mode."
-                    )
-                res[i] = _zeros_like(outs[i])
+        _check_strict(outs, "outputs", strict)
+        res = _fill_zeros(_jacobian_vector(outs, ins, vs, create_graph, strict, outs), outs, strict, create_graph,
+                          "back_trick")
     return _tuple_postprocess(_finish(outs, create_graph), out_tuple), _tuple_postprocess(
-        _finish(tuple(res), create_graph), out_tuple
+        _finish(res, create_graph), out_tuple
     )
 
 
@@ -199,6 +243,11 @@ def _jacobian_rows(outs: tuple, ins: tuple, create_graph: bool, strict: bool) ->
                             "allowed in strict mode."
                         )
                     g = _zeros_like(ins[k])
+                elif strict and create_graph and not g.requires_grad:
+                    raise RuntimeError(
+                        f"The jacobian of the user-provided function is independent of input {k}. This is not allowed "
+                        "in strict mode when create_graph=True."
+                    )
                 rows[k].append(g)
         per_input = []
         for k, inp in enumerate(ins):
@@ -220,11 +269,17 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
             'outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to use '
             '"reverse-mode".'
         )
+    if strict and vectorize:
+        raise RuntimeError(
+            "tensorlib.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported together. "
+            "Please either set `strict=False` or `vectorize=False`."
+        )
     with enable_grad():
         in_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
         ins = _prepare(ins, create_graph)
         out_tuple, outs = _as_tuple(func(*ins), "outputs of the user-provided function", "jacobian")
         _check_outputs(outs, "jacobian")
+        _check_strict(outs, "outputs", strict)
         jac = _jacobian_rows(outs, ins, create_graph, strict)
     return _tuple_postprocess(jac, (out_tuple, in_tuple))
 
@@ -239,23 +294,27 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
         out = func(*xs)
         is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
         _check_outputs(outs, "hessian")
+        _check_strict(outs, "outputs", strict)
         if is_tuple or not isinstance(out, Tensor):
             raise RuntimeError("The function given in hessian should return a single Tensor")
         if out.numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
         squeezed = out.reshape(())
-        parts = _vjp_parts((squeezed,), xs, (_wrap(np.ones((), dtype=out._data.dtype)),), True, True, strict,
-                           "hessian", xs)
-        return tuple(parts)
+        jac = _grads((squeezed,), xs, (_ones_like(squeezed),), create_graph=True, retain_graph=True)
+        # filled first: an input the output ignores has a constant (zero) jacobian
+        filled = _fill_zeros(jac, xs, False, True, "back")
+        _check_strict(filled, "jacobian", strict)
+        return filled
 
     res = jacobian(gradient, ins, create_graph=create_graph, strict=strict, strategy=outer_jacobian_strategy)
     return _tuple_postprocess(res, (in_tuple, in_tuple))
 
 
-def _scalar_function(func: Callable, ins: tuple, fn_name: str) -> Tensor:
+def _scalar_function(func: Callable, ins: tuple, fn_name: str, strict: bool) -> Tensor:
     out = func(*ins)
     is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", fn_name)
     _check_outputs(outs, fn_name)
+    _check_strict(outs, "outputs", strict)
     if is_tuple or len(outs) != 1:
         raise RuntimeError(f"The function given in {fn_name} must return a single Tensor")
     if outs[0].numel() != 1:
@@ -269,24 +328,11 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         in_tuple, ins = _as_tuple(inputs, "inputs", "vhp")
         ins = _prepare(ins, create_graph)
         vs = _hessian_vector(v, ins, "vhp")
-        out = _scalar_function(func, ins, "vhp")
-        jac = _vjp_parts((out,), ins, (_wrap(np.ones(out._data.shape, dtype=out._data.dtype)),), True, True,
-                         strict, "vhp", ins)
-        used = [(j, vi) for j, vi in zip(jac, vs) if j.requires_grad]
-        if used:
-            res = list(_grad([j for j, _ in used], ins, [vi for _, vi in used], create_graph=create_graph,
-                             allow_unused=True))
-        else:
-            res = [None] * len(ins)
-        for i, r in enumerate(res):
-            if r is None:
-                if strict:
-                    raise RuntimeError(
-                        f"The jacobian of the user-provided function is independent of input {i}. This is not "
-                        "allowed in strict mode."
-                    )
-                res[i] = _zeros_like(ins[i])
-    return _finish((out,), create_graph)[0], _tuple_postprocess(_finish(tuple(res), create_graph), in_tuple)
+        out = _scalar_function(func, ins, "vhp", strict)
+        jac = _grads((out,), ins, (_ones_like(out),), create_graph=True)
+        _check_strict(jac, "jacobian", strict)
+        res = _fill_zeros(_grads(jac, ins, vs, create_graph), ins, strict, create_graph, "double_back")
+    return _finish((out,), create_graph)[0], _tuple_postprocess(_finish(res, create_graph), in_tuple)
 
 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
@@ -295,31 +341,12 @@ def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         in_tuple, ins = _as_tuple(inputs, "inputs", "hvp")
         ins = _prepare(ins, create_graph)
         vs = _hessian_vector(v, ins, "hvp")
-        out = _scalar_function(func, ins, "hvp")
-        jac = _vjp_parts((out,), ins, (_wrap(np.ones(out._data.shape, dtype=out._data.dtype)),), True, True,
-                         strict, "hvp", ins)
-        dummies = tuple(_zeros_like(i).requires_grad_(True) for i in ins)
-        used = [(j, d) for j, d in zip(jac, dummies) if j.requires_grad]
-        if used:
-            back = list(_grad([j for j, _ in used], ins, [d for _, d in used], create_graph=True,
-                              allow_unused=True))
-        else:
-            back = [None] * len(ins)
-        pairs = [(b, vi) for b, vi in zip(back, vs) if b is not None and b.requires_grad]
-        if pairs:
-            res = list(_grad([b for b, _ in pairs], dummies, [vi for _, vi in pairs], create_graph=create_graph,
-                             allow_unused=True))
-        else:
-            res = [None] * len(ins)
-        for i, r in enumerate(res):
-            if r is None:
-                if strict:
-                    raise RuntimeError(
-                        f"The jacobian of the user-provided function is independent of input {i}. This is not "
-                        "allowed in strict mode."
-                    )
-                res[i] = _zeros_like(ins[i])
-    return _finish((out,), create_graph)[0], _tuple_postprocess(_finish(tuple(res), create_graph), in_tuple)
+        out = _scalar_function(func, ins, "hvp", strict)
+        jac = _grads((out,), ins, (_ones_like(out),), create_graph=True)
+        _check_strict(jac, "jacobian", strict)
+        res = _fill_zeros(_jacobian_vector(jac, ins, vs, create_graph, strict, ins), ins, strict, create_graph,
+                          "double_back_trick")
+    return _finish((out,), create_graph)[0], _tuple_postprocess(_finish(res, create_graph), in_tuple)
 
 
 def _hessian_vector(v: Any, ins: tuple, fn_name: str) -> tuple:
@@ -332,4 +359,4 @@ def _hessian_vector(v: Any, ins: tuple, fn_name: str) -> tuple:
             "The vector v can only be None if the input to the user-provided function is a single Tensor with a "
             "single element."
         )
-    return (_wrap(np.ones(ins[0]._data.shape, dtype=ins[0]._data.dtype)),)
+    return (_ones_like(ins[0]),)

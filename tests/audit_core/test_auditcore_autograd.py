@@ -253,6 +253,47 @@ def test_autograd_functional(torch, rec):
     rec(w.grad, [6.0, 12.0])
 
 
+@differential
+def test_autograd_functional_products_and_strict_mode(torch, rec):
+    F = torch.autograd.functional
+    x, y = torch.tensor([1.0, 2.0]), torch.tensor([3.0, -1.0])
+
+    def f(a, b):
+        return (a ** 2 * b).sum()
+
+    # J v of (a*b, a): [[b, a], [1, 0]] applied to (va, vb)
+    rec(F.jvp(lambda a, b: (a * b, a), (x, y), (torch.ones(2), torch.tensor([1.0, 2.0])))[1],
+        ([4.0, 3.0], [1.0, 1.0]))
+    # H of f: d2/da2 = 2b, d2/dadb = 2a, d2/db2 = 0
+    v = (torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0]))
+    rec(F.hvp(f, (x, y), v)[1], ([6.0, 4.0], [2.0, 0.0]))
+    rec(F.vhp(f, (x, y), v)[1], ([6.0, 4.0], [2.0, 0.0]))
+
+    def independent_of_b(a, b):
+        return (a ** 3).sum()
+
+    rec(F.hvp(independent_of_b, (x, y), v)[1], ([6.0, 0.0], [0.0, 0.0]))
+    rec(F.vjp(lambda a, b: a * 2, (x, y), torch.ones(2))[1], ([2.0, 2.0], [0.0, 0.0]))
+    rec.raises(RuntimeError, F.vjp, lambda a, b: a * 2, (x, y), torch.ones(2), strict=True,
+               match="The output of the user-provided function is independent of input 1. This is not allowed in "
+                     "strict mode.")
+    rec.raises(RuntimeError, F.jvp, lambda a: torch.ones(2), x, torch.ones(2), strict=True,
+               match="Output 0 of the user-provided function does not require gradients.")
+    rec.raises(RuntimeError, F.jvp, lambda a, b: a * 2, (x, y), (torch.ones(2), torch.ones(2)), strict=True,
+               match="The output of the user-provided function is independent of input 1.")
+    rec.raises(RuntimeError, F.vhp, lambda a: a.sum() * 2, x, torch.ones(2), strict=True,
+               match="the jacobian of the user-provided function with respect to input 0 is independent of the input")
+    rec.raises(RuntimeError, F.jacobian, lambda a: a * 2, x, strict=True, create_graph=True,
+               match="The jacobian of the user-provided function is independent of input 0. This is not allowed in "
+                     "strict mode when create_graph=True.")
+    rec.raises(RuntimeError, F.hessian, independent_of_b, (x, y), strict=True,
+               match="the jacobian of the user-provided function with respect to input 1 is independent of the input")
+    rec(F.hessian(independent_of_b, (x, y))[1][1], [[0.0, 0.0], [0.0, 0.0]])
+    for product in (F.vhp, F.hvp):
+        rec.raises(RuntimeError, product, independent_of_b, (x, y), v, strict=True,
+                   match="The output of the user-provided function is independent of input 1. This is not allowed in "
+                         "strict mode.")
+
 @pytest.mark.filterwarnings("ignore:Input #0 requires gradient and is not a double precision")
 @differential
 def test_backward_inputs_hooks_and_kinks(torch, rec):
