@@ -6,8 +6,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .._autograd.grad_mode import enable_grad
-from .._tensor import _wrap, bump_version
+from .._tensor import _wrap
 from .optimizer import Optimizer, _check_flags
 
 
@@ -38,19 +37,10 @@ class Adagrad(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One Adagrad update of every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, decay, eps, wd = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                meta = p._meta
-                if meta is None or meta.grad is None:
-                    continue
-                g = meta.grad._data
-                if group["maximize"]:
-                    g = -g
+            for p, g in self._gradients(group):
                 x = p._data
                 if wd:
                     g = g + wd * x
@@ -64,5 +54,4 @@ class Adagrad(Optimizer):
                 s = state["sum"]._data
                 s += g * g
                 np.subtract(x, clr * g / (np.sqrt(s) + eps), out=x, casting="unsafe")
-                bump_version(p)
         return loss

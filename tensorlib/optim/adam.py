@@ -7,8 +7,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .._autograd.grad_mode import enable_grad
-from .._tensor import _wrap, bump_version
+from .._tensor import _wrap
 from .optimizer import Optimizer, _check_flags
 
 
@@ -39,20 +38,11 @@ class Adam(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One Adam update of every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
             decoupled = group.get("decoupled_weight_decay", self._decoupled)
-            for p in group["params"]:
-                meta = p._meta
-                if meta is None or meta.grad is None:
-                    continue
-                g = meta.grad._data
-                if group["maximize"]:
-                    g = -g
+            for p, g in self._gradients(group):
                 x = p._data
                 if wd:
                     if decoupled:
@@ -84,7 +74,6 @@ class Adam(Optimizer):
                 else:
                     denom = np.sqrt(v) / math.sqrt(bc2) + eps
                 np.subtract(x, (lr / bc1) * m / denom, out=x, casting="unsafe")
-                bump_version(p)
         return loss
 
 

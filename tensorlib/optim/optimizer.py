@@ -5,10 +5,13 @@ from __future__ import annotations
 import copy
 import functools
 from collections import OrderedDict
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
+import numpy as np
+
+from .._autograd.grad_mode import enable_grad
 from .._autograd.graph import RemovableHandle, add_hook
-from .._tensor import Tensor, legacy_type_name
+from .._tensor import Tensor, bump_version, legacy_type_name
 
 
 class _Required:
@@ -142,6 +145,31 @@ class Optimizer:
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
+
+    @staticmethod
+    def _evaluate(closure: Callable[[], Any] | None) -> Any:
+        """The loss ``closure()`` returns (with grad enabled, since it usually calls backward), or None."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    @staticmethod
+    def _gradients(group: dict) -> Iterator[tuple[Tensor, np.ndarray]]:
+        """``(param, gradient array)`` for each parameter of ``group`` that has a gradient.
+
+        The gradient is negated when the group maximizes. Updates happen in the
+        caller's loop body, so the version bump that tells autograd the
+        parameter changed runs when the loop asks for the next parameter.
+        """
+        maximize = group.get("maximize", False)
+        for p in group["params"]:
+            meta = p._meta
+            if meta is None or meta.grad is None:
+                continue
+            g = meta.grad._data
+            yield p, (-g if maximize else g)
+            bump_version(p)
 
     def state_dict(self) -> dict:
         """Options and state, with parameters replaced by their index."""

@@ -6,8 +6,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .._autograd.grad_mode import enable_grad
-from .._tensor import _wrap, bump_version
+from .._tensor import _wrap
 from .optimizer import Optimizer, _check_flags
 
 
@@ -34,19 +33,10 @@ class RMSprop(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One RMSprop update of every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, alpha, eps, wd, mom = group["lr"], group["alpha"], group["eps"], group["weight_decay"], group["momentum"]
-            for p in group["params"]:
-                meta = p._meta
-                if meta is None or meta.grad is None:
-                    continue
-                g = meta.grad._data
-                if group["maximize"]:
-                    g = -g
+            for p, g in self._gradients(group):
                 x = p._data
                 if wd:
                     g = g + wd * x
@@ -75,5 +65,4 @@ class RMSprop(Optimizer):
                     np.subtract(x, lr * buf, out=x, casting="unsafe")
                 else:
                     np.subtract(x, lr * g / avg, out=x, casting="unsafe")
-                bump_version(p)
         return loss

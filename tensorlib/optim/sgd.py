@@ -6,8 +6,6 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .._autograd.grad_mode import enable_grad
-from .._tensor import bump_version
 from .optimizer import Optimizer, _check_flags, required
 
 
@@ -32,20 +30,11 @@ class SGD(Optimizer):
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns ``closure()`` if given."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
-            wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-            for p in group["params"]:
-                meta = p._meta
-                if meta is None or meta.grad is None:
-                    continue
-                d = meta.grad._data
-                if maximize:
-                    d = -d
+            wd, nesterov = group["weight_decay"], group["nesterov"]
+            for p, d in self._gradients(group):
                 if wd:
                     d = d + wd * p._data
                 if mom:
@@ -59,7 +48,6 @@ class SGD(Optimizer):
                         b += (1 - damp) * d
                     d = d + mom * buf._data if nesterov else buf._data
                 np.subtract(p._data, lr * d, out=p._data, casting="unsafe")
-                bump_version(p)
         return loss
 
 
