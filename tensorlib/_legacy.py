@@ -57,18 +57,9 @@ class tensortype(type):
                 raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
             if isinstance(a, str):
                 raise TypeError("new(): invalid data type 'str'")
-        sizes = []
-        for i, s in enumerate(args):
-            if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
-                raise TypeError(
-                    f"new(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__} "
-                    f"at pos {i}"
-                )
-            n = s.__index__()
-            if n < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(args)}")
-            sizes.append(n)
-        return _wrap(np.empty(tuple(sizes), dtype=npdt))
+        from .ops.creation import parse_size
+
+        return _wrap(np.empty(parse_size(args, "new"), dtype=npdt))
 
 
 def _make(dtype_name: str) -> type:

@@ -726,18 +726,9 @@ def _legacy_construct(args: tuple, kwargs: dict) -> np.ndarray:
             from .ops.creation import array_from_data
 
             return array_from_data(a, _dtype.DEFAULT.float)
-    sizes = []
-    for i, s in enumerate(args):
-        if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
-            raise TypeError(
-                f"Tensor(): argument 'size' must be a tuple of ints, but found element of type "
-                f"{type(s).__name__} at pos {i}"
-            )
-        n = s.__index__()
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(args)}")
-        sizes.append(n)
-    return np.empty(tuple(sizes), dtype=np_float)
+    from .ops.creation import parse_size
+
+    return np.empty(parse_size(args, "new"), dtype=np_float)
 
 
 def _rebuild(cls: type, data: np.ndarray, requires_grad: bool, grad: Any, state: dict | None) -> Tensor:

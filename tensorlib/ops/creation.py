@@ -291,7 +291,8 @@ def _dtype_arg(dtype: Any, fname: str) -> None:
         raise TypeError(f"{fname}(): argument 'dtype' must be tensorlib.dtype, not {type(dtype).__name__}")
 
 
-def _size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
+def parse_size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
+    """The shape given as ``*size`` (ints, or one tuple/list/Size of ints), checked, for errors naming ``fname``."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
     out = []
@@ -300,7 +301,7 @@ def _size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
             s = s.__index__()
         if isinstance(s, (_pybool, float)) or not hasattr(s, "__index__"):
             raise TypeError(
-                f"{fname}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                f"{fname}(): argument 'size' must be tuple of ints, but found element of type "
                 f"{type(s).__name__} at pos {i}"
             )
         n = s.__index__()
@@ -325,19 +326,19 @@ def _out_or(out: Any, t: Tensor, fname: str) -> Tensor:
 def zeros(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros with shape ``size``."""
     _dtype_arg(dtype, "zeros")
-    return _out_or(out, _finish(np.zeros(_size(size, "zeros"), dtype=_np_dtype(dtype)), requires_grad, device), "zeros")
+    return _out_or(out, _finish(np.zeros(parse_size(size, "zeros"), dtype=_np_dtype(dtype)), requires_grad, device), "zeros")
 
 
 def ones(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones with shape ``size``."""
     _dtype_arg(dtype, "ones")
-    return _out_or(out, _finish(np.ones(_size(size, "ones"), dtype=_np_dtype(dtype)), requires_grad, device), "ones")
+    return _out_or(out, _finish(np.ones(parse_size(size, "ones"), dtype=_np_dtype(dtype)), requires_grad, device), "ones")
 
 
 def empty(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """An uninitialised tensor with shape ``size``."""
     _dtype_arg(dtype, "empty")
-    return _out_or(out, _finish(np.empty(_size(size, "empty"), dtype=_np_dtype(dtype)), requires_grad, device), "empty")
+    return _out_or(out, _finish(np.empty(parse_size(size, "empty"), dtype=_np_dtype(dtype)), requires_grad, device), "empty")
 
 
 def _fill_dtype(fill_value: Any) -> np.dtype:
@@ -347,7 +348,7 @@ def _fill_dtype(fill_value: Any) -> np.dtype:
 def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     _dtype_arg(dtype, "full")
-    shape = _size((size,) if not isinstance(size, (tuple, list, Size)) else (size,), "full")
+    shape = parse_size((size,) if not isinstance(size, (tuple, list, Size)) else (size,), "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     npdt = dtype.np if dtype is not None else _fill_dtype(fill_value)
@@ -473,14 +474,14 @@ def _sample(rng: np.random.Generator, kind: str, shape: tuple, npdt: np.dtype) -
 def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in ``[0, 1)`` with shape ``size``."""
     _dtype_arg(dtype, "rand")
-    a = _sample(_rng(generator), "uniform", _size(size, "rand"), _float_dtype(dtype, "rand"))
+    a = _sample(_rng(generator), "uniform", parse_size(size, "rand"), _float_dtype(dtype, "rand"))
     return _out_or(out, _finish(a, requires_grad, device), "rand")
 
 
 def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal random numbers with shape ``size``."""
     _dtype_arg(dtype, "randn")
-    a = _sample(_rng(generator), "normal", _size(size, "randn"), _float_dtype(dtype, "randn"))
+    a = _sample(_rng(generator), "normal", parse_size(size, "randn"), _float_dtype(dtype, "randn"))
     return _out_or(out, _finish(a, requires_grad, device), "randn")
 
 
@@ -504,7 +505,7 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
-    shape = _size((size,) if isinstance(size, (tuple, list, Size)) else ((size,),), "randint")
+    shape = parse_size((size,) if isinstance(size, (tuple, list, Size)) else ((size,),), "randint")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     a = _rng(generator).integers(low, high, size=shape, dtype=np.int64)
@@ -547,7 +548,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     npdt = _float_dtype(dtype, "normal")
-    a = (mean + std * _sample(rng, "normal", _size((size,) if isinstance(size, (tuple, list, Size)) else ((size,),), "normal"), npdt)).astype(npdt)
+    a = (mean + std * _sample(rng, "normal", parse_size((size,) if isinstance(size, (tuple, list, Size)) else ((size,),), "normal"), npdt)).astype(npdt)
     return _out_or(out, _finish(a, requires_grad, device), "normal")
 
 

@@ -250,9 +250,9 @@ def test_legacy_tensor_constructor():
 
 
 def test_legacy_tensor_constructor_errors():
-    with pytest.raises(TypeError, match="must be a tuple of ints"):
+    with pytest.raises(TypeError, match="must be tuple of ints"):
         tensorlib.Tensor(2.5)
-    with pytest.raises(TypeError, match="must be a tuple of ints"):
+    with pytest.raises(TypeError, match="must be tuple of ints"):
         tensorlib.Tensor("a")
     with pytest.raises(RuntimeError, match="negative dimension"):
         tensorlib.Tensor(-1)
