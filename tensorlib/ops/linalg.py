@@ -228,34 +228,32 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
 ger = outer
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
-    """``beta * input + alpha * (mat1 @ mat2)``."""
-    x = tensor_arg(input, "addmm")
-    prod = mm(mat1, mat2)
+def _beta_x_plus_alpha_prod(x: Tensor, beta: Any, prod: Tensor, alpha: Any, out: Tensor | None) -> Tensor:
+    """``beta * x + alpha * prod`` for the add*mm family; ``beta == 0`` ignores ``x`` (even its nan and inf)."""
     if alpha != 1:
         prod = E.mul(prod, alpha)
     base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
     return E.add(base, prod, out=out)
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    x = tensor_arg(input, "addmm")
+    prod = mm(mat1, mat2)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
     x = tensor_arg(input, "addmv")
     prod = mv(mat, vec)
-    if alpha != 1:
-        prod = E.mul(prod, alpha)
-    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
-    return E.add(base, prod, out=out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``."""
     x = tensor_arg(input, "baddbmm")
     prod = bmm(batch1, batch2)
-    if alpha != 1:
-        prod = E.mul(prod, alpha)
-    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
-    return E.add(base, prod, out=out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
 
 
 def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -709,20 +707,14 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """``beta * input + alpha * outer(vec1, vec2)``."""
     x = tensor_arg(input, "addr")
     prod = outer(vec1, vec2)
-    if alpha != 1:
-        prod = E.mul(prod, alpha)
-    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
-    return E.add(base, prod, out=out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     x = tensor_arg(input, "addbmm")
     prod = R.sum(bmm(batch1, batch2), 0)
-    if alpha != 1:
-        prod = E.mul(prod, alpha)
-    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
-    return E.add(base, prod, out=out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
 
 
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
