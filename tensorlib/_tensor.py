@@ -66,14 +66,19 @@ class Tensor:
     ``Tensor([1, 2])`` (float data) are the legacy constructor forms.
     """
 
-    # Only the data is a slot: the autograd fields below default to class
-    # attributes, so a tensor that never meets autograd costs one slot store.
-    __slots__ = ("_data", "__dict__", "__weakref__")
-    _grad_fn: Any = None
-    _requires_grad = False
-    _vc: Any = None  # the version counter: a one-element list shared by a base and its views
-    _base: "Tensor | None" = None
-    _view_version: "int | None" = None  # a view's version counter value when its history was last set
+    # The fields every op reads or writes are slots, set on every tensor by
+    # _init/_wrap/_make_view: a slot store is several times cheaper than the
+    # instance dict a first attribute store creates. ``_vc`` is the version
+    # counter (a one-element list shared by a base and its views, created on
+    # demand); ``_view_version`` is a view's counter value when its history was
+    # last set. Rarely used state (grad, hooks) lives in ``_meta``, a class
+    # default until needed; user attributes go to ``__dict__``.
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vc", "_base", "_view_version", "__dict__", "__weakref__")
+    _grad_fn: Any
+    _requires_grad: bool
+    _vc: Any
+    _base: "Tensor | None"
+    _view_version: "int | None"
     _meta: "_TensorMeta | None" = None
 
     # Makes NumPy's binary operators defer to ours (``array + tensor`` -> Tensor.__radd__).
@@ -576,13 +581,24 @@ _CPU = device("cpu")
 
 
 def _init(t: Tensor, data: np.ndarray) -> None:
+    """Set every slot of a fresh tensor: ``data``, and no history, grad requirement, version counter or base."""
     t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
+    t._vc = None
+    t._base = None
+    t._view_version = None
 
 
 def _wrap(data: np.ndarray) -> Tensor:
     """A new plain Tensor around ``data`` (no copy, no checks: the hot path of every op)."""
     t = _new(Tensor)
     t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
+    t._vc = None
+    t._base = None
+    t._view_version = None
     return t
 
 
@@ -590,6 +606,8 @@ def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
     """A tensor around ``data``, a NumPy view of ``base``'s data: shares its version counter."""
     t = _new(cls)
     t._data = data
+    t._grad_fn = None
+    t._requires_grad = False
     c = base._vc
     if c is None:
         c = base._vc = [0]
@@ -615,7 +633,7 @@ def refresh_view(t: Tensor) -> None:
     regenerate_view_history(t)
 
 
-_INTERNAL = frozenset({"_grad_fn", "_requires_grad", "_vc", "_base", "_meta"})
+_INTERNAL = frozenset({"_meta"})
 
 
 def _user_state(t: Tensor) -> dict | None:
