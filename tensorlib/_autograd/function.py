@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make_view, _wrap
 from .grad_mode import STATE
-from .graph import FREED_MESSAGE, Node, SavedTensor
+from .graph import FREED_MESSAGE, Node, SavedTensor, save_input
 
 _LEGACY_MESSAGE = (
     "Legacy autograd function with non-static forward method is not supported. {name} must define forward and "
@@ -313,10 +313,10 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output: Any, recording: b
                 j, res = by_id[id(t)]
                 saved.append(SavedTensor(res, True, j))
             else:
-                saved.append(SavedTensor(t, False))
+                saved.append(save_input(t))
         ctx._saved = tuple(saved)
     else:
-        ctx._saved = tuple(None if t is None else SavedTensor(t, False) for t in ctx._to_save)
+        ctx._saved = tuple(None if t is None else save_input(t) for t in ctx._to_save)
     ctx._to_save = ()
     return tuple(results) if is_tuple else results[0]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable
 
+_new_object = object.__new__
+
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
     "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
@@ -123,7 +125,7 @@ class Node:
 
 def new_node(cls: type, next_functions: tuple) -> Any:
     """Create a node without running ``__init__`` (the hot path of every recorded op)."""
-    node = object.__new__(cls)
+    node = _new_object(cls)
     node.next_functions = next_functions
     node._freed = False
     node._hooks = None
@@ -173,6 +175,18 @@ class SavedTensor:
             if self.output_nr:
                 t._get_meta().output_nr = self.output_nr
         return t
+
+
+def save_input(t: Any) -> SavedTensor:
+    """``SavedTensor(t, False)`` for an op's input, without the constructor call (the hot path of recording)."""
+    s = _new_object(SavedTensor)
+    counter = t._vc
+    if counter is None:
+        counter = t._vc = [0]
+    s.counter = counter
+    s.version = counter[0]
+    s.tensor = t
+    return s
 
 
 class _FreedSavedTensor(SavedTensor):

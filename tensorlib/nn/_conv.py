@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, save_input, unpack
 from .._tensor import legacy_type_name
 from ..ops import linalg as L
 from ..ops import reduction as R
@@ -302,7 +302,7 @@ def _finish(r: np.ndarray, x: Tensor, w: Tensor, b: Tensor | None, geo: Blocks, 
         r += b._data.reshape((-1,) + (1,) * len(geo.kernel))
     if GRAD.enabled and (x._requires_grad or w._requires_grad or (b is not None and b._requires_grad)):
         out, node = record(ConvolutionBackward0, r, (x, w, b))
-        node.input, node.weight = SavedTensor(x, False), SavedTensor(w, False)
+        node.input, node.weight = save_input(x), save_input(w)
         node.geo, node.groups, node.transposed, node.has_bias = geo, groups, transposed, b is not None
         return out
     return wrap(r)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, save_input, unpack
 from ..ops import activation as A
 from ..ops import creation as C
 from ..ops import elementwise as E
@@ -69,8 +69,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 ) from None
         if GRAD.enabled and (x._requires_grad or w._requires_grad or (bias is not None and bias._requires_grad)):
             res, node = record(AddmmBackward0 if bias is not None else MmBackward0, r, (x, w, bias))
-            node.input = SavedTensor(x, False) if node.needs(1) else None
-            node.weight = SavedTensor(w, False) if node.needs(0) else None
+            node.input = save_input(x) if node.needs(1) else None
+            node.weight = save_input(w) if node.needs(0) else None
             node.has_bias = bias is not None
             return res
         return wrap(r)

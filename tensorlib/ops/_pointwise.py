@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor
+from .._autograd.graph import Node, SavedTensor, save_input
 from .._dtype import FROM_NP
 from ._util import (
     GRAD,
@@ -57,7 +57,7 @@ def reduce_to(g: Tensor, meta: tuple) -> Tensor:
 
 
 def _save(v: Any) -> Any:
-    return SavedTensor(v, False) if isinstance(v, Tensor) else v
+    return save_input(v) if isinstance(v, Tensor) else v
 
 
 def _load(node: Node, v: Any) -> Any:

@@ -11,9 +11,9 @@ import numpy as np
 from .. import _dtype
 from .._autograd.engine import grad_accumulator
 from .._autograd.grad_mode import STATE as GRAD
-from .._autograd.graph import Node, new_node
+from .._autograd.graph import Node
 from .._dtype import FROM_NP, PROMOTE
-from .._tensor import Tensor, _wrap, bump_version, refresh_view
+from .._tensor import Tensor, _new, _wrap, bump_version, refresh_view
 
 __all__ = [
     "GRAD",
@@ -257,11 +257,12 @@ def edge(t: Tensor) -> tuple:
     if t._base is not None:
         refresh_view(t)
     fn = t._grad_fn
+    m = t._meta
     if fn is not None:
-        m = t._meta
         return (fn, m.output_nr if m is not None else 0)
     if t._requires_grad:
-        return (grad_accumulator(t), 0)
+        acc = m.grad_acc if m is not None else None
+        return (acc if acc is not None else grad_accumulator(t), 0)
     return (None, 0)
 
 
@@ -274,13 +275,30 @@ def record(node_cls: type, data: np.ndarray, inputs: Sequence[Any]) -> tuple[Ten
     Returns ``(output, node)`` so the caller can attach what backward needs.
     Non-Tensor or non-differentiable inputs get an empty edge.
     """
-    edges = []
-    for t in inputs:
-        edges.append(edge(t) if isinstance(t, Tensor) and t._requires_grad else _NO_EDGE)
-    node = new_node(node_cls, tuple(edges))
-    out = _wrap(data)
+    # new_node and _wrap inlined: this runs for every recorded op
+    node = _new(node_cls)
+    n = len(inputs)
+    if n == 2:  # most ops; spelled out, as a comprehension costs a frame
+        a, b = inputs
+        node.next_functions = (
+            edge(a) if isinstance(a, Tensor) and a._requires_grad else _NO_EDGE,
+            edge(b) if isinstance(b, Tensor) and b._requires_grad else _NO_EDGE,
+        )
+    elif n == 1:
+        a = inputs[0]
+        node.next_functions = (edge(a) if isinstance(a, Tensor) and a._requires_grad else _NO_EDGE,)
+    else:
+        node.next_functions = tuple([edge(t) if isinstance(t, Tensor) and t._requires_grad else _NO_EDGE
+                                     for t in inputs])
+    node._freed = False
+    node._hooks = None
+    out = _new(Tensor)
+    out._data = data
     out._grad_fn = node
     out._requires_grad = True
+    out._vc = None
+    out._base = None
+    out._view_version = None
     return out, node
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from ._util import (
     GRAD,
     Tensor,
@@ -167,7 +167,7 @@ def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         r = np.asarray(r)
     if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
         res, node = record(MulBackward0, r, (x, other))
-        node.self_ = SavedTensor(x, False) if node.needs(1) else None
+        node.self_ = save_input(x) if node.needs(1) else None
         node.other = _save(other) if node.needs(0) else None
         node.self_meta = (x._data.shape, x._data.dtype)
         node.other_meta = _meta(other)
@@ -233,7 +233,7 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Ten
     if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
         res, node = record(DivBackward0, r, (x, other))
         node.other = _save(other)
-        node.self_ = SavedTensor(x, False) if node.needs(1) else None
+        node.self_ = save_input(x) if node.needs(1) else None
         node.self_meta = (x._data.shape, x._data.dtype)
         node.other_meta = _meta(other)
         return _finish(res, out, "div")
@@ -278,7 +278,7 @@ def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         res, node = record(RemainderBackward0, r, (input, other))
         node.self_meta = _meta(input)
         node.other = _save(other)
-        node.self_ = SavedTensor(input, False)
+        node.self_ = save_input(input)
         node.other_meta = _meta(other)
         return _finish(res, out, "remainder")
     return _finish(wrap(r), out, "remainder")
@@ -307,7 +307,7 @@ def fmod(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     r = _apply2(np.fmod, a, b)
     if needs_grad(x, other):
         res, node = record(FmodBackward0, r, (x, other))
-        node.self_ = SavedTensor(x, False)
+        node.self_ = save_input(x)
         node.other = _save(other)
         node.self_meta, node.other_meta = _meta(x), _meta(other)
         return _finish(res, out, "fmod")
@@ -396,7 +396,7 @@ def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # n
     r = _arr(r)
     if x._requires_grad and GRAD.enabled:
         res, node = record(PowBackward0, r, (x,))
-        node.self_ = SavedTensor(x, False)
+        node.self_ = save_input(x)
         node.exponent = p
         return _finish(res, out, "pow")
     return _finish(wrap(r), out, "pow")
@@ -410,8 +410,8 @@ def _pow_tensor(x: Tensor, e: Tensor, out: Any, scalar_base: Any = None) -> Tens
         r = _apply2(np.power, a, b)
     if needs_grad(x, e):
         res, node = record(PowBackward1, r, (x, e))
-        node.self_ = SavedTensor(x, False) if scalar_base is None else scalar_base
-        node.exponent = SavedTensor(e, False)
+        node.self_ = save_input(x) if scalar_base is None else scalar_base
+        node.exponent = save_input(e)
         node.result = SavedTensor(res, True)
         node.self_meta, node.exp_meta = _meta(x), _meta(e)
         return _finish(res, out, "pow")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, new_node
+from .._autograd.graph import Node, SavedTensor, save_input, new_node
 from .._tensor import _make_view
 from . import elementwise as E
 from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, bump_version
@@ -841,7 +841,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     _REDUCE_AT[reduce].at(r, key, s._data[tuple(slice(0, n) for n in idx.shape)])
     if GRAD.enabled and (x._requires_grad or s._requires_grad):
         res, node = record(ScatterReduceBackward0, r, (x, s))
-        node.self_, node.src, node.result = SavedTensor(x, False), SavedTensor(s, False), SavedTensor(res, True)
+        node.self_, node.src, node.result = save_input(x), save_input(s), SavedTensor(res, True)
         node.dim, node.index, node.reduce, node.include_self, node.src_shape = d, idx, reduce, include_self, s._data.shape
         return res
     return wrap(r)

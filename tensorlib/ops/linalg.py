@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from . import elementwise as E
 from . import reduction as R
 from . import shape as S
@@ -67,8 +67,8 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     r = a @ b
     if (x._requires_grad or y._requires_grad) and GRAD.enabled:
         res, node = record(MmBackward0, r, (x, y))
-        node.self_ = SavedTensor(x, False) if node.needs(1) else None
-        node.mat2 = SavedTensor(y, False) if node.needs(0) else None
+        node.self_ = save_input(x) if node.needs(1) else None
+        node.mat2 = save_input(y) if node.needs(0) else None
         return _finish(res, out, "mm")
     return _finish(wrap(r), out, "mm")
 
@@ -108,8 +108,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         r = a @ b
         if (x._requires_grad or y._requires_grad) and GRAD.enabled:
             res, node = record(MmBackward0, r, (x, y))
-            node.self_ = SavedTensor(x, False) if node.needs(1) else None
-            node.mat2 = SavedTensor(y, False) if node.needs(0) else None
+            node.self_ = save_input(x) if node.needs(1) else None
+            node.mat2 = save_input(y) if node.needs(0) else None
             return _finish(res, out, "matmul")
         return wrap(r) if out is None else write_out(out, wrap(r), "matmul")
     if a.ndim == 0 or b.ndim == 0:
@@ -147,8 +147,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         r = np.asarray(r)
     if (x._requires_grad or y._requires_grad) and GRAD.enabled:
         res, node = record(MatmulBackward0, r, (x, y))
-        node.self_ = SavedTensor(x, False)
-        node.other = SavedTensor(y, False)
+        node.self_ = save_input(x)
+        node.other = save_input(y)
         return _finish(res, out, "matmul")
     return _finish(wrap(r), out, "matmul")
 
@@ -507,7 +507,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     r = np.asarray(r).astype(ab.dtype, copy=False)
     if t._requires_grad and GRAD.enabled:
         res, node = record(NormBackward1, r, (t,))
-        node.self_ = SavedTensor(t, False)
+        node.self_ = save_input(t)
         node.result = SavedTensor(res, True)
         node.ord, node.dims, node.keepdim = ord, dims, keepdim
         return _finish(res, out, "vector_norm")
@@ -609,7 +609,7 @@ def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     r = np.asarray(np.linalg.det(a)).astype(a.dtype, copy=False)
     if x._requires_grad and GRAD.enabled:
         res, node = record(DetBackward0, r, (x,))
-        node.self_ = SavedTensor(x, False)
+        node.self_ = save_input(x)
         node.result = SavedTensor(res, True)
         return _finish(res, out, "det")
     return _finish(wrap(r), out, "det")

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._dtype import FROM_NP
 from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
 from ..return_types import nanmedian as _nanmedian_t
@@ -221,7 +221,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         r = _arr(np.prod(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(ProdBackward0, r, (x,))
-        node.self_ = SavedTensor(x, False)
+        node.self_ = save_input(x)
         node.result = SavedTensor(res, True)
         node.dims, node.keepdim = dims, keepdim if dim is not None else False
         return res
@@ -278,7 +278,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
         r = _arr(np.max(a) if is_max else np.min(a))
         if x._requires_grad and GRAD.enabled:
             res, node = record(MaxBackward1, r, (x,))
-            node.self_ = SavedTensor(x, False)
+            node.self_ = save_input(x)
             node.result = SavedTensor(res, True)
             return _finish(res, out, fname)
         return _finish(wrap(r), out, fname)
@@ -356,7 +356,7 @@ def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: A
     r = _arr(np_fn(a, axis=dims, keepdims=keepdim))
     if x._requires_grad and GRAD.enabled:
         res, node = record(AmaxBackward0, r, (x,))
-        node.self_ = SavedTensor(x, False)
+        node.self_ = save_input(x)
         node.result = SavedTensor(res, True)
         node.dims, node.keepdim = dims, keepdim
         return _finish(res, out, fname)
@@ -609,7 +609,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = 
     r = np.cumprod(a if a.ndim else a.reshape(1), axis=d, dtype=_reduce_dtype(a, None)).reshape(a.shape)
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(CumprodBackward0, r, (x,))
-        node.self_ = SavedTensor(x, False)
+        node.self_ = save_input(x)
         node.result = SavedTensor(res, True)
         node.dim = d
         return _finish(res, out, "cumprod")
@@ -650,7 +650,7 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
         if x._requires_grad and GRAD.enabled:
             # ties share the gradient, as for max()
             res, node = record(MaxBackward1, r, (x,))
-            node.self_, node.result = SavedTensor(x, False), SavedTensor(res, True)
+            node.self_, node.result = save_input(x), SavedTensor(res, True)
             return res
         return wrap(r)
     d = wrap_dim(dim, a.ndim)
@@ -793,7 +793,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     r = np.logaddexp.accumulate(a, axis=d) if a.ndim else a.copy()
     if x._requires_grad and GRAD.enabled:
         res, node = record(LogcumsumexpBackward0, r, (x,))
-        node.self_, node.result, node.dim = SavedTensor(x, False), SavedTensor(res, True), d
+        node.self_, node.result, node.dim = save_input(x), SavedTensor(res, True), d
         return _finish(res, out, "logcumsumexp")
     return _finish(wrap(r), out, "logcumsumexp")
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, save_input, unpack
 from .._dtype import FROM_NP
 from ._util import (
     GRAD,
@@ -56,7 +56,7 @@ def _binary_extreme(input: Tensor, other: Tensor, fname: str, np_fn: Any, is_max
     r = _apply2(np_fn, a, b)
     if needs_grad(x, y):
         res, node = record(MaximumBackward0, r, (x, y))
-        node.self_, node.other = SavedTensor(x, False), SavedTensor(y, False)
+        node.self_, node.other = save_input(x), save_input(y)
         node.self_meta, node.other_meta = _meta(x), _meta(y)
         node.is_max = is_max
         return _finish(res, out, fname)
@@ -159,7 +159,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
             node.metas = (_meta(x), _meta(min), _meta(max))
         else:
             res, node = record(ClampBackward1, r, (x,))
-        node.self_ = SavedTensor(x, False)
+        node.self_ = save_input(x)
         node.min, node.max = min, max
         return _finish(res, out, "clamp")
     return _finish(wrap(r), out, "clamp")
@@ -296,7 +296,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) 
     if needs_grad(x, e, weight):
         res, node = record(LerpBackward0, r, (x, e, weight))
         node.weight = _save(weight)
-        node.start, node.end = SavedTensor(x, False), SavedTensor(e, False)
+        node.start, node.end = save_input(x), save_input(e)
         node.metas = (_meta(x), _meta(e), _meta(weight))
         return _finish(res, out, "lerp")
     return _finish(wrap(r), out, "lerp")

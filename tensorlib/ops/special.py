@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from ._util import GRAD, Tensor, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
 from ._pointwise import (
     ZeroGradBackward,
@@ -78,7 +78,7 @@ def _binary_float(
         r = _apply2(np_fn, a, b)
         if needs_grad(x, other) and r.dtype.kind in "fc":
             res, node = record(node_cls, r, (x, other))
-            node.self_, node.other = SavedTensor(x, False), _save(other)
+            node.self_, node.other = save_input(x), _save(other)
             node.result = SavedTensor(res, True)
             node.metas = (_meta(x), _meta(other))
             return _finish(res, out, fname)
@@ -219,7 +219,7 @@ def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None)
         r = _arr(np.log(a / (1 - a)))
     if x._requires_grad and GRAD.enabled:
         res, node = record(LogitBackward0, r, (x,))
-        node.self_, node.eps = SavedTensor(x, False), eps
+        node.self_, node.eps = save_input(x), eps
         return _finish(res, out, "logit")
     return _finish(wrap(r), out, "logit")
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, unpack
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._dtype import FROM_NP
 from ._util import GRAD, Tensor, not_implemented, record, tensor_arg, wrap
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, ndarray
@@ -62,7 +62,7 @@ def _unary(
         r = compute(x)
         if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
             res, node = record(node_cls, r, (x,))
-            node.x = SavedTensor(x, False) if "x" in save else None
+            node.x = save_input(x) if "x" in save else None
             node.y = SavedTensor(res, True) if "y" in save else None
             return _finish(res, out, name)
         return _finish(wrap(r), out, name)

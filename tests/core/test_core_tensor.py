@@ -334,3 +334,41 @@ def test_is_floating_point_and_complex():
     assert not tensorlib.ones(1, dtype=tensorlib.int64).is_floating_point()
     assert tensorlib.tensor([1j]).is_complex()
     assert tensorlib.is_floating_point(tensorlib.ones(1, dtype=tensorlib.float16))
+
+
+def _creation_paths():
+    leaf = tensorlib.randn(3, 3, requires_grad=True)
+    other = tensorlib.randn(3, 3)
+
+    class Sub(tensorlib.Tensor):
+        pass
+
+    return {
+        "factory": tensorlib.zeros(2),
+        "tensor()": tensorlib.tensor([1.0]),
+        "legacy Tensor(2, 3)": tensorlib.Tensor(2, 3),
+        "plain op": other + other,
+        "recorded binary op": leaf * other,
+        "recorded unary op": leaf.exp(),
+        "recorded 3-input op": tensorlib.where(other > 0, leaf, other),
+        "view": other.t(),
+        "recorded view": leaf.t(),
+        "index view": leaf[1],
+        "Parameter": tensorlib.nn.Parameter(other),
+        "subclass": other.as_subclass(Sub),
+        "subclass result": other.as_subclass(Sub) + 1,
+        "clone": leaf.clone(),
+        "detach": leaf.detach(),
+        "deepcopy": __import__("copy").deepcopy(leaf),
+    }
+
+
+@pytest.mark.parametrize("path", list(_creation_paths()))
+def test_every_creation_path_sets_every_tensor_slot(path):
+    # The autograd fields are slots without class defaults: a path that
+    # forgets one would raise AttributeError far from where it went wrong.
+    t = _creation_paths()[path]
+    for slot in tensorlib.Tensor.__slots__:
+        if slot not in ("__dict__", "__weakref__"):
+            getattr(t, slot)
+    assert t.is_leaf == (t.grad_fn is None)
