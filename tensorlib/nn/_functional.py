@@ -55,7 +55,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {wd.shape[1]}x{wd.shape[0]})"
             )
-        r = a @ wd.T
+        r = a.dot(wd.T)  # ndarray.dot: see ops.linalg.mm
         if bias is not None:
             bd = bias._data
             if bd.dtype != a.dtype:
