@@ -223,9 +223,18 @@ def _relu_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
     return mul(g, gt(y, 0))
 
 
-relu, relu_ = _unary(
-    "relu", lambda a: np.maximum(a, 0), _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other
-)
+_ZEROS: dict = {}
+
+
+def _relu_array(a: np.ndarray) -> np.ndarray:
+    # A 0-d zero of a's dtype: NumPy converts a Python 0 on every call, which costs more than the maximum itself.
+    zero = _ZEROS.get(a.dtype)
+    if zero is None:
+        zero = _ZEROS[a.dtype] = np.zeros((), dtype=a.dtype)
+    return np.maximum(a, zero)
+
+
+relu, relu_ = _unary("relu", _relu_array, _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other)
 
 floor, floor_ = _unary("floor", np.floor, None, "", "Elementwise floor.", other_dtypes=_rounding("floor"))
 ceil, ceil_ = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", other_dtypes=_rounding("ceil"))
