@@ -32,7 +32,7 @@ _FUNCTION_METHODS = {
         acosh atanh sigmoid reciprocal square relu floor ceil trunc fix frac sign sgn round conj lerp maximum minimum
         fmax fmin clamp clip clamp_min clamp_max eq ne lt le gt ge greater greater_equal less less_equal not_equal
         logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isnan isinf
-        isfinite isposinf isneginf isclose allclose equal nan_to_num clone positive real imag
+        isfinite isposinf isneginf isclose allclose equal nan_to_num clone positive
         add_ sub_ mul_ div_ pow_ neg_ negative_ abs_ exp_ exp2_ expm1_ log_ log2_ log10_ log1p_ sqrt_ rsqrt_ sin_
         cos_ tan_ asin_ acos_ atan_ sinh_ cosh_ tanh_ asinh_ acosh_ atanh_ sigmoid_ reciprocal_ square_ relu_ floor_
         ceil_ trunc_ fix_ frac_ sign_ round_ clamp_ clip_ zero_ fill_ copy_ remainder_ floor_divide_ lerp_ sgn_

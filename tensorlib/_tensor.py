@@ -241,6 +241,32 @@ class Tensor:
         return transpose(self, -2, -1)
 
     @property
+    def real(self) -> "Tensor":
+        """The real part: a view for complex tensors, the tensor itself for real ones. Assigning writes into it."""
+        from .ops.unary import real
+
+        return real(self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        from .ops.unary import real
+
+        real(self).copy_(value)
+
+    @property
+    def imag(self) -> "Tensor":
+        """The imaginary part of a complex tensor, as a view. Assigning writes into it."""
+        from .ops.unary import imag
+
+        return imag(self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        from .ops.unary import imag
+
+        imag(self).copy_(value)
+
+    @property
     def H(self) -> "Tensor":
         """The conjugate transpose of a matrix (2-D tensor)."""
         if self._data.ndim not in (0, 2):

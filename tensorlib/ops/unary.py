@@ -354,33 +354,44 @@ class RealBackward0(Node):
         return (to_dtype(g, FROM_NP[self.meta[1]]),)
 
 
-def real(input: Tensor) -> Tensor:
-    """The real part (a view for complex tensors, the tensor itself for real ones)."""
-    x = tensor_arg(input, "real")
-    if x._data.dtype.kind != "c":
-        return x
+class ImagBackward0(Node):
+    __slots__ = ("meta",)
+
+    def backward(self, g: Tensor) -> tuple:
+        # the imaginary part moves along i: the gradient is g * 1j
+        return (mul(to_dtype(g, FROM_NP[self.meta[1]]), 1j),)
+
+
+def _part_view(x: Tensor, data: np.ndarray, node_cls: type) -> Tensor:
+    """A view of complex ``x`` around one of its parts (``data``), recorded as ``node_cls``."""
     from .._tensor import _make_view
 
-    t = _make_view(x, x._data.real)
+    t = _make_view(x, data)
     if x._requires_grad and GRAD.enabled:
         from ._util import edge
         from .._autograd.graph import new_node
 
-        node = new_node(RealBackward0, (edge(x),))
+        node = new_node(node_cls, (edge(x),))
         node.meta = _meta(x)
         t._grad_fn = node
         t._requires_grad = True
     return t
 
 
+def real(input: Tensor) -> Tensor:
+    """The real part (a view for complex tensors, the tensor itself for real ones)."""
+    x = tensor_arg(input, "real")
+    if x._data.dtype.kind != "c":
+        return x
+    return _part_view(x, x._data.real, RealBackward0)
+
+
 def imag(input: Tensor) -> Tensor:
-    """The imaginary part of a complex tensor."""
+    """The imaginary part of a complex tensor, as a view."""
     x = tensor_arg(input, "imag")
     if x._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    res = mul(sub(x, conj(x)), -0.5j)
-    return to_dtype(res, FROM_NP[x._data.dtype].to_real())
-
+    return _part_view(x, x._data.imag, ImagBackward0)
 
 
 # NumPy's names for the inverse trigonometric functions

@@ -360,3 +360,26 @@ def test_backward_inputs_hooks_and_kinks(torch, rec):
     old = torch.autograd.Variable(torch.ones(2), requires_grad=True)
     rec((old, type(old).__name__, isinstance(torch.ones(1), torch.autograd.Variable)))
     rec.raises(TypeError, torch.autograd.Variable, [1, 2], match="Variable data has to be a tensor, but got list")
+
+
+@differential
+def test_complex_real_and_imag_are_view_properties(torch, rec):
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    rec((z.real, z.imag), ([1.0, 3.0], [2.0, -1.0]))
+    # views: writing through them changes z, and assigning to the property writes into z
+    z.imag.mul_(10)
+    z.real = torch.tensor([5.0, 6.0])
+    rec(z)
+    rec(z.imag._base is z)
+    r = torch.tensor([1.0, 2.0])
+    rec(r.real is r, True)
+    rec.raises(RuntimeError, lambda: r.imag, match="imag is not implemented for tensors with non-complex dtypes")
+    # gradients flow back as complex: through real unchanged, through imag times 1j
+    w = torch.tensor([2.0, 5.0])
+    x = torch.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+    (x.imag * w).sum().backward()
+    rec(x.grad)
+    x = torch.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+    (x.real * w + x.imag * x.imag).sum().backward()
+    rec(x.grad)
+    rec(torch.real(x).requires_grad and torch.imag(x).requires_grad, True)

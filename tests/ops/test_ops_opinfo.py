@@ -148,7 +148,7 @@ class OpInfo:
 
     @property
     def has_method(self) -> bool:
-        return self.method and hasattr(tensorlib.Tensor, self.name)
+        return self.method and callable(getattr(tensorlib.Tensor, self.name, None))  # not properties (real)
 
 
 OPS: list[OpInfo] = []
