@@ -521,6 +521,8 @@ class Tensor:
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         from ._repr import tensor_repr
 
+        if self.__dict__.get("_is_param", False):  # a subclass instance made a Parameter
+            return f"Parameter({tensor_repr(self)})"
         return tensor_repr(self)
 
     def __format__(self, format_spec: str) -> str:

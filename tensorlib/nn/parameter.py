@@ -11,12 +11,25 @@ from .._repr import tensor_repr
 from .._tensor import Tensor, _disabled_torch_function_impl, _init
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    """Makes ``isinstance(t, Parameter)`` true for Tensor-subclass instances made parameters (``_is_param``)."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Parameter and isinstance(instance, Tensor) and instance.__dict__.get("_is_param", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A tensor that is a module parameter: assigning one to a Module attribute registers it.
 
     ``Parameter(data)`` shares ``data``'s memory and requires grad by default.
     For dispatch it behaves like a plain Tensor (its ops return plain Tensors
     and it never takes precedence over a duck type's ``__torch_function__``).
+
+    For an instance of a Tensor subclass, as in torch, the result keeps that
+    subclass: it is ``data.detach()`` marked as a parameter, and
+    ``isinstance(result, Parameter)`` holds.
     """
 
     __torch_function__ = _disabled_torch_function_impl
@@ -25,6 +38,8 @@ class Parameter(Tensor):
         if data is None:
             arr = np.empty((0,), dtype=DEFAULT.np_float)
         elif isinstance(data, Tensor):
+            if type(data) is not Tensor and type(data) is not Parameter:
+                return _subclass_parameter(data, requires_grad)
             arr = data._data
         else:
             raise TypeError(f"Parameter(): expected a Tensor as data, got {type(data).__name__}")
@@ -53,6 +68,19 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto: Any) -> Any:
         return (_rebuild_parameter, (self._data.copy(), self._requires_grad))
+
+
+def _subclass_parameter(data: Tensor, requires_grad: bool) -> Any:
+    t = data.detach()
+    if type(t) is not type(data):
+        raise RuntimeError(
+            f"Creating a Parameter from an instance of type {type(data).__name__} requires that detach() returns an "
+            f"instance of the same type, but return type {type(t).__name__} was found instead. To use the type as a "
+            "Parameter, please correct the detach() semantics defined by its __torch_function__() implementation."
+        )
+    t.requires_grad_(requires_grad)
+    t._is_param = True
+    return t
 
 
 def _copy_tensor(t: Tensor) -> Tensor:

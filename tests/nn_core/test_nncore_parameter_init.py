@@ -51,6 +51,35 @@ def test_parameter_ops_return_plain_tensors():
     assert_close(p.grad, [2.0, 2.0])
 
 
+class _Subclass(tensorlib.Tensor):
+    pass
+
+
+def test_parameter_of_a_tensor_subclass_keeps_the_subclass():
+    # as torch: the subclass instance is detached and marked, and counts as a Parameter
+    s = tensorlib.tensor([1.0, 2.0]).as_subclass(_Subclass)
+    p = nn.Parameter(s)
+    assert type(p) is _Subclass and isinstance(p, nn.Parameter)
+    assert p.requires_grad and p.is_leaf and p is not s and not s.requires_grad
+    assert not isinstance(s, nn.Parameter) and not isinstance(tensorlib.ones(1), nn.Parameter)
+    assert repr(p) == "Parameter(_Subclass([1., 2.], requires_grad=True))"
+    assert type(nn.Parameter(p)) is _Subclass  # already a marked instance: stays one
+    assert not nn.Parameter(s, requires_grad=False).requires_grad
+    m = nn.Module()
+    m.w = p
+    assert [name for name, _ in m.named_parameters()] == ["w"] and m.w is p
+    (m.w * 3).sum().backward()
+    assert_close(p.grad, [3.0, 3.0])
+
+
+def test_parameter_of_a_subclass_whose_detach_changes_type_is_refused():
+    class PlainDetach(nn.Parameter):
+        pass  # its ops (detach included) return plain tensors, as Parameter's do
+
+    with pytest.raises(RuntimeError, match="requires that detach\\(\\) returns an instance of the same type"):
+        nn.Parameter(PlainDetach(tensorlib.zeros(1)))
+
+
 def test_parameter_errors():
     with pytest.raises(TypeError, match="expected a Tensor"):
         nn.Parameter([1.0, 2.0])
