@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, unpack
+from . import _erf
 from . import elementwise as E
 from . import reduction as R
 from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim
@@ -84,16 +85,12 @@ def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     return wrap(r)
 
 
-_erf_u = np.frompyfunc(math.erf, 1, 1)
-_erfc_u = np.frompyfunc(math.erfc, 1, 1)
-
-
 def _erf_np(a: np.ndarray) -> np.ndarray:
-    return np.asarray(_erf_u(a), dtype=a.dtype)
+    return _erf.erf(a).astype(a.dtype, copy=False)
 
 
 def _erfc_np(a: np.ndarray) -> np.ndarray:
-    return np.asarray(_erfc_u(a), dtype=a.dtype)
+    return _erf.erfc(a).astype(a.dtype, copy=False)
 
 
 def _erf_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:

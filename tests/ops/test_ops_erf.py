@@ -1,0 +1,65 @@
+"""The vectorised error function (tensorlib/ops/_erf.py) against math.erf / math.erfc."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorlib
+from tensorlib.ops import _erf
+
+
+def _grid() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return np.concatenate([
+        np.linspace(-8.0, 8.0, 40001),
+        rng.standard_normal(20000) * 3.0,
+        np.linspace(0.49, 0.51, 2001),  # where the two formulas meet
+        -np.linspace(0.49, 0.51, 2001),
+        np.linspace(-26.0, 26.0, 5001),
+        [0.0, 1e-300, 1e-8, -1e-8],
+    ])
+
+
+def _max_relative_error(got: np.ndarray, expected: np.ndarray) -> float:
+    normal = np.abs(expected) > np.finfo(np.float64).tiny  # subnormal results carry fewer digits
+    return float(np.max(np.abs(got - expected)[normal] / np.abs(expected)[normal]))
+
+
+@pytest.mark.parametrize(("kernel", "reference"), [(_erf._erf_kernel, math.erf), (_erf._erfc_kernel, math.erfc)])
+def test_vectorised_kernels_match_math_to_double_precision(kernel, reference):
+    x = _grid()
+    expected = np.array([reference(v) for v in x])
+    got = _erf._chunked(kernel, x)
+    assert _max_relative_error(got, expected) < 3e-15
+
+
+def test_special_values():
+    x = np.array([np.nan, np.inf, -np.inf, 40.0, -40.0, 0.0, -0.0, 27.5, -27.5] * 300)  # long: the vectorised path
+    erf = _erf.erf(x)[:9]
+    erfc = _erf.erfc(x)[:9]
+    np.testing.assert_array_equal(erf, [np.nan, 1, -1, 1, -1, 0, -0.0, 1, -1])
+    assert np.signbit(erf[6])  # erf(-0.0) is -0.0
+    np.testing.assert_array_equal(erfc, [np.nan, 0, 2, 0, 2, 1, 1, 0, 2])
+
+
+def test_small_and_large_arrays_agree():
+    # below the threshold math.erf runs element by element; above it the array formulas do
+    x = np.random.default_rng(1).standard_normal(3 * _erf._SCALAR_BELOW)
+    np.testing.assert_allclose(_erf.erf(x), [_erf.erf(x[i : i + 1])[0] for i in range(x.size)], rtol=3e-15, atol=0)
+    assert _erf.erf(np.float64(0.5)).shape == () and _erf.erfc(np.zeros((2, 0))).shape == (2, 0)
+
+
+@pytest.mark.parametrize("dtype", [tensorlib.float64, tensorlib.float32])
+def test_tensor_erf_erfc_and_exact_gelu_on_large_tensors(dtype):
+    x = tensorlib.randn(64, 80, dtype=dtype)
+    ref = np.vectorize(math.erf)(x.double().numpy())
+    tol = 1e-14 if dtype is tensorlib.float64 else 1e-6
+    np.testing.assert_allclose(tensorlib.erf(x).double().numpy(), ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(tensorlib.erfc(x).double().numpy(), 1 - ref, rtol=tol, atol=tol)
+    gelu = tensorlib.nn.functional.gelu(x).double().numpy()
+    xd = x.double().numpy()
+    np.testing.assert_allclose(gelu, xd * 0.5 * (1 + np.vectorize(math.erf)(xd / math.sqrt(2))), rtol=tol, atol=tol)
+    assert tensorlib.erf(x).dtype is dtype
