@@ -23,23 +23,16 @@ equal to the default, like ``alpha=1``, is also left out. Handlers that call
 from __future__ import annotations
 
 import inspect
-import itertools
 from typing import Callable
 
 _P = inspect.Parameter
-_counter = itertools.count()
-
-
-def unique_tag() -> str:
-    """A fresh suffix for the names one wrapper puts in the shared globals dict."""
-    return str(next(_counter))
 
 
 def parameter_source(signature: inspect.Signature, ns: dict, tag: str) -> tuple[str, str]:
     """Render a signature as Python source: ``(def parameter list, call passing every parameter through)``.
 
-    Defaults are bound to names placed in ``ns``; annotations are dropped
-    (wrappers never need them).
+    Defaults are bound to names (see :func:`default_name`) placed in ``ns``, in
+    signature order; annotations are dropped (wrappers never need them).
     """
     params: list[str] = []
     call: list[str] = []
@@ -87,20 +80,17 @@ def plain_check_source(signature: inspect.Signature, tag: str | None = None) -> 
         if p.kind is _P.VAR_POSITIONAL:
             # one or two positional extras are the usual case: check them inline
             n = p.name
-            first = f"(type({n}[0]) in _F or (type({n}[0]) in _S and _plain_seq({n}[0])))"
+            first = f"(type({n}[0]) in _F or _plain_seq({n}[0]))"
             checks.append(f"(not {n} or ({first} and (len({n}) == 1 or _all_plain({n}))))")
         elif p.kind is _P.VAR_KEYWORD:
             checks.append(f"(not {p.name} or _all_plain({p.name}.values()))")
         elif p.default is None:
-            checks.append(f"({p.name} is None or type({p.name}) in _F or (type({p.name}) in _S and _plain_seq({p.name})))")
+            checks.append(f"({p.name} is None or type({p.name}) in _F or _plain_seq({p.name}))")
         elif p.default is not _P.empty and tag is not None:
             # left at its default (the usual case): no type lookup needed
-            checks.append(
-                f"({p.name} is {default_name(tag, p.name)} or type({p.name}) in _F"
-                f" or (type({p.name}) in _S and _plain_seq({p.name})))"
-            )
+            checks.append(f"({p.name} is {default_name(tag, p.name)} or type({p.name}) in _F or _plain_seq({p.name}))")
         else:
-            checks.append(f"(type({p.name}) in _F or (type({p.name}) in _S and _plain_seq({p.name})))")
+            checks.append(f"(type({p.name}) in _F or _plain_seq({p.name}))")
     checks.append("not _M")
     return " and ".join(checks)
 
@@ -148,27 +138,38 @@ def call_rebuild_source(signature: inspect.Signature, tag: str, indent: str = " 
     return "\n".join(lines) + "\n"
 
 
-def compile_function(
-    source: str, name: str, ns: dict, public_name: str | None = None, qualname: str | None = None
-) -> Callable:
-    """Execute ``source`` in ``ns`` and return the function it defines as ``name``.
+def closure_factory(body: str, free: tuple[str, ...], ns: dict, cache: dict) -> Callable:
+    """``make(*values)``: returns the function ``body`` defines as ``_fn``, with the names ``free`` bound to ``values``.
 
-    The source defines it under a private ``name`` (so it cannot clobber
-    anything in ``ns``); ``public_name`` and ``qualname`` are then given to the
-    function and its code object, so tracebacks and profilers show the real name.
+    The names become closure variables (as fast to read as globals), so
+    wrappers that differ only in what they wrap, their defaults and their
+    name share one compiled factory: ``cache`` maps ``(body, free)`` to it.
+    ``ns`` provides the globals (the protocol's ``_F``, ``_M``, ``_slow``...).
+    Compiling is most of the cost of wrapping a namespace.
     """
-    public_name = public_name or name
-    qualname = qualname or public_name
-    code = compile(source, f"<dispatch wrapper {qualname}>", "exec")
-    exec(code, ns)
-    fn = ns.pop(name)
-    fn.__name__ = public_name
+    key = (body, free)
+    make = cache.get(key)
+    if make is None:
+        indented = "".join("    " + line + "\n" for line in body.splitlines())
+        src = f"def _make({', '.join(free)}):\n{indented}    return _fn\n"
+        local: dict = {}
+        exec(compile(src, "<dispatch wrapper>", "exec"), ns, local)
+        make = cache[key] = local["_make"]
+    return make
+
+
+def rename(fn: Callable, name: str, qualname: str) -> Callable:
+    """Give ``fn`` (and its code object, for tracebacks and profilers) a public name."""
+    fn.__name__ = name
     fn.__qualname__ = qualname
     if hasattr(fn.__code__, "co_qualname"):  # Python 3.11+
-        fn.__code__ = fn.__code__.replace(co_name=public_name, co_qualname=qualname)
+        fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=qualname)
     else:  # pragma: no cover - Python 3.10
-        fn.__code__ = fn.__code__.replace(co_name=public_name)
+        fn.__code__ = fn.__code__.replace(co_name=name)
     return fn
+
+
+_OVERRIDE_FACTORIES: dict = {}
 
 
 def function_with_signature(signature: inspect.Signature, body_result: str, name: str) -> Callable:
@@ -177,7 +178,8 @@ def function_with_signature(signature: inspect.Signature, body_result: str, name
     Used for the testing overrides: calling one with arguments its signature
     rejects raises the same TypeError the real function would.
     """
-    ns: dict = {}
-    params, _ = parameter_source(signature, ns, "t")
-    src = f"def _override({params}):\n    return {body_result}\n"
-    return compile_function(src, "_override", ns, name, name)
+    defaults: dict = {}
+    params, _ = parameter_source(signature, defaults, "")
+    body = f"def _fn({params}):\n    return {body_result}\n"
+    make = closure_factory(body, tuple(defaults), {}, _OVERRIDE_FACTORIES)
+    return rename(make(*defaults.values()), name, name)

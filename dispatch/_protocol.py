@@ -118,19 +118,19 @@ class Protocol:
         self._disabling: list = []
         self._lock = threading.Lock()
         self.registry = Registry(self)
-        # Every wrapper of this protocol is compiled into this one globals dict,
-        # so the fast path reads ``_F`` (the plain types) and ``_M`` (the mode
-        # count) as globals.
+        # The globals of every wrapper of this protocol: the fast path reads
+        # ``_F`` (the plain types) and ``_M`` (the mode count) from here.
         self._ns: dict = {
             "__name__": f"dispatch.protocol[{method}]",
             "_F": self._plain,
             "_M": 0,
             "_all_plain": self._all_plain,
             "_plain_seq": self._plain_seq,
-            "_S": frozenset({list, tuple}),
             "_slow": self._slow,
             "_slow_modes": self._slow_modes,
         }
+        # compiled wrapper factories, one per distinct wrapper source (see _codegen.closure_factory)
+        self._factories: dict = {}
         #: Base class of this protocol's modes: subclass it, define the
         #: protocol method, and use an instance as a context manager.
         self.Mode = _make_mode_class(self, mode_class_name)
@@ -425,31 +425,27 @@ class Protocol:
         """
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
-        tag = _codegen.unique_tag()
-        ns = self._ns
         spec = _WrapperSpec(impl, name)
-        impl_name, spec_name = f"_impl{tag}", f"_spec{tag}"
-        ns[impl_name] = impl
-        ns[spec_name] = spec
-        fname = f"_wrapper{tag}"
+        defaults: dict = {}
         if modes_only:
-            src = (
-                f"def {fname}(*args, **kwargs):\n"
-                f"    if not _M:\n"
-                f"        return {impl_name}(*args, **kwargs)\n"
-                f"    return _slow_modes({spec_name}, args, kwargs)\n"
+            body = (
+                "def _fn(*args, **kwargs):\n"
+                "    if not _M:\n"
+                "        return _impl(*args, **kwargs)\n"
+                "    return _slow_modes(_spec, args, kwargs)\n"
             )
         else:
             sig = signature if signature is not None else inspect.signature(impl)
-            params, call = _codegen.parameter_source(sig, ns, tag)
-            src = (
-                f"def {fname}({params}):\n"
-                f"    if {_codegen.plain_check_source(sig, tag)}:\n"
-                f"        return {impl_name}({call})\n"
-                + _codegen.call_rebuild_source(sig, tag)
-                + f"    return _slow({spec_name}, {_codegen.ARGS}, {_codegen.KWARGS})\n"
+            params, call = _codegen.parameter_source(sig, defaults, "")
+            body = (
+                f"def _fn({params}):\n"
+                f"    if {_codegen.plain_check_source(sig, '')}:\n"
+                f"        return _impl({call})\n"
+                + _codegen.call_rebuild_source(sig, "")
+                + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
             )
-        wrapper = _codegen.compile_function(src, fname, ns, name, qualname)
+        make = _codegen.closure_factory(body, ("_impl", "_spec", *defaults), self._ns, self._factories)
+        wrapper = _codegen.rename(make(impl, spec, *defaults.values()), name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
         if signature is None or modes_only:
@@ -490,22 +486,16 @@ class Protocol:
 
     def _accessor(self, impl: Callable, params: list[str], name: str) -> tuple[Callable, _WrapperSpec]:
         sig = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
-        tag = _codegen.unique_tag()
-        ns = self._ns
         spec = _WrapperSpec(impl, name)
-        impl_name, spec_name = f"_impl{tag}", f"_spec{tag}"
-        ns[impl_name] = impl
-        ns[spec_name] = spec
         plist = ", ".join(params)
-        check = _codegen.plain_check_source(sig)
-        fname = f"_accessor{tag}"
-        src = (
-            f"def {fname}({plist}):\n"
-            f"    if {check}:\n"
-            f"        return {impl_name}({plist})\n"
-            f"    return _slow({spec_name}, ({plist},), {{}})\n"
+        body = (
+            f"def _fn({plist}):\n"
+            f"    if {_codegen.plain_check_source(sig)}:\n"
+            f"        return _impl({plist})\n"
+            f"    return _slow(_spec, ({plist},), {{}})\n"
         )
-        fn = _codegen.compile_function(src, fname, ns, name, name)
+        make = _codegen.closure_factory(body, ("_impl", "_spec"), self._ns, self._factories)
+        fn = _codegen.rename(make(impl, spec), name, name)
         fn.__doc__ = impl.__doc__
         return fn, spec
 
