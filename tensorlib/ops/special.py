@@ -1,5 +1,5 @@
-"""Special functions: atan2, hypot, logaddexp(2), xlogy, copysign, deg2rad/rad2deg, sinc, logit, angle, signbit,
-heaviside, addcmul, addcdiv, with their in-place forms.
+"""Special functions: atan2, hypot, logaddexp(2), xlogy, xlog1py, copysign, deg2rad/rad2deg, sinc, entr, logit,
+angle, signbit, heaviside, addcmul, addcdiv, with their in-place forms.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ._pointwise import (
     reduce_to,
 )
 from .arithmetic import add, div, mul, rsub, sub
-from .comparison import eq, gt, logical_or, lt
+from .comparison import eq, gt, le, logical_and, logical_or, lt
 from .conversion import to_dtype
 from .selection import where
 from .unary import _LN2, _unary, cos, exp, exp2, log, neg, reciprocal
@@ -120,16 +120,37 @@ def _logaddexp2_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
     return gx, gy
 
 
-def _xlogy_np(a: np.ndarray, b: Any) -> np.ndarray:
-    # 0 * log(y) is 0 (unless y is nan), as in torch
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = a * np.log(b)
-    return np.where((a == 0) & ~np.isnan(b), 0, r).astype(r.dtype, copy=False)
+def _x_times(log_fn: Callable) -> Callable:
+    """``x * log_fn(y)`` with ``0 * log_fn(y)`` taken as 0 (unless ``y`` is nan), as torch's xlogy and xlog1py."""
+
+    def np_fn(a: np.ndarray, b: Any) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = a * log_fn(b)
+        return np.where((a == 0) & ~np.isnan(b), 0, r).astype(r.dtype, copy=False)
+
+    return np_fn
+
+
+_xlogy_np = _x_times(np.log)
+_xlog1py_np = _x_times(np.log1p)
+
+
+def _grad_of_x_times(fn: Callable, g: Tensor, x: Tensor, y: Any, pole: float) -> Tensor:
+    """``d/dx`` of ``x * log(...)``: ``g * log(...)``, except 0 where ``x == 0`` and ``y`` is at or past the pole,
+    where the function is identically 0 (torch's convention)."""
+    grad = fn(g, y)
+    if isinstance(y, Tensor):
+        return where(logical_and(eq(x, 0), le(y, pole)), 0.0, grad)
+    return where(eq(x, 0), 0.0, grad) if y <= pole else grad
 
 
 def _xlogy_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
-    ly = log(y) if isinstance(y, Tensor) else (math.log(y) if y > 0 else (-math.inf if y == 0 else math.nan))
-    return mul(g, ly), mul(g, div(x, y))
+    return _grad_of_x_times(xlogy, g, x, y, 0.0), mul(g, div(x, y))
+
+
+def _xlog1py_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
+    gy = mul(g, div(x, add(y, 1) if isinstance(y, Tensor) else y + 1))
+    return _grad_of_x_times(xlog1py, g, x, y, -1.0), gy
 
 
 def _copysign_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
@@ -154,6 +175,9 @@ logaddexp2, _ = _binary_float(
     scalar_ok=False,
 )
 xlogy, xlogy_ = _binary_float("xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.")
+xlog1py, _ = _binary_float(
+    "xlog1py", _xlog1py_np, _xlog1py_grads, "Elementwise ``input * log1p(other)``, 0 where ``input`` is 0."
+)
 copysign, copysign_ = _binary_float("copysign", np.copysign, _copysign_grads, "``input``'s magnitude with ``other``'s sign.")
 
 
@@ -197,6 +221,20 @@ def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
 
 sinc, sinc_ = _unary("sinc", _sinc_np, _sinc_grad, "xy", "Normalised sinc: ``sin(pi x) / (pi x)``, 1 at 0.")
 sinc.__module__ = sinc_.__module__ = __name__  # built by unary's factory, defined here
+
+
+def _entr_np(a: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(a > 0, -a * np.log(a), np.where(a == 0, 0.0, -np.inf)).astype(a.dtype, copy=False)
+    return np.where(np.isnan(a), a, r)
+
+
+def _entr_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
+    return mul(g, neg(add(log(x), 1.0)))
+
+
+entr, _ = _unary("entr", _entr_np, _entr_grad, "x", "Elementwise entropy term: ``-x log x`` (0 at 0, -inf below).")
+entr.__module__ = __name__
 
 
 class LogitBackward0(Node):

@@ -20,7 +20,9 @@ from tensorlib.overrides import (
     resolve_name,
 )
 
-MODULE_NAMESPACES = [tensorlib, tensorlib.nn.functional, tensorlib.nn.init, tensorlib.linalg, tensorlib.autograd]
+MODULE_NAMESPACES = [
+    tensorlib, tensorlib.nn.functional, tensorlib.nn.init, tensorlib.linalg, tensorlib.special, tensorlib.autograd
+]
 
 
 def public_callables(namespace):
@@ -66,8 +68,11 @@ def test_nothing_is_both_overridable_and_ignored():
 
 def test_namespaces_and_sorted_listing():
     table = get_overridable_functions()
-    for ns in (tensorlib, tensorlib.Tensor, tensorlib.nn.functional, tensorlib.nn.init, tensorlib.linalg):
+    for ns in (tensorlib, tensorlib.Tensor, tensorlib.nn.functional, tensorlib.nn.init, tensorlib.linalg,
+               tensorlib.special):
         assert ns in table and table[ns]
+    # the same operation under another namespace is its own overridable function, as in torch
+    assert tensorlib.special.erf is not tensorlib.erf and tensorlib.special.erf in table[tensorlib.special]
     names = [f.__name__ for f in table[tensorlib.nn.functional]]
     assert names == sorted(names)
     assert tensorlib.add in table[tensorlib] and tensorlib.Tensor.add in table[tensorlib.Tensor]
@@ -118,6 +123,7 @@ def test_resolve_name_round_trips():
     assert resolve_name(tensorlib.Tensor.add) == "tensorlib.Tensor.add"
     assert resolve_name(tensorlib.Tensor.grad.__get__) == "tensorlib.Tensor.grad.__get__"
     assert resolve_name(tensorlib.nn.functional.relu) == "tensorlib.nn.functional.relu"
+    assert resolve_name(tensorlib.special.expit) == "tensorlib.special.expit"
 
 
 def test_is_tensor_method_or_property():

@@ -14,6 +14,9 @@ of tensors (``cat``, ``index_put``).
 
 from __future__ import annotations
 
+import functools
+import math
+
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -144,11 +147,13 @@ class OpInfo:
 
     @property
     def func(self) -> Callable:
-        return getattr(tensorlib, self.name)
+        # "special.entr" names tensorlib.special.entr
+        return functools.reduce(getattr, self.name.split("."), tensorlib)
 
     @property
     def has_method(self) -> bool:
-        return self.method and callable(getattr(tensorlib.Tensor, self.name, None))  # not properties (real)
+        return (self.method and "." not in self.name
+                and callable(getattr(tensorlib.Tensor, self.name, None)))  # not properties (real)
 
 
 OPS: list[OpInfo] = []
@@ -315,6 +320,29 @@ op("addcmul", [s(r(2, 3), r(2, 3), r(2, 3)), s(r(2, 3), r(3), r(2, 1), value=-0.
 op("addcdiv", [s(r(2, 3), r(2, 3), nz(2, 3)), s(r(2, 3), r(3), nz(2, 1), value=2.0)], lambda a, b, c, value=1: a + value * b / c)
 for _name, _of in (("arccos", "acos"), ("arcsin", "asin"), ("arctan", "atan"), ("arccosh", "acosh"), ("arcsinh", "asinh"), ("arctanh", "atanh")):
     alias(_name, next(o for o in OPS if o.name == _of))
+
+# -- tensorlib.special --------------------------------------------------------------------------------
+
+_erf_np = np.vectorize(math.erf, otypes=[float])
+op("special.entr", [s(pos(2, 3))], lambda a: -a * np.log(a))
+# 0 at 0, -inf below 0, nan stays nan
+op("special.entr", [s(np.array([0.0, 0.5, -1.0, np.nan]))], lambda a: np.array([0.0, -0.5 * np.log(0.5), -np.inf, np.nan]),
+   grad=False)
+op("special.xlog1py", [s(r(2, 3), pos(2, 3)), s(r(2, 3), pos(3)), s(r(2, 3), float(pos()))],
+   lambda a, b: a * np.log1p(b))
+op("special.xlog1py", [s(np.array([0.0, 1.5, 0.0]), np.array([-1.0, 0.5, np.nan]))],
+   lambda a, b: np.array([0.0, 1.5 * np.log1p(0.5), np.nan]), grad=False)
+op("special.ndtr", [s(r(2, 3) * 3)], lambda a: 0.5 * (1 + _erf_np(a / math.sqrt(2))))
+op("special.expit", [s(r(2, 3))], lambda a: 1 / (1 + np.exp(-a)))
+for _name in ("erf", "erfc", "exp2", "expm1", "log1p", "sinc", "logit"):
+    alias("special." + _name, next(o for o in OPS if o.name == _name))
+alias("special.xlogy", next(o for o in OPS if o.name == "xlogy"))
+op("special.round", [s(r(2, 3) * 5)], np.round, grad=False)
+op("special.logsumexp", [s(r(2, 3), 1), s(r(2, 3), (0, 1), True)],
+   lambda a, dim, keepdim=False: np.log(np.sum(np.exp(a), axis=dim, keepdims=keepdim)))
+op("special.softmax", [s(r(2, 3), 1), s(r(2, 3), 0, dtype=tensorlib.float64)],
+   lambda a, dim, dtype=None: np.exp(a) / np.sum(np.exp(a), axis=dim, keepdims=True))
+op("special.log_softmax", [s(r(2, 3), 1)], lambda a, dim: a - np.log(np.sum(np.exp(a), axis=dim, keepdims=True)))
 
 # -- reductions ---------------------------------------------------------------------------------
 
@@ -828,7 +856,10 @@ for _info in OPS:
 def public_names() -> set[str]:
     from tensorlib.overrides import get_overridable_functions
 
-    return {f.__name__ for f in get_overridable_functions()[tensorlib]}
+    overridable = get_overridable_functions()
+    return {f.__name__ for f in overridable[tensorlib]} | {
+        "special." + f.__name__ for f in overridable[tensorlib.special]
+    }
 
 
 def test_every_differentiable_op_has_an_entry() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from typing import Any
 
 import numpy as np
@@ -68,7 +70,7 @@ def test_forward_matches_torch(info: OpInfo, sample: Sample) -> None:
     args, kwargs = sample.build(tl_tensor, leaves)
     ours = info.func(*args, **kwargs)
     targs, tkwargs = _torch_args(torch, sample, True)
-    theirs = getattr(torch, info.torch_name or info.name)(*targs, **tkwargs)
+    theirs = functools.reduce(getattr, (info.torch_name or info.name).split("."), torch)(*targs, **tkwargs)
     assert type(ours).__name__ == type(theirs).__name__ or (
         isinstance(ours, tensorlib.Tensor) and isinstance(theirs, torch.Tensor)
     ), f"{type(ours)} vs {type(theirs)}"
