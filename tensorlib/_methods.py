@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dtype
-from ._autograd.graph import Node
+from ._autograd.graph import Node, rename_grad_fn
 from ._tensor import Tensor
 from .ops import activation as A
 from .ops import creation as C
@@ -219,7 +219,9 @@ def _reflected(func: Callable, self: Tensor, scalar: Any) -> Tensor:
     """``scalar <op> self`` for functions whose first argument must be a tensor."""
     if func is E.div:  # torch computes ``scalar / t`` as ``t.reciprocal() * scalar`` (its rounding too)
         return E.mul(E.reciprocal(self), scalar)
-    if func in (E.sub, E.floor_divide, E.remainder, E.pow):
+    if func is E.sub:
+        return rename_grad_fn(func(scalar, self), "RsubBackward1")  # torch records ``scalar - t`` as rsub
+    if func in (E.floor_divide, E.remainder, E.pow):
         return func(scalar, self)
     if func in (E.add, E.mul, E.bitwise_and, E.bitwise_or, E.bitwise_xor, E.eq, E.ne):
         return func(self, scalar)

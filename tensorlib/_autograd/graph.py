@@ -123,6 +123,47 @@ class Node:
         return d
 
 
+def node_name(op_name: str) -> str:
+    """torch's name for the backward node of op ``op_name``: ``log1p`` -> ``Log1PBackward0``.
+
+    Words (split at ``_``) are capitalised, and so is a letter right after a digit.
+    """
+    out = []
+    for word in op_name.split("_"):
+        chars = list(word[:1].upper() + word[1:])
+        for i in range(1, len(chars)):
+            if chars[i - 1].isdigit():
+                chars[i] = chars[i].upper()
+        out.append("".join(chars))
+    return "".join(out) + "Backward0"
+
+
+_NAMED: dict[tuple[type, str], type] = {}
+
+
+def named_node_class(cls: type, name: str) -> type:
+    """``cls`` under another name (a cached subclass adding nothing): one backward shared by sibling ops
+    (maximum and minimum, amax and amin...) that torch reports under their own names."""
+    if cls.__name__ == name:
+        return cls
+    sub = _NAMED.get((cls, name))
+    if sub is None:
+        sub = _NAMED[(cls, name)] = type(name, (cls,), {"__slots__": (), "__module__": cls.__module__})
+    return sub
+
+
+def rename_grad_fn(t: Any, name: str) -> Any:
+    """Report the node that made ``t`` under ``name``, torch's name for the op ``t`` is the result of.
+
+    For ops composed of other ops: their last step made a fresh node, which
+    keeps its backward and takes the composite's name.
+    """
+    node = t._grad_fn
+    if node is not None:
+        node.__class__ = named_node_class(type(node), name)
+    return t
+
+
 def new_node(cls: type, next_functions: tuple) -> Any:
     """Create a node without running ``__init__`` (the hot path of every recorded op)."""
     node = _new_object(cls)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input, unpack
 from ._util import (
     GRAD,
     Tensor,
@@ -129,8 +129,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     x = tensor_arg(input, "rsub")
     if isinstance(other, Tensor):
-        return sub(other, x, alpha=alpha)
-    return add(mul(x, -alpha), other)
+        return rename_grad_fn(sub(other, x, alpha=alpha), "RsubBackward0")
+    return rename_grad_fn(add(mul(x, -alpha), other), "RsubBackward1")
 
 
 # -- mul / div ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, save_input, new_node
+from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, save_input
 from .._tensor import _make_view
 from . import elementwise as E
 from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, bump_version
@@ -146,7 +146,28 @@ class SelectBackward0(SliceBackward0):
     __slots__ = ()
 
 
-def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type = SliceBackward0) -> Tensor:
+_UNSQUEEZE_NODE = named_node_class(SliceBackward0, "UnsqueezeBackward0")
+_ALIAS_NODE = named_node_class(SliceBackward0, "AliasBackward0")
+
+
+def _basic_node_class(key: Any) -> type:
+    """torch's name for a basic index: that of its last step (an int selects, None unsqueezes, a slice that
+    is not the whole dim slices), with ``x[:]`` a slice and ``x[...]`` an alias."""
+    parts = key if type(key) is tuple else (key,)
+    any_slice = False
+    for p in reversed(parts):
+        if type(p) is int:
+            return SelectBackward0
+        if p is None:
+            return _UNSQUEEZE_NODE
+        if type(p) is slice:
+            if p.start not in (None, 0) or p.stop is not None or p.step not in (None, 1):
+                return SliceBackward0
+            any_slice = True
+    return SliceBackward0 if any_slice else _ALIAS_NODE
+
+
+def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type | None = None) -> Tensor:
     a = x._data
     try:
         r = a[key]
@@ -160,7 +181,7 @@ def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type = SliceB
     if basic:
         t = _make_view(x, r)
         if x._requires_grad and GRAD.enabled:
-            node = new_node(node_cls, (edge(x),))
+            node = new_node(node_cls or _basic_node_class(key), (edge(x),))
             node.key, node.shape = key, a.shape
             t._grad_fn = node
             t._requires_grad = True

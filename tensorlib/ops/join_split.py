@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._autograd.graph import Node
+from .._autograd.graph import Node, rename_grad_fn
 from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim, write_out
 from .shape import atleast_1d, atleast_2d, atleast_3d, meshgrid, narrow, reshape, select, unsqueeze
 
@@ -103,7 +103,9 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
                 f"{list(t_._data.shape)} at entry {i}"
             )
     d = wrap_dim(dim, len(shape) + 1)
-    return cat([unsqueeze(t_, d) for t_ in ts], d, out=out)
+    if out is not None:
+        return cat([unsqueeze(t_, d) for t_ in ts], d, out=out)
+    return rename_grad_fn(cat([unsqueeze(t_, d) for t_ in ts], d), "StackBackward0")
 
 
 def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:

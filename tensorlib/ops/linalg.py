@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input, unpack
 from . import elementwise as E
 from . import reduction as R
 from . import shape as S
@@ -453,7 +453,7 @@ def trace(input: Tensor) -> Tensor:
 # -- norms -------------------------------------------------------------------------------------
 
 
-class NormBackward1(Node):
+class LinalgVectorNormBackward0(Node):
     __slots__ = ("self_", "result", "ord", "dims", "keepdim")
     _saved_slots = ("self_", "result")
 
@@ -506,7 +506,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         r = np.sum(ab**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
     r = np.asarray(r).astype(ab.dtype, copy=False)
     if t._requires_grad and GRAD.enabled:
-        res, node = record(NormBackward1, r, (t,))
+        res, node = record(LinalgVectorNormBackward0, r, (t,))
         node.self_ = save_input(t)
         node.result = SavedTensor(res, True)
         node.ord, node.dims, node.keepdim = ord, dims, keepdim
@@ -684,7 +684,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if a._data.shape[-1] != b._data.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} X2: {b._data.shape[-1]}")
     diff = E.sub(S.unsqueeze(a, -2), S.unsqueeze(b, -3))
-    return vector_norm(diff, p, -1)
+    return rename_grad_fn(vector_norm(diff, p, -1), "CdistBackward0")
 
 
 # -- products composed from the ones above --------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, named_node_class, rename_grad_fn, save_input, unpack
 from .._dtype import FROM_NP
 from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
 from ..return_types import nanmedian as _nanmedian_t
@@ -128,6 +128,9 @@ class MeanBackward0(Node):
         return (_expand_back(E.div(g, self.count), self.dims, self.shape, self.keepdim),)
 
 
+_MEAN_DIM_NODE = named_node_class(MeanBackward0, "MeanBackward1")  # the dim overload
+
+
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Mean of all elements, or over ``dim``."""
     x = input if type(input) is Tensor else tensor_arg(input, "mean")
@@ -153,7 +156,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if r.dtype != a.dtype:
         r = r.astype(a.dtype)
     if x._requires_grad and GRAD.enabled:
-        res, node = record(MeanBackward0, r, (x,))
+        res, node = record(MeanBackward0 if dim is None else _MEAN_DIM_NODE, r, (x,))
         node.dims, node.shape, node.keepdim, node.count = dims, a.shape, keepdim, count
         return _finish(res, out, "mean")
     return wrap(r) if out is None else write_out(out, wrap(r), "mean")
@@ -188,6 +191,9 @@ class ProdBackward0(Node):
         return (E.mul(gx, _prod_of_others(x, self.dims)),)
 
 
+_PROD_DIM_NODE = named_node_class(ProdBackward0, "ProdBackward1")  # the dim overload
+
+
 def _prod_of_others(x: Tensor, dims: tuple) -> Tensor:
     """Each element's product of the other elements of its reduction slice, differentiably (zeros allowed)."""
     if not dims:
@@ -220,7 +226,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         dims = (d,) if a.ndim else ()
         r = _arr(np.prod(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
-        res, node = record(ProdBackward0, r, (x,))
+        res, node = record(ProdBackward0 if dim is None else _PROD_DIM_NODE, r, (x,))
         node.self_ = save_input(x)
         node.result = SavedTensor(res, True)
         node.dims, node.keepdim = dims, keepdim if dim is not None else False
@@ -261,6 +267,13 @@ class MaxBackward0(Node):
         return (scatter_into_zeros(g, self.dim, idx, self.shape),)
 
 
+# the same backward, under torch's name for each op
+_MIN_ALL_NODE = named_node_class(MaxBackward1, "MinBackward1")
+_MIN_DIM_NODE = named_node_class(MaxBackward0, "MinBackward0")
+_MEDIAN_ALL_NODE = named_node_class(MaxBackward1, "MedianBackward0")
+_NANMEDIAN_ALL_NODE = named_node_class(MaxBackward1, "NanmedianBackward0")
+
+
 def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, out: Any) -> Any:
     x = tensor_arg(input, fname)
     if isinstance(dim, Tensor):
@@ -277,7 +290,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
             )
         r = _arr(np.max(a) if is_max else np.min(a))
         if x._requires_grad and GRAD.enabled:
-            res, node = record(MaxBackward1, r, (x,))
+            res, node = record(MaxBackward1 if is_max else _MIN_ALL_NODE, r, (x,))
             node.self_ = save_input(x)
             node.result = SavedTensor(res, True)
             return _finish(res, out, fname)
@@ -302,7 +315,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
     vals = _arr(vals)
     idx = _arr(idx).astype(np.int64, copy=False)
     if x._requires_grad and GRAD.enabled:
-        values, node = record(MaxBackward0, vals, (x,))
+        values, node = record(MaxBackward0 if is_max else _MIN_DIM_NODE, vals, (x,))
         node.indices = idx if keepdim or a.ndim == 0 else idx
         node.dim = d
         node.shape = a.shape
@@ -342,6 +355,9 @@ class AmaxBackward0(Node):
         return (E.div(E.mul(_expand_back(g, self.dims, shape, self.keepdim), mask), count),)
 
 
+_AMIN_NODE = named_node_class(AmaxBackward0, "AminBackward0")
+
+
 def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: Any) -> Tensor:
     x = tensor_arg(input, fname)
     a = x._data
@@ -355,7 +371,7 @@ def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: A
         raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
     r = _arr(np_fn(a, axis=dims, keepdims=keepdim))
     if x._requires_grad and GRAD.enabled:
-        res, node = record(AmaxBackward0, r, (x,))
+        res, node = record(AmaxBackward0 if fname == "amax" else _AMIN_NODE, r, (x,))
         node.self_ = save_input(x)
         node.result = SavedTensor(res, True)
         node.dims, node.keepdim = dims, keepdim
@@ -448,7 +464,7 @@ def var(
             "var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
             "(input numel divided by output numel).", UserWarning, stacklevel=3,
         )
-    res = E.div(sum(sq, dims, keepdim=keepdim), denom if denom > 0 else 0.0)
+    res = rename_grad_fn(E.div(sum(sq, dims, keepdim=keepdim), denom if denom > 0 else 0.0), "VarBackward0")
     if x._data.dtype.kind == "c":
         res = E.real(res)
     return _finish(res, out, "var")
@@ -461,20 +477,22 @@ def std(
     """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
     v = var(input, dim, unbiased, keepdim, correction=correction)
     if not (v._requires_grad and GRAD.enabled and np.any(v._data == 0)):
-        return _finish(E.sqrt(v), out, "std")
+        return _finish(rename_grad_fn(E.sqrt(v), "StdBackward0"), out, "std")
     # sqrt's gradient at 0 is infinite: route zero variances around it
     zero = E.eq(v, 0)
-    return _finish(E.where(zero, 0.0, E.sqrt(E.where(zero, 1.0, v))), out, "std")
+    return _finish(rename_grad_fn(E.where(zero, 0.0, E.sqrt(E.where(zero, 1.0, v))), "StdBackward0"), out, "std")
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None) -> tuple:
     """``(var, mean)`` over ``dim``."""
-    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    v, m = var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return rename_grad_fn(v, "VarMeanBackward0"), rename_grad_fn(m, "VarMeanBackward0")
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None) -> tuple:
     """``(std, mean)`` over ``dim``."""
-    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    s, m = std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
+    return rename_grad_fn(s, "StdMeanBackward0"), rename_grad_fn(m, "StdMeanBackward0")
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -649,7 +667,7 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
         r = flat[_median_indices(flat, 0, ignore_nan)].reshape(())
         if x._requires_grad and GRAD.enabled:
             # ties share the gradient, as for max()
-            res, node = record(MaxBackward1, r, (x,))
+            res, node = record(_NANMEDIAN_ALL_NODE if ignore_nan else _MEDIAN_ALL_NODE, r, (x,))
             node.self_, node.result = save_input(x), SavedTensor(res, True)
             return res
         return wrap(r)
@@ -723,6 +741,9 @@ class CummaxBackward0(Node):
         return (scatter_into_zeros(g, self.dim, self.indices, self.shape),)
 
 
+_CUMMIN_NODE = named_node_class(CummaxBackward0, "CumminBackward0")
+
+
 def _cum_extreme(input: Tensor, dim: int, fname: str, is_max: bool) -> Any:
     x = tensor_arg(input, fname)
     a = x._data
@@ -749,7 +770,7 @@ def _cum_extreme(input: Tensor, dim: int, fname: str, is_max: bool) -> Any:
 
     cls = _cummax_t if is_max else _cummin_t
     if x._requires_grad and GRAD.enabled and a.dtype.kind == "f":
-        res, node = record(CummaxBackward0, values, (x,))
+        res, node = record(CummaxBackward0 if is_max else _CUMMIN_NODE, values, (x,))
         node.indices, node.dim, node.shape = idx, d, a.shape
         return cls(res, wrap(idx))
     return cls(wrap(values), wrap(idx))
@@ -822,7 +843,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     y = tensor_arg(other, "dist", "other", 2)
     from .linalg import vector_norm
 
-    return vector_norm(E.sub(x, y), p)
+    return rename_grad_fn(vector_norm(E.sub(x, y), p), "DistBackward0")
 
 
 # -- quantiles and histograms --------------------------------------------------------------------------------

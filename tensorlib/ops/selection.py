@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, save_input, unpack
+from .._autograd.graph import Node, named_node_class, node_name, save_input, unpack
 from .._dtype import FROM_NP
 from ._util import (
     GRAD,
@@ -47,6 +47,9 @@ class MaximumBackward0(Node):
         return ga, gb
 
 
+_EXTREME_NODES = {f: named_node_class(MaximumBackward0, node_name(f)) for f in ("maximum", "minimum", "fmax", "fmin")}
+
+
 def _binary_extreme(input: Tensor, other: Tensor, fname: str, np_fn: Any, is_max: bool, out: Any) -> Tensor:
     x = tensor_arg(input, fname)
     y = tensor_arg(other, fname, "other", 2)
@@ -55,7 +58,7 @@ def _binary_extreme(input: Tensor, other: Tensor, fname: str, np_fn: Any, is_max
         raise RuntimeError(f"{fname} not implemented for complex tensors.")
     r = _apply2(np_fn, a, b)
     if needs_grad(x, y):
-        res, node = record(MaximumBackward0, r, (x, y))
+        res, node = record(_EXTREME_NODES[fname], r, (x, y))
         node.self_, node.other = save_input(x), save_input(y)
         node.self_meta, node.other_meta = _meta(x), _meta(y)
         node.is_max = is_max

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, node_name, save_input, unpack
 from ._util import GRAD, Tensor, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
 from ._pointwise import (
     ZeroGradBackward,
@@ -52,11 +52,12 @@ def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) 
 
 
 def _binary_float(
-    fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True, scalar_ok: bool = True
+    fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True, scalar_ok: bool = True,
+    backward_name: str | None = None,
 ) -> Callable:
     """A float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``)."""
     node_cls = type(
-        "".join(p.capitalize() for p in fname.split("_")) + "Backward0",
+        backward_name or node_name(fname),
         (Node,),
         {"__slots__": ("self_", "other", "result", "metas"), "_saved_slots": ("self_", "other", "result")},
     )
@@ -176,7 +177,8 @@ logaddexp2, _ = _binary_float(
 )
 xlogy, xlogy_ = _binary_float("xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.")
 xlog1py, _ = _binary_float(
-    "xlog1py", _xlog1py_np, _xlog1py_grads, "Elementwise ``input * log1p(other)``, 0 where ``input`` is 0."
+    "xlog1py", _xlog1py_np, _xlog1py_grads, "Elementwise ``input * log1p(other)``, 0 where ``input`` is 0.",
+    backward_name="SpecialXlog1PyBackward0",  # torch.special only: torch prefixes the node name
 )
 copysign, copysign_ = _binary_float("copysign", np.copysign, _copysign_grads, "``input``'s magnitude with ``other``'s sign.")
 
@@ -233,7 +235,8 @@ def _entr_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return mul(g, neg(add(log(x), 1.0)))
 
 
-entr, _ = _unary("entr", _entr_np, _entr_grad, "x", "Elementwise entropy term: ``-x log x`` (0 at 0, -inf below).")
+entr, _ = _unary("entr", _entr_np, _entr_grad, "x", "Elementwise entropy term: ``-x log x`` (0 at 0, -inf below).",
+                 backward_name="SpecialEntrBackward0")
 entr.__module__ = __name__
 
 
@@ -341,3 +344,36 @@ def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """In-place :func:`addcdiv`."""
     return inplace_apply(self, addcdiv, (tensor1, tensor2), {"value": value}, "addcdiv_")
+
+
+# -- torch.special spellings ----------------------------------------------------------------------
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+
+
+def expit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The logistic sigmoid ``1 / (1 + exp(-x))``."""
+    from .unary import sigmoid
+
+    return sigmoid(input, out=out)
+
+
+def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The standard normal distribution function: the area under the Gaussian density left of ``x``."""
+    from .activation import erfc
+
+    return mul(erfc(mul(input, -_INV_SQRT2)), 0.5, out=out)
+
+
+def special_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    from .activation import softmax
+
+    return softmax(input, dim, dtype)
+
+
+def special_log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed stably."""
+    from .activation import log_softmax
+
+    return log_softmax(input, dim, dtype)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, node_name, save_input, unpack
 from .._dtype import FROM_NP
 from ._util import GRAD, Tensor, not_implemented, record, tensor_arg, wrap
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, ndarray
@@ -30,6 +30,7 @@ def _unary(
     doc: str,
     *,
     other_dtypes: Callable[[np.ndarray, Callable], np.ndarray] | None = None,
+    backward_name: str | None = None,
 ) -> tuple[Callable, Callable]:
     """Build an elementwise function and its in-place method from a NumPy function and a gradient rule.
 
@@ -41,7 +42,7 @@ def _unary(
     """
     if other_dtypes is None:
         other_dtypes = _in_float
-    node_name = "".join(p.capitalize() for p in name.split("_")) + "Backward0"
+    backward_name = backward_name or node_name(name)
 
     def backward(self: Any, g: Tensor) -> tuple:
         x = unpack(self, self.x) if "x" in save else None
@@ -50,7 +51,7 @@ def _unary(
             return (zeros_like(g),)
         return (grad(g, x, y),)
 
-    node_cls = type(node_name, (Node,), {"__slots__": ("x", "y"), "_saved_slots": ("x", "y"), "backward": backward})
+    node_cls = type(backward_name, (Node,), {"__slots__": ("x", "y"), "_saved_slots": ("x", "y"), "backward": backward})
 
     def compute(x: Tensor) -> np.ndarray:
         a = x._data

@@ -1,0 +1,51 @@
+"""grad_fn names: what a PyTorch user sees in reprs (``grad_fn=<MeanBackward1>``) and in ``grad_fn.name()``."""
+
+from __future__ import annotations
+
+import pytest
+
+import tensorlib
+
+# expression on ``x`` (3x4, requires grad) and ``L`` (the library) -> torch's node name
+CASES = {
+    "x.sum()": "SumBackward0", "x.sum(0)": "SumBackward1", "x.mean()": "MeanBackward0", "x.mean(0)": "MeanBackward1",
+    "x.prod()": "ProdBackward0", "x.prod(1)": "ProdBackward1", "x.std()": "StdBackward0", "x.var(0)": "VarBackward0",
+    "L.var_mean(x)[0]": "VarMeanBackward0", "L.std_mean(x)[1]": "StdMeanBackward0", "x.norm()": "LinalgVectorNormBackward0",
+    "L.dist(x, x * 2)": "DistBackward0", "x.max()": "MaxBackward1", "x.min()": "MinBackward1",
+    "x.max(0).values": "MaxBackward0", "x.min(0).values": "MinBackward0", "x.median()": "MedianBackward0",
+    "x.nanmedian()": "NanmedianBackward0", "L.amin(x, 0)": "AminBackward0", "L.amax(x, 0)": "AmaxBackward0",
+    "L.minimum(x, x)": "MinimumBackward0", "L.fmax(x, x)": "FmaxBackward0", "x.cummin(0).values": "CumminBackward0",
+    "x.log1p()": "Log1PBackward0", "x.exp2()": "Exp2Backward0", "x.expm1()": "Expm1Backward0",
+    "1 - x": "RsubBackward1", "L.rsub(x, x)": "RsubBackward0", "x - 1": "SubBackward0",
+    "L.stack([x, x])": "StackBackward0", "L.cat([x, x])": "CatBackward0",
+    "x[0]": "SelectBackward0", "x[:, 0]": "SelectBackward0", "x[0, 1:]": "SliceBackward0", "x[None]": "UnsqueezeBackward0",
+    "x[0, None]": "UnsqueezeBackward0", "x[:]": "SliceBackward0", "x[...]": "AliasBackward0",
+    "x[[0, 1]]": "IndexBackward0", "x @ x.t()": "MmBackward0", "x.exp()": "ExpBackward0",
+    "L.special.entr(x)": "SpecialEntrBackward0", "L.special.xlog1py(x, x)": "SpecialXlog1PyBackward0",
+}
+
+
+def _name(lib, expr: str) -> str:
+    x = lib.rand(3, 4, dtype=lib.float64) + 0.5
+    x.requires_grad_()
+    return eval(expr, {"x": x, "L": lib}).grad_fn.name()
+
+
+@pytest.mark.parametrize("expr", list(CASES))
+def test_node_names(expr: str) -> None:
+    assert _name(tensorlib, expr) == CASES[expr]
+
+
+@pytest.mark.parametrize("expr", list(CASES))
+def test_node_names_match_torch(expr: str) -> None:
+    torch = pytest.importorskip("torch")
+    assert _name(torch, expr) == CASES[expr]
+
+
+def test_renamed_nodes_keep_their_backward() -> None:
+    x = tensorlib.tensor([[1.0, 2.0], [3.0, 5.0]], dtype=tensorlib.float64, requires_grad=True)
+    assert tensorlib.autograd.gradcheck(lambda t: tensorlib.std(t, 0), (x,))
+    assert tensorlib.autograd.gradgradcheck(lambda t: tensorlib.stack([t, t * 2]), (x,))
+    assert tensorlib.autograd.gradcheck(lambda t: (1 - t)[:, 0], (x,))
+    y = x.min(0).values
+    assert "MinBackward0" in repr(y) and isinstance(y.grad_fn, type(x.max(0).values.grad_fn))
