@@ -128,7 +128,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, a.ndim)
-    return tuple(select(x, d, i) for i in range(a.shape[d]))
+    return tuple(rename_grad_fn(select(x, d, i), "UnbindBackward0") for i in range(a.shape[d]))
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -151,8 +151,9 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         sections = [n] * (size // n) + ([size % n] if size % n else []) if n and size else [0]
     out = []
     start = 0
+    name = "SplitWithSizesBackward0" if isinstance(split_size_or_sections, (list, tuple)) else "SplitBackward0"
     for s in sections:
-        out.append(narrow(x, d, start, s))
+        out.append(rename_grad_fn(narrow(x, d, start, s), name))
         start += s
     return tuple(out)
 
@@ -184,9 +185,12 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         q, r = divmod(size, n)
-        return split(x, [q + 1] * r + [q] * (n - r), d)
-    # slices between consecutive indices, clipped like Python slicing (empty when they cross)
-    bounds = [0] + [max(min(int(i) + size if int(i) < 0 else int(i), size), 0) for i in indices_or_sections] + [size]
+        bounds = [0]
+        for k in range(n):
+            bounds.append(bounds[-1] + q + (1 if k < r else 0))
+    else:
+        # slices between consecutive indices, clipped like Python slicing (empty when they cross)
+        bounds = [0] + [max(min(int(i) + size if int(i) < 0 else int(i), size), 0) for i in indices_or_sections] + [size]
     pieces = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         pieces.append(narrow(x, d, a, max(b - a, 0)))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
 from . import elementwise as E
 from . import reduction as R
 from . import shape as S
@@ -169,7 +169,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
             f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but got: "
             f"[{b.shape[0]}, {b.shape[1]}]."
         )
-    return matmul(x, y, out=out)
+    return matmul(x, y, out=out) if out is not None else rename_grad_fn(matmul(x, y), "BmmBackward0")
 
 
 def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -180,7 +180,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"vector + matrix @ vector expected, got {x._data.ndim}, {v._data.ndim}")
     if x._data.shape[1] != v._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({x._data.shape[0]}), mat ({_dims(x._data.shape)}), vec ({v._data.shape[0]})")
-    return matmul(x, v, out=out)
+    return matmul(x, v, out=out) if out is not None else rename_grad_fn(matmul(x, v), "MvBackward0")
 
 
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -196,12 +196,13 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
         )
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {x.dtype.name} and {y.dtype.name}")
-    return matmul(x, y, out=out)
+    return matmul(x, y, out=out) if out is not None else rename_grad_fn(matmul(x, y), "DotBackward0")
 
 
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
-    return dot(E.conj(tensor_arg(input, "vdot")), other, out=out)
+    x = E.conj(tensor_arg(input, "vdot"))
+    return dot(x, other, out=out) if out is not None else rename_grad_fn(dot(x, other), "VdotBackward0")
 
 
 
@@ -228,32 +229,34 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
 ger = outer
 
 
-def _beta_x_plus_alpha_prod(x: Tensor, beta: Any, prod: Tensor, alpha: Any, out: Tensor | None) -> Tensor:
+def _beta_x_plus_alpha_prod(x: Tensor, beta: Any, prod: Tensor, alpha: Any, out: Tensor | None, fname: str) -> Tensor:
     """``beta * x + alpha * prod`` for the add*mm family; ``beta == 0`` ignores ``x`` (even its nan and inf)."""
     if alpha != 1:
         prod = E.mul(prod, alpha)
     base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
-    return E.add(base, prod, out=out)
+    if out is not None:
+        return E.add(base, prod, out=out)
+    return rename_grad_fn(E.add(base, prod), node_name(fname))
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``."""
     x = tensor_arg(input, "addmm")
     prod = mm(mat1, mat2)
-    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addmm")
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
     x = tensor_arg(input, "addmv")
     prod = mv(mat, vec)
-    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addmv")
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``."""
     x = tensor_arg(input, "baddbmm")
     prod = bmm(batch1, batch2)
-    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "baddbmm")
 
 
 def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -412,13 +415,19 @@ def _contract_pair(a: Tensor, ta: str, b: Tensor, tb: str, keep: set, sizes: dic
     return S.reshape(r, out_shape), "".join(batch + only_a + only_b)
 
 
+def _masked(x: Tensor, mask: np.ndarray, node: str) -> Tensor:
+    if x._data.dtype.kind == "b":
+        return wrap(x._data & mask)
+    return rename_grad_fn(E.mul(x, wrap(mask)), node)
+
+
 def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
     """The lower triangle of the last two dims (the rest zeroed)."""
     x = tensor_arg(input, "tril")
     if x._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     mask = np.tril(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
-    return _finish(E.mul(x, wrap(mask)) if x._data.dtype.kind != "b" else wrap(x._data & mask), out, "tril")
+    return _finish(_masked(x, mask, "TrilBackward0"), out, "tril")
 
 
 def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -427,7 +436,7 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     if x._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
     mask = np.triu(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
-    return _finish(E.mul(x, wrap(mask)) if x._data.dtype.kind != "b" else wrap(x._data & mask), out, "triu")
+    return _finish(_masked(x, mask, "TriuBackward0"), out, "triu")
 
 
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
@@ -447,7 +456,7 @@ def trace(input: Tensor) -> Tensor:
         raise E.not_implemented("trace", x._data.dtype)
     if x._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
-    return R.sum(S.diagonal(x))
+    return rename_grad_fn(R.sum(S.diagonal(x)), "TraceBackward0")
 
 
 # -- norms -------------------------------------------------------------------------------------
@@ -707,14 +716,14 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """``beta * input + alpha * outer(vec1, vec2)``."""
     x = tensor_arg(input, "addr")
     prod = outer(vec1, vec2)
-    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addr")
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     x = tensor_arg(input, "addbmm")
     prod = R.sum(bmm(batch1, batch2), 0)
-    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out)
+    return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addbmm")
 
 
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:

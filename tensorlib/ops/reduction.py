@@ -118,7 +118,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if kind == "f":
         x = E.where(E.isnan(x), 0.0, x)
-    return sum(x, dim, keepdim, dtype=dtype, out=out)
+    if out is not None:
+        return sum(x, dim, keepdim, dtype=dtype, out=out)
+    return rename_grad_fn(sum(x, dim, keepdim, dtype=dtype), "NansumBackward0")
 
 
 class MeanBackward0(Node):
@@ -507,7 +509,7 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
     res = E.add(E.log(sum(E.exp(shifted), dims, keepdim=True)), wrap(m))
     if not keepdim:
         res = S.reshape(res, tuple(s for i, s in enumerate(res._data.shape) if i not in dims))
-    return _finish(res, out, "logsumexp")
+    return _finish(rename_grad_fn(res, "LogsumexpBackward0"), out, "logsumexp")
 
 
 def _bool_reduce(input: Tensor, dim: Any, keepdim: bool, out: Any, fname: str, np_fn: Any) -> Tensor:
@@ -681,6 +683,7 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
     if not keepdim:
         values = S.squeeze(values, d)
         idx = np.squeeze(idx, d)
+    values = rename_grad_fn(values, "NanmedianBackward1" if ignore_nan else "MedianBackward1")
     return (_nanmedian_t if ignore_nan else _median_t)(values, wrap(idx.astype(np.int64)))
 
 
@@ -724,7 +727,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
         values = S.squeeze(values, d)
     else:
         idxs = gi
-    return _mode_t(values, wrap(idxs))
+    return _mode_t(rename_grad_fn(values, "ModeBackward0"), wrap(idxs))
 
 
 # -- cumulative extremes, logcumsumexp, differences and distances ---------------------------------

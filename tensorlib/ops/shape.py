@@ -12,7 +12,7 @@ from math import prod as _prod
 
 import numpy as np
 
-from .._autograd.graph import Node, new_node
+from .._autograd.graph import Node, new_node, rename_grad_fn
 from .._dtype import dtype as DType
 from .._size import Size
 from .._tensor import _make_view, legacy_type_name
@@ -606,7 +606,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
         r = np.roll(a.reshape(-1), sh[0]).reshape(a.shape)
         if x._requires_grad and GRAD.enabled:
             flat = reshape(x, (-1,))
-            return reshape(roll(flat, sh, 0), a.shape)
+            return rename_grad_fn(reshape(roll(flat, sh, 0), a.shape), "RollBackward0")
         return wrap(r)
     ds = tuple(wrap_dim(d, a.ndim) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
     if len(sh) != len(ds):
@@ -774,7 +774,7 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """:func:`narrow`, copied."""
     from .elementwise import clone
 
-    return clone(narrow(input, dim, start, length))
+    return rename_grad_fn(clone(narrow(input, dim, start, length)), "NarrowCopyBackward0")
 
 
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .._autograd.graph import rename_grad_fn
+
 from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
 from . import elementwise as E
 from ._util import Tensor, tensor_arg, wrap, wrap_dim, write_outs
@@ -46,7 +48,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         res = _sort_t(E.clone(x), wrap(np.zeros((), dtype=np.int64)))
     else:
         idx = _sort_indices(a, d, descending).astype(np.int64)
-        res = _sort_t(gather(x, d, wrap(idx)), wrap(idx))
+        res = _sort_t(rename_grad_fn(gather(x, d, wrap(idx)), "SortBackward0"), wrap(idx))
     return res if out is None else write_outs(out, res, "sort")
 
 
@@ -66,8 +68,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
     idx = np.take(_sort_indices(work, d, largest), np.arange(k), axis=d).astype(np.int64)
-    values = gather(x if a.ndim else x, d, wrap(idx if a.ndim else idx.reshape(())))
-    return _topk_t(values, wrap(idx if a.ndim else idx.reshape(())))
+    values = gather(x, d, wrap(idx if a.ndim else idx.reshape(())))
+    return _topk_t(rename_grad_fn(values, "TopkBackward0"), wrap(idx if a.ndim else idx.reshape(())))
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
@@ -85,7 +87,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     if not keepdim:
         values = squeeze(values, d)
         idx = np.squeeze(idx, d)
-    return _kth_t(values, wrap(idx))
+    return _kth_t(rename_grad_fn(values, "KthvalueBackward0"), wrap(idx))
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:  # noqa: A002

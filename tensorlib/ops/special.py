@@ -10,7 +10,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, node_name, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
 from ._util import GRAD, Tensor, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
 from ._pointwise import (
     ZeroGradBackward,
@@ -185,12 +185,14 @@ copysign, copysign_ = _binary_float("copysign", np.copysign, _copysign_grads, "`
 
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians."""
-    return mul(_as_float(tensor_arg(input, "deg2rad"), "deg2rad"), math.pi / 180, out=out)
+    x = _as_float(tensor_arg(input, "deg2rad"), "deg2rad")
+    return mul(x, math.pi / 180, out=out) if out is not None else rename_grad_fn(mul(x, math.pi / 180), "Deg2RadBackward0")
 
 
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Radians to degrees."""
-    return mul(_as_float(tensor_arg(input, "rad2deg"), "rad2deg"), 180 / math.pi, out=out)
+    x = _as_float(tensor_arg(input, "rad2deg"), "rad2deg")
+    return mul(x, 180 / math.pi, out=out) if out is not None else rename_grad_fn(mul(x, 180 / math.pi), "Rad2DegBackward0")
 
 
 def deg2rad_(self: Tensor) -> Tensor:

@@ -22,6 +22,14 @@ CASES = {
     "x[0, None]": "UnsqueezeBackward0", "x[:]": "SliceBackward0", "x[...]": "AliasBackward0",
     "x[[0, 1]]": "IndexBackward0", "x @ x.t()": "MmBackward0", "x.exp()": "ExpBackward0",
     "L.special.entr(x)": "SpecialEntrBackward0", "L.special.xlog1py(x, x)": "SpecialXlog1PyBackward0",
+    "x.sort(1).values": "SortBackward0", "x.topk(2).values": "TopkBackward0", "x.kthvalue(2).values": "KthvalueBackward0",
+    "x.median(1).values": "MedianBackward1", "x.mode(1).values": "ModeBackward0", "L.logsumexp(x, 1)": "LogsumexpBackward0",
+    "L.addmm(x, x, x.t().matmul(x))": "AddmmBackward0",
+    "L.bmm(x[None], x.t()[None])": "BmmBackward0", "L.mv(x, x[0])": "MvBackward0", "L.dot(x[0], x[1])": "DotBackward0",
+    "x.split(2, 1)[0]": "SplitBackward0", "x.split([1, 3], 1)[1]": "SplitWithSizesBackward0",
+    "x.chunk(2, 1)[0]": "SplitBackward0", "x.unbind(0)[1]": "UnbindBackward0", "x.tensor_split(2, 1)[0]": "SliceBackward0",
+    "x.tril()": "TrilBackward0", "x.triu(1)": "TriuBackward0", "x[:, :3].trace()": "TraceBackward0",
+    "L.nansum(x)": "NansumBackward0", "x.roll(1)": "RollBackward0", "L.deg2rad(x)": "Deg2RadBackward0",
 }
 
 
