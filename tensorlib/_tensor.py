@@ -112,7 +112,7 @@ class Tensor:
     @property
     def shape(self) -> Size:
         """The size of each dimension, as a :class:`tensorlib.Size`."""
-        return _new_tuple(Size, self._data.shape)
+        return _size_of(self._data.shape)
 
     @property
     def dtype(self) -> _DType:
@@ -298,7 +298,7 @@ class Tensor:
         """The shape, or the size of dimension ``dim``."""
         shape = self._data.shape
         if dim is None:
-            return _new_tuple(Size, shape)
+            return _size_of(shape)
         return shape[wrap_dim(dim, len(shape))]
 
     def dim(self) -> int:
@@ -606,6 +606,19 @@ class device:
 
 
 _CPU = device("cpu")
+
+
+_SIZES: dict[tuple, Size] = {}
+
+
+def _size_of(shape: tuple) -> Size:
+    """``Size(shape)``, shared between tensors of one shape: making one costs more than looking it up."""
+    size = _SIZES.get(shape)
+    if size is None:
+        if len(_SIZES) >= 4096:  # a program that keeps making new shapes: start over rather than grow
+            _SIZES.clear()
+        size = _SIZES[shape] = _new_tuple(Size, shape)
+    return size
 
 
 def _init(t: Tensor, data: np.ndarray) -> None:
