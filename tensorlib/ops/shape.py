@@ -77,7 +77,14 @@ def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
 
 def _resolve_shape(shape: tuple, numel: int, fname: str) -> tuple[int, ...]:
     """The target shape of view/reshape: ``f(2, 3)`` or ``f((2, 3))``, with one ``-1`` inferred."""
-    if len(shape) == 1 and type(shape[0]) is not int:
+    if len(shape) == 1 and type(shape[0]) is int:  # view(-1), reshape(n): the most common calls
+        n = shape[0]
+        if n == numel:
+            return shape
+        if n == -1:
+            return (numel,)
+        return infer_shape(shape, numel)  # raises torch's error
+    if len(shape) == 1:
         shape = shape[0]
         if type(shape) is not tuple:
             return infer_shape(_shape_arg((shape,), fname), numel)
