@@ -112,7 +112,9 @@ class Tensor:
     @property
     def shape(self) -> Size:
         """The size of each dimension, as a :class:`tensorlib.Size`."""
-        return _size_of(self._data.shape)
+        shape = self._data.shape
+        size = _SIZES.get(shape)  # _size_of inlined: shape is read very often
+        return size if size is not None else _size_of(shape)
 
     @property
     def dtype(self) -> _DType:
