@@ -72,25 +72,30 @@ def default_name(tag: str, param: str) -> str:
 def plain_check_source(signature: inspect.Signature, tag: str | None = None) -> str:
     """An expression that is true when no argument can carry an override.
 
-    ``_F`` is the set of types known to be plain; a list or tuple passes if its
-    elements are plain. Anything else takes the slow path, which scans properly.
+    ``_T`` is the primary plain type (tested by identity first: most
+    arguments are the library's tensors), ``_F`` the set of types known to be
+    plain; a list or tuple passes if its elements are plain. Anything else
+    takes the slow path, which scans properly.
     """
+
+    def plain(x: str) -> str:
+        return f"(_dispatch_t_ := type({x})) is _T or _dispatch_t_ in _F or _plain_seq({x})"
+
     checks: list[str] = []
     for p in signature.parameters.values():
         if p.kind is _P.VAR_POSITIONAL:
             # one or two positional extras are the usual case: check them inline
             n = p.name
-            first = f"(type({n}[0]) in _F or _plain_seq({n}[0]))"
-            checks.append(f"(not {n} or ({first} and (len({n}) == 1 or _all_plain({n}))))")
+            checks.append(f"(not {n} or (({plain(n + '[0]')}) and (len({n}) == 1 or _all_plain({n}))))")
         elif p.kind is _P.VAR_KEYWORD:
             checks.append(f"(not {p.name} or _all_plain({p.name}.values()))")
         elif p.default is None:
-            checks.append(f"({p.name} is None or type({p.name}) in _F or _plain_seq({p.name}))")
+            checks.append(f"({p.name} is None or {plain(p.name)})")
         elif p.default is not _P.empty and tag is not None:
             # left at its default (the usual case): no type lookup needed
-            checks.append(f"({p.name} is {default_name(tag, p.name)} or type({p.name}) in _F or _plain_seq({p.name}))")
+            checks.append(f"({p.name} is {default_name(tag, p.name)} or {plain(p.name)})")
         else:
-            checks.append(f"(type({p.name}) in _F or _plain_seq({p.name}))")
+            checks.append(f"({plain(p.name)})")
     checks.append("not _M")
     return " and ".join(checks)
 

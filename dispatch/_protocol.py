@@ -123,6 +123,7 @@ class Protocol:
         self._ns: dict = {
             "__name__": f"dispatch.protocol[{method}]",
             "_F": self._plain,
+            "_T": type(None),  # the primary plain type (see add_plain_type); None's type until one is declared
             "_M": 0,
             "_all_plain": self._all_plain,
             "_plain_seq": self._plain_seq,
@@ -140,14 +141,18 @@ class Protocol:
 
     # -- which objects take part -------------------------------------------
 
-    def add_plain_type(self, tp: type) -> None:
+    def add_plain_type(self, tp: type, *, primary: bool = False) -> None:
         """Declare that exact instances of ``tp`` never dispatch, even though ``tp`` defines the method.
 
         This is how a library's own tensor type stays on the fast path while
-        its subclasses still dispatch.
+        its subclasses still dispatch. ``primary=True`` marks the type most
+        arguments have (the library's tensor): the fast path tests it by
+        identity before the set lookup.
         """
         self._plain.add(tp)
         self._implementers.discard(tp)
+        if primary:
+            self._ns["_T"] = tp
 
     def is_implementer_type(self, tp: type) -> bool:
         """Whether instances of ``tp`` take part in dispatch (the answer is cached per type)."""

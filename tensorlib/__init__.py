@@ -210,7 +210,7 @@ _make_methods_overridable(
     # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).
     skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"},
 )
-_protocol.add_plain_type(Tensor)
+_protocol.add_plain_type(Tensor, primary=True)
 for _t in (Size, dtype, device):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)

@@ -325,3 +325,24 @@ def test_wrap_a_whole_module_and_class():
     assert [f.__name__ for f in table[mod]] == ["double"]
     assert mod.Box.get in table[mod.Box] and mod.Box.twice.__get__ in table[mod.Box]
     assert proto.registry.ignored_functions() >= {mod.make}
+
+
+def test_primary_plain_type_is_fast_but_its_subclasses_dispatch():
+    proto = Protocol("__prim_function__")
+
+    class Base:
+        def __prim_function__(self, func, types, args, kwargs):  # pragma: no cover - plain, never called
+            raise AssertionError("the primary type is plain")
+
+    class Sub(Base):
+        def __prim_function__(self, func, types, args, kwargs):
+            return ("sub", types)
+
+    def first(x, y=None):
+        return "impl"
+
+    wrapped = proto.wrap(first)
+    proto.add_plain_type(Base, primary=True)
+    assert wrapped(Base(), Base()) == "impl" and wrapped(Base(), y=3) == "impl" and wrapped([Base()]) == "impl"
+    assert wrapped(Base(), Sub()) == ("sub", (Sub,))  # exact-type identity only: a subclass is not the primary type
+    assert wrapped(Sub()) == ("sub", (Sub,))
