@@ -163,7 +163,7 @@ _OVERRIDABLE = {
         masked_scatter nonzero argwhere argsort sort msort topk kthvalue unique take take_along_dim bincount
         searchsorted bucketize index_put_ index_copy select_scatter slice_scatter diagonal_scatter unique_consecutive
         scatter_reduce"""),
-    **_names(_A, "softmax log_softmax erf erfc erf_ erfc_"),
+    **_names(_A, "softmax log_softmax erf erfc erfinv erf_ erfc_ erfinv_"),
     **_names(_C, """zeros_like ones_like empty_like full_like rand_like randn_like randint_like normal bernoulli
         multinomial poisson numel"""),
     "reshape": reshape,

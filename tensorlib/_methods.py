@@ -55,7 +55,7 @@ _FUNCTION_METHODS = {
         kthvalue unique index_copy index_copy_ select_scatter slice_scatter diagonal_scatter unique_consecutive
         scatter_reduce scatter_reduce_
         take take_along_dim bincount fill_diagonal_""",
-    A: "softmax log_softmax erf erf_ erfc erfc_",
+    A: "softmax log_softmax erf erf_ erfc erfc_ erfinv erfinv_",
     C: "uniform_ normal_ random_ bernoulli_ exponential_ bernoulli multinomial",
 }
 for _mod, _names in _FUNCTION_METHODS.items():

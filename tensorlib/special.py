@@ -18,6 +18,7 @@ _FUNCTIONS = {
     "logit": _S.logit,
     "erf": _A.erf,
     "erfc": _A.erfc,
+    "erfinv": _A.erfinv,
     "ndtr": _S.ndtr,
     "entr": _S.entr,
     "xlogy": _S.xlogy,

@@ -111,6 +111,20 @@ erfc, erfc_ = E._unary(
     other_dtypes=E._real_in_float("erfc_vml_cpu"),
 )
 
-for _fn in (erf, erf_, erfc, erfc_):
+def _erfinv_np(a: np.ndarray) -> np.ndarray:
+    return _erf.erfinv(a).astype(a.dtype, copy=False)
+
+
+def _erfinv_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    # d erfinv(x)/dx = sqrt(pi)/2 * exp(erfinv(x)^2)
+    return E.mul(g, E.mul(E.exp(E.mul(y, y)), math.sqrt(math.pi) / 2.0))
+
+
+erfinv, erfinv_ = E._unary(
+    "erfinv", _erfinv_np, _erfinv_grad, "y", "Elementwise inverse error function (nan outside [-1, 1]).",
+    other_dtypes=E._real_in_float("erfinv_vml_cpu"),
+)
+
+for _fn in (erf, erf_, erfc, erfc_, erfinv, erfinv_):
     _fn.__module__ = __name__  # built by the unary factory, defined here
 del _fn

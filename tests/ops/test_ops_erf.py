@@ -63,3 +63,22 @@ def test_tensor_erf_erfc_and_exact_gelu_on_large_tensors(dtype):
     xd = x.double().numpy()
     np.testing.assert_allclose(gelu, xd * 0.5 * (1 + np.vectorize(math.erf)(xd / math.sqrt(2))), rtol=tol, atol=tol)
     assert tensorlib.erf(x).dtype is dtype
+
+
+@pytest.mark.parametrize("n", [50, 5000])  # math.erf per element below the threshold, array formulas above
+def test_erfinv_inverts_erf(n):
+    y = np.concatenate([np.linspace(-0.999999, 0.999999, n), 1 - np.logspace(-15, -1, 50), [0.5, -0.5]])
+    x = _erf.erfinv(y)
+    np.testing.assert_allclose([math.erf(v) for v in x], y, rtol=0, atol=1e-15)  # the vectorised erf: ~1e-15
+    tail = y > 0.5  # near 1, erfc(x) must match 1 - y to relative precision
+    np.testing.assert_allclose([math.erfc(v) for v in x[tail]], 1 - y[tail], rtol=1e-13)
+
+
+def test_erfinv_special_values_and_tensor_op():
+    got = _erf.erfinv(np.array([0.0, -0.0, 1.0, -1.0, 1.5, -2.0, np.nan]))
+    np.testing.assert_array_equal(got, [0.0, -0.0, np.inf, -np.inf, np.nan, np.nan, np.nan])
+    assert np.signbit(got[1])
+    x = tensorlib.tensor([0.25, -0.75], dtype=tensorlib.float64, requires_grad=True)
+    assert tensorlib.autograd.gradcheck(tensorlib.erfinv, (x,))
+    assert tensorlib.autograd.gradgradcheck(tensorlib.special.erfinv, (x,))
+    assert tensorlib.erfinv(tensorlib.tensor([0.5])).dtype is tensorlib.float32

@@ -210,6 +210,7 @@ _UNARY = {
     "real": (np.real, r),
     "erf": (None, r),
     "erfc": (None, r),
+    "erfinv": (None, lambda *s: r(*s, lo=-0.9, hi=0.9)),
     "nan_to_num": (np.nan_to_num, r),
 }
 
@@ -334,7 +335,7 @@ op("special.xlog1py", [s(np.array([0.0, 1.5, 0.0]), np.array([-1.0, 0.5, np.nan]
    lambda a, b: np.array([0.0, 1.5 * np.log1p(0.5), np.nan]), grad=False)
 op("special.ndtr", [s(r(2, 3) * 3)], lambda a: 0.5 * (1 + _erf_np(a / math.sqrt(2))))
 op("special.expit", [s(r(2, 3))], lambda a: 1 / (1 + np.exp(-a)))
-for _name in ("erf", "erfc", "exp2", "expm1", "log1p", "sinc", "logit"):
+for _name in ("erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "sinc", "logit"):
     alias("special." + _name, next(o for o in OPS if o.name == _name))
 alias("special.xlogy", next(o for o in OPS if o.name == "xlogy"))
 op("special.round", [s(r(2, 3) * 5)], np.round, grad=False)
