@@ -216,7 +216,7 @@ for _t in (Size, dtype, device):
 _NO_WRAP.add(Tensor.grad.__get__)
 
 from . import autograd, nn, optim, overrides, return_types, serialization, utils  # noqa: E402
-from . import linalg, special  # noqa: E402
+from . import distributions, linalg, special  # noqa: E402
 from . import overrides as _overrides  # noqa: E402  (torch's historical spelling)
 
 __all__ = sorted(
@@ -225,5 +225,5 @@ __all__ = sorted(
     + """Tensor Size dtype device Generator default_generator no_grad enable_grad set_grad_enabled is_grad_enabled
     inference_mode get_default_dtype set_default_dtype promote_types set_printoptions bool uint8 int8 int16 int32
     int64 float16 float32 float64 complex64 complex128 half float double short int long cfloat cdouble autograd nn
-    optim overrides linalg special return_types finfo iinfo serialization utils""".split()
+    optim overrides linalg special distributions return_types finfo iinfo serialization utils""".split()
 )

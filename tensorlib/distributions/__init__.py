@@ -1,0 +1,18 @@
+"""``tensorlib.distributions``: parameterised probability distributions, as ``torch.distributions``.
+
+Each has ``sample``/``rsample`` (reparameterised, where the family allows),
+``log_prob``, ``entropy``, ``mean``/``variance`` and its shapes
+(``batch_shape``, ``event_shape``); everything is built from tensorlib ops,
+so ``log_prob`` and ``rsample`` are differentiable in the parameters.
+"""
+
+from . import constraints
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .kl import kl_divergence, register_kl
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "Uniform", "constraints", "kl_divergence",
+           "register_kl"]
