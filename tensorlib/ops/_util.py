@@ -370,6 +370,8 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     None and an empty sequence mean every dim. A 0-dim tensor accepts dim 0 or -1
     and has no dims to reduce.
     """
+    if type(dim) is int and 0 <= dim < ndim:  # the usual call: one valid, non-negative dim
+        return (dim,)
     if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return tuple(range(ndim))
     if isinstance(dim, (list, tuple)):

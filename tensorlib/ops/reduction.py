@@ -80,6 +80,7 @@ class SumBackward1(SumBackward0):
 
 
 _add_reduce = np.add.reduce
+_empty = np.empty
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A001
@@ -94,7 +95,8 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
         rdt = None
     if dim is None:
         dims = None
-        r = _add_reduce(a, None, rdt, None, keepdim) if keepdim else _add_reduce(a, None, rdt)
+        # reducing into a 0-d array skips NumPy's scalar result and its conversion back to an array
+        r = _add_reduce(a, None, rdt, None, True) if keepdim else _add_reduce(a, None, rdt, _empty((), rdt or a.dtype))
         node_cls = SumBackward0
     else:
         dims = normalize_dims(dim, a.ndim)
