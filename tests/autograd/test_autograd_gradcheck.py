@@ -7,6 +7,7 @@ import pytest
 
 import tensorlib
 from tensorlib.autograd import Function, gradcheck, gradgradcheck
+from test_autograd_function import LinearFunction
 
 
 class GoodLinear(Function):
@@ -113,27 +114,7 @@ def test_seed_004_exp_example():
 
 
 def test_seed_002_gradcheck_example():
-    class Linear(Function):
-        @staticmethod
-        def forward(ctx, input, weight, bias=None):
-            ctx.save_for_backward(input, weight, bias)
-            output = input.mm(weight.t())
-            if bias is not None:
-                output += bias.unsqueeze(0).expand_as(output)
-            return output
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            input, weight, bias = ctx.saved_tensors
-            grad_input = grad_weight = grad_bias = None
-            if ctx.needs_input_grad[0]:
-                grad_input = grad_output.mm(weight)
-            if ctx.needs_input_grad[1]:
-                grad_weight = grad_output.t().mm(input)
-            if bias is not None and ctx.needs_input_grad[2]:
-                grad_bias = grad_output.sum(0)
-            return grad_input, grad_weight, grad_bias
-
+    Linear = LinearFunction  # seed 002's Function, shared with the Function tests
     inputs = (tensorlib.randn(8, 6, dtype=tensorlib.double, requires_grad=True),
               tensorlib.randn(5, 6, dtype=tensorlib.double, requires_grad=True),
               tensorlib.randn(5, dtype=tensorlib.double, requires_grad=True))
