@@ -455,7 +455,7 @@ class Protocol:
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
         if signature is None or modes_only:
             wrapper.__wrapped__ = impl  # type: ignore[attr-defined]
-        if signature is not None and modes_only:
+        if signature is not None:
             wrapper.__signature__ = signature  # type: ignore[attr-defined]
         wrapper._implementation = impl  # type: ignore[attr-defined]
         spec.public = wrapper

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from ._registry import op, public
 
 
 _pybool = type(True)
 
 
+@public()
 class dtype:
     """A tensor element type (``tensorlib.float32``, ...), backed by a NumPy dtype."""
 
@@ -91,11 +93,13 @@ class _Defaults:
 DEFAULT = _Defaults()
 
 
+@public()
 def get_default_dtype() -> dtype:
     """The dtype of floating point tensors created from Python floats (float32 unless changed)."""
     return DEFAULT.float
 
 
+@public()
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating point dtype (float32 or float64, as torch allows)."""
     if not isinstance(d, dtype) or d not in (float16, float32, float64):
@@ -120,6 +124,7 @@ def _promote_pair(a: dtype, b: dtype) -> dtype:
 PROMOTE: dict[tuple[dtype, dtype], dtype] = {(a, b): _promote_pair(a, b) for a in ALL for b in ALL}
 
 
+@op(dispatch="modes")
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both can be safely cast to, by torch's rules (int + float16 -> float16)."""
     return PROMOTE[(type1, type2)]

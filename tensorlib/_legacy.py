@@ -14,6 +14,7 @@ import numpy as np
 from . import _dtype
 from ._size import Size
 from ._tensor import _LEGACY_NAMES, Tensor, _wrap
+from ._registry import public
 
 
 class tensortype(type):
@@ -66,7 +67,7 @@ def _make(dtype_name: str) -> type:
     name = _LEGACY_NAMES[dtype_name]
     cls = tensortype(name, (), {"__doc__": f"The legacy type of {dtype_name} tensors.", "__module__": "tensorlib"})
     cls.dtype = getattr(_dtype, dtype_name)
-    return cls
+    return public()(cls)
 
 
 LEGACY_TYPES = {_LEGACY_NAMES[n]: _make(n) for n in _LEGACY_NAMES}

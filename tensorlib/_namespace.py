@@ -1,61 +1,95 @@
-"""Building tensorlib's public namespaces: every function and method made overridable, or listed as ignored."""
+"""Building tensorlib's public namespaces from the op registry (:mod:`tensorlib._registry`).
+
+Each namespace module declares nothing itself: it imports the modules whose
+implementations declare into it, then binds what :func:`build` returns. The
+Tensor class gets its methods and operators from :func:`install_methods`.
+"""
 
 from __future__ import annotations
 
 import inspect
 import sys
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
+from . import _registry
 from ._protocol import protocol
+from .ops._pointwise import inplace_apply
 
 
-def expose(module_name: str, impls: dict[str, Callable], ignored: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Wrap ``impls`` as overridable functions of module ``module_name``; register ``ignored`` as not overridable.
+def method_signature(func: Callable) -> inspect.Signature:
+    """The method form of a function's signature: first parameter renamed ``self``, no ``out``."""
+    sig = inspect.signature(func)
+    params = list(sig.parameters.values())
+    if params and params[0].kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        params[0] = params[0].replace(name="self")
+    params = [p for p in params if p.name != "out"]
+    return sig.replace(parameters=params, return_annotation=sig.return_annotation)
 
-    Returns the names to bind in the module's globals.
+
+def inplace_variant(func: Callable, name: str) -> Callable:
+    """``name`` (e.g. ``exp_``): ``func``'s result written into ``self``, with ``func``'s method signature."""
+
+    def inplace(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return inplace_apply(self, func, args, kwargs, name)
+
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__module__ = func.__module__
+    inplace.__doc__ = f"In-place version of :func:`{func.__name__}`."
+    inplace.__signature__ = method_signature(func)  # type: ignore[attr-defined]
+    return inplace
+
+
+def implementation(binding: _registry.Binding) -> Callable:
+    """The raw callable behind a binding (derived in-place variants are built here)."""
+    if binding.inplace_of is not None:
+        return inplace_variant(binding.inplace_of, binding.name)
+    return binding.impl
+
+
+def _signature(binding: _registry.Binding, impl: Callable) -> inspect.Signature | None:
+    if binding.inplace_of is not None:
+        return impl.__signature__  # type: ignore[attr-defined, no-any-return]
+    if binding.method_form:
+        return method_signature(impl)
+    return None
+
+
+def build(module_name: str) -> dict[str, Any]:
+    """The public objects of namespace ``module_name``, as declared in the registry; registers them for dispatch.
+
+    Overridable functions are wrapped; functions only modes see are wrapped as
+    such; the rest is bound as it is and listed as ignored.
     """
     module = sys.modules[module_name]
     out: dict[str, Any] = {}
-    for name, impl in impls.items():
-        out[name] = protocol.wrap(impl, name=name, qualname=name, module=module_name, namespace=module)
-    if ignored:
-        out.update(ignored)
+    ignored = []
+    for binding in _registry.bindings(module_name):
+        impl = implementation(binding)
+        if binding.dispatch != "full":
+            ignored.append(binding.name)  # modes still see the "modes" ones
+        if binding.dispatch == "none":
+            out[binding.name] = impl
+            continue
+        out[binding.name] = protocol.wrap(
+            impl, name=binding.name, qualname=binding.name, module=module_name,
+            signature=_signature(binding, impl), namespace=module, modes_only=binding.dispatch == "modes",
+        )
+    vars(module).update(out)
+    protocol.registry.add_ignored(module, ignored)
     return out
 
 
-def register_ignored(module_name: str, names: Iterable[str]) -> None:
-    """Register public callables of module ``module_name`` as not overridable."""
-    protocol.registry.add_ignored(sys.modules[module_name], names)
+def install_methods(cls: type, skip: set[str]) -> None:
+    """Attach the declared Tensor methods and operators to ``cls`` and make every public attribute overridable.
 
-
-def expose_to_modes(module_name: str, names: Iterable[str]) -> dict[str, Any]:
-    """Wrap functions of module ``module_name`` (factories) so that active modes see calls to them.
-
-    They stay not overridable by implementers (register them as ignored, as
-    torch lists ``torch.zeros`` and friends). Returns the names to bind.
+    The class's own methods and properties are wrapped in place; ``skip`` stays
+    plain and is registered as ignored.
     """
-    module = sys.modules[module_name]
-    out: dict[str, Any] = {}
-    for name in names:
-        impl = getattr(module, name)
-        out[name] = protocol.wrap(impl, name=name, qualname=name, module=module_name, modes_only=True)
-    return out
-
-
-def make_methods_overridable(cls: type, extra: dict[str, Callable], from_functions: dict[str, Callable],
-                             signature_of: Callable[[Callable], inspect.Signature], skip: set[str]) -> None:
-    """Attach and wrap every public method, operator and property of ``cls``.
-
-    ``from_functions`` are functions reused as methods (signature from
-    ``signature_of``); ``extra`` are raw methods with their own signature; the
-    class's own methods and properties are wrapped in place, except ``skip``,
-    which is registered as ignored.
-    """
-    module = cls.__module__
-    for name, impl in from_functions.items():
-        setattr(cls, name, protocol.wrap(impl, name=name, qualname=f"{cls.__qualname__}.{name}", module=module,
-                                         signature=signature_of(impl), namespace=cls, doc=impl.__doc__))
-    for name, impl in extra.items():
-        setattr(cls, name, protocol.wrap(impl, name=name, qualname=f"{cls.__qualname__}.{name}", module=module,
-                                         namespace=cls))
+    qualname = cls.__qualname__
+    for binding in _registry.bindings(_registry.TENSOR):
+        impl = implementation(binding)
+        setattr(cls, binding.name, protocol.wrap(
+            impl, name=binding.name, qualname=f"{qualname}.{binding.name}", module=cls.__module__,
+            signature=_signature(binding, impl), namespace=cls, doc=impl.__doc__,
+        ))
     protocol.wrap_class(cls, ignore=skip)

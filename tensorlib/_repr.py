@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
+from ._registry import public
 
 
 @dataclass
@@ -23,6 +24,7 @@ class PrintOptions:
 OPTIONS = PrintOptions()
 
 
+@public()
 def set_printoptions(
     precision: int | None = None,
     threshold: float | None = None,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from typing import Any, Iterable
+from ._registry import public
 
 
+@public()
 class Size(tuple):
     """A tuple of dimension sizes, printed as ``tensorlib.Size([10, 4])``."""
 

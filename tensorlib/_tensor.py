@@ -20,6 +20,7 @@ from dispatch import disabled_handler
 
 from ._protocol import protocol
 from ._size import Size
+from ._registry import public
 
 _new = object.__new__
 _new_tuple = tuple.__new__  # Size(shape) is several times slower than this
@@ -58,6 +59,7 @@ class _TensorMeta:
         self.post_acc_hooks: dict | None = None
 
 
+@public()
 class Tensor:
     """A multi-dimensional array with automatic differentiation, backed by a NumPy array.
 
@@ -573,6 +575,7 @@ class Tensor:
         return m
 
 
+@public()
 class device:
     """A device description; only ``'cpu'`` exists in this library."""
 

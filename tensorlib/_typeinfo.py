@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from ._registry import public
 
 
 def _check(type: object, fname: str) -> _dtype.dtype:  # noqa: A002
@@ -17,6 +18,7 @@ def builtins_name(x: object) -> str:
     return x.__class__.__name__
 
 
+@public()
 class finfo:
     """Limits of a floating point dtype: ``bits``, ``eps``, ``max``, ``min``, ``tiny``, ``resolution``.
 
@@ -51,6 +53,7 @@ class finfo:
         )
 
 
+@public()
 class iinfo:
     """Limits of an integer dtype: ``bits``, ``min``, ``max``."""
 

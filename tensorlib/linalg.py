@@ -1,22 +1,8 @@
-"""``tensorlib.linalg``: norms, inverses, determinants and solvers."""
+"""``tensorlib.linalg``: norms, inverses, determinants and solvers (declared in :mod:`tensorlib.ops.linalg`)."""
 
 from __future__ import annotations
 
-from ._namespace import expose as _expose
-from .ops import linalg as _L
+from ._namespace import build as _build
+from .ops import linalg as _linalg  # noqa: F401  (declares this namespace's functions)
 
-_FUNCTIONS = {
-    "vector_norm": _L.vector_norm,
-    "matrix_norm": _L.matrix_norm,
-    "norm": _L.norm,
-    "inv": _L.inv,
-    "det": _L.det,
-    "solve": _L.solve,
-    "svdvals": _L.svdvals,
-    "cross": _L.cross,
-    "matmul": _L.matmul,
-}
-
-globals().update(_expose(__name__, _FUNCTIONS))
-
-__all__ = sorted(_FUNCTIONS)
+__all__ = sorted(_build(__name__))

@@ -14,7 +14,7 @@ import os
 import pickle
 from typing import Any, Iterable
 
-from ._namespace import register_ignored as _register_ignored
+from ._registry import SERIALIZATION, TENSORLIB, public
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "save"]
 
@@ -47,6 +47,7 @@ _ALLOWED: set[tuple[str, str]] = {
 _USER_SAFE: dict[tuple[str, str], Any] = {}
 
 
+@public(namespace=SERIALIZATION)
 def add_safe_globals(safe_globals: Iterable[Any]) -> None:
     """Allow these classes and functions (or ``(obj, "module.name")`` pairs) in ``load(weights_only=True)``."""
     for g in safe_globals:
@@ -58,11 +59,13 @@ def add_safe_globals(safe_globals: Iterable[Any]) -> None:
         _USER_SAFE[(module, name)] = obj
 
 
+@public(namespace=SERIALIZATION)
 def get_safe_globals() -> list:
     """The objects added by :func:`add_safe_globals`."""
     return list(_USER_SAFE.values())
 
 
+@public(namespace=SERIALIZATION)
 def clear_safe_globals() -> None:
     """Forget every object added by :func:`add_safe_globals`."""
     _USER_SAFE.clear()
@@ -106,6 +109,7 @@ def _check_path(f: Any, what: str) -> None:
         )
 
 
+@public(namespace=(SERIALIZATION, TENSORLIB))
 def save(obj: object, f: Any, pickle_module: Any = pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
     """Pickle ``obj`` (tensors, state dicts, any picklable object) to the path or file object ``f``."""
@@ -117,6 +121,7 @@ def save(obj: object, f: Any, pickle_module: Any = pickle, pickle_protocol: int 
         pickle_module.dump(obj, f, protocol=pickle_protocol)
 
 
+@public(namespace=(SERIALIZATION, TENSORLIB))
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: bool | None = None,
          mmap: bool | None = None, **pickle_load_args: Any) -> Any:
     """Rebuild an object written by :func:`save` from a path or file object.
@@ -153,4 +158,6 @@ def _check_map_location(map_location: Any) -> None:
     device(map_location)
 
 
-_register_ignored(__name__, __all__)
+from ._namespace import build as _build  # noqa: E402  (binds and registers the declarations above)
+
+_build(__name__)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import warnings
 from typing import Any, Callable
+from .._registry import AUTOGRAD, TENSORLIB, public
 
 
 class _AnomalyState:
@@ -25,11 +26,13 @@ def _set(enabled: bool, check_nan: bool) -> None:
     ANOMALY.active = ANOMALY.enabled and ANOMALY.check_nan
 
 
+@public(namespace=(TENSORLIB, AUTOGRAD))
 def is_anomaly_enabled() -> bool:
     """Whether anomaly detection is on."""
     return ANOMALY.enabled
 
 
+@public(namespace=(TENSORLIB, AUTOGRAD))
 def is_anomaly_check_nan_enabled() -> bool:
     """Whether anomaly detection checks backward outputs for NaN."""
     return ANOMALY.check_nan
@@ -45,6 +48,7 @@ def check_outputs(node: Any, outs: Any) -> None:
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
+@public(namespace=AUTOGRAD)
 class detect_anomaly:
     """Context manager (and decorator) turning anomaly detection on: backward raises on NaN gradients."""
 
@@ -74,6 +78,7 @@ class detect_anomaly:
         return wrapper
 
 
+@public(namespace=AUTOGRAD)
 class set_detect_anomaly:
     """Turn anomaly detection on or off now; as a context manager, restore the previous setting on exit."""
 

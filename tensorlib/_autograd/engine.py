@@ -18,6 +18,7 @@ from .._tensor import Size, Tensor, _wrap, refresh_view
 from .anomaly_mode import ANOMALY, check_outputs
 from .grad_mode import STATE
 from .graph import Node, new_node
+from .._registry import AUTOGRAD, op
 
 
 class AccumulateGrad(Node):
@@ -153,6 +154,7 @@ def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
+@op(namespace=AUTOGRAD)
 def backward(
     tensors: Any,
     grad_tensors: Any = None,
@@ -208,6 +210,7 @@ def _targets(inputs: Sequence[Any], fname: str) -> tuple[list, list]:
     return keys, inputs
 
 
+@op(namespace=AUTOGRAD)
 def grad(
     outputs: Any,
     inputs: Any,

@@ -11,6 +11,7 @@ import numpy as np
 from .._tensor import Tensor, _make_view, _wrap
 from .grad_mode import STATE
 from .graph import FREED_MESSAGE, Node, SavedTensor, save_input
+from .._registry import AUTOGRAD, public
 
 _LEGACY_MESSAGE = (
     "Legacy autograd function with non-static forward method is not supported. {name} must define forward and "
@@ -28,6 +29,7 @@ _LEGACY_MESSAGE = (
 )
 
 
+@public(namespace=AUTOGRAD)
 class FunctionCtx:
     """The ``ctx`` methods available inside ``forward`` (and ``setup_context``)."""
 
@@ -176,6 +178,7 @@ class FunctionMeta(type):
         cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,), {"_forward_cls": cls})
 
 
+@public(namespace=AUTOGRAD)
 class Function(metaclass=FunctionMeta):
     """Base class for differentiable operations with a hand-written backward.
 
@@ -332,6 +335,7 @@ class _OnceDifferentiableBackward(Node):
         )
 
 
+@public(namespace=AUTOGRAD)
 def once_differentiable(fn: Callable) -> Callable:
     """Decorate a ``backward`` that is not itself differentiable: it runs without recording."""
 

@@ -16,6 +16,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from .engine import grad as _grad
 from .grad_mode import enable_grad
+from .._registry import AUTOGRAD_FUNCTIONAL, public
 
 
 def _as_tuple(x: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
@@ -159,6 +160,7 @@ def _zeros_like(t: Tensor) -> Tensor:
     return _wrap(np.zeros(t._data.shape, dtype=t._data.dtype))
 
 
+@public(namespace=AUTOGRAD_FUNCTIONAL)
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(*inputs), v^T J)``: the vector-Jacobian product at ``inputs``."""
     with enable_grad():
@@ -197,6 +199,7 @@ def _jacobian_vector(outs: Sequence[Tensor | None], ins: tuple, vs: tuple, creat
     return _grads(back, dummies, vs, create_graph)
 
 
+@public(namespace=AUTOGRAD_FUNCTIONAL)
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(*inputs), J v)``: the Jacobian-vector product at ``inputs`` (by differentiating a vjp)."""
     with enable_grad():
@@ -260,6 +263,7 @@ def _jacobian_rows(outs: tuple, ins: tuple, create_graph: bool, strict: bool) ->
     return tuple(result)
 
 
+@public(namespace=AUTOGRAD_FUNCTIONAL)
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode") -> Any:
     """The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has shape ``outputs[i].shape + inputs[j].shape``."""
@@ -284,6 +288,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     return _tuple_postprocess(jac, (out_tuple, in_tuple))
 
 
+@public(namespace=AUTOGRAD_FUNCTIONAL)
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
             outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """The Hessian of the scalar function ``func`` at ``inputs``: ``H[i][j]`` has shape
@@ -322,6 +327,7 @@ def _scalar_function(func: Callable, ins: tuple, fn_name: str, strict: bool) -> 
     return outs[0]
 
 
+@public(namespace=AUTOGRAD_FUNCTIONAL)
 def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(*inputs), v^T H)`` for a scalar ``func``: a vector-Hessian product."""
     with enable_grad():
@@ -335,6 +341,7 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     return _finish((out,), create_graph)[0], _tuple_postprocess(_finish(res, create_graph), in_tuple)
 
 
+@public(namespace=AUTOGRAD_FUNCTIONAL)
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """``(func(*inputs), H v)`` for a scalar ``func``: a Hessian-vector product."""
     with enable_grad():

@@ -6,6 +6,7 @@ import functools
 import inspect
 import threading
 from typing import Any, Callable, TypeVar
+from .._registry import AUTOGRAD, TENSORLIB, public
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -18,6 +19,7 @@ class _GradState(threading.local):
 STATE = _GradState()
 
 
+@public(namespace=(TENSORLIB, AUTOGRAD))
 def is_grad_enabled() -> bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
     return STATE.enabled
@@ -89,18 +91,21 @@ class _NoParamContext(_GradModeContext):
         super().__init__()
 
 
+@public(namespace=(TENSORLIB, AUTOGRAD))
 class no_grad(_NoParamContext):
     """Context manager and decorator that disables gradient recording in this thread."""
 
     _target = False
 
 
+@public(namespace=(TENSORLIB, AUTOGRAD))
 class enable_grad(_NoParamContext):
     """Context manager and decorator that enables gradient recording (e.g. inside ``no_grad``)."""
 
     _target = True
 
 
+@public(namespace=(TENSORLIB, AUTOGRAD))
 class set_grad_enabled(_GradModeContext):
     """Enable or disable gradient recording: at once, or as a context manager or decorator.
 
@@ -125,6 +130,7 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(func)
 
 
+@public(namespace=(TENSORLIB, AUTOGRAD))
 class inference_mode(_GradModeContext):
     """Like ``no_grad`` (this library has no separate inference tensors)."""
 

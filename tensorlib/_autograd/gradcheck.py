@@ -10,8 +10,10 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from .engine import grad as autograd_grad
 from .grad_mode import STATE
+from .._registry import AUTOGRAD, public
 
 
+@public(namespace=AUTOGRAD)
 class GradcheckError(RuntimeError):
     """Raised by :func:`gradcheck` and :func:`gradgradcheck` when a check fails."""
 
@@ -99,6 +101,7 @@ def _fail(msg: str, raise_exception: bool) -> bool:
     return False
 
 
+@public(namespace=AUTOGRAD)
 def gradcheck(
     func: Callable,
     inputs: Any,
@@ -195,6 +198,7 @@ def gradcheck(
     return True
 
 
+@public(namespace=AUTOGRAD)
 def gradgradcheck(
     func: Callable,
     inputs: Any,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from typing import Any, Callable
+from .._registry import AUTOGRAD, public
 
 _new_object = object.__new__
 
@@ -56,6 +57,7 @@ class NodeHooks:
         self.retain: dict[int, Any] = {}
 
 
+@public(namespace=AUTOGRAD)
 class Node:
     """A recorded operation: the ``grad_fn`` of the tensors it produced.
 

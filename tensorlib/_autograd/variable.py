@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 from .._tensor import Tensor
+from .._registry import AUTOGRAD, public
 
 
 class _VariableMeta(type):
@@ -13,6 +14,7 @@ class _VariableMeta(type):
         return isinstance(obj, Tensor)
 
 
+@public(namespace=AUTOGRAD)
 class Variable(metaclass=_VariableMeta):
     """``Variable(tensor, requires_grad=False)``: a leaf sharing ``tensor``'s data (``volatile`` has no effect)."""
 

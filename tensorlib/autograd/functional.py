@@ -1,9 +1,10 @@
-"""``tensorlib.autograd.functional``: Jacobians, Hessians and vector products of Python functions."""
+"""``tensorlib.autograd.functional``: Jacobians, Hessians and vector products of Python functions.
 
-from .._autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp
-from .._namespace import register_ignored as _register_ignored
+Differentiation machinery: it takes functions and tensors but is not itself
+overridable, as in torch (declared in :mod:`tensorlib._autograd.functional`).
+"""
 
-# Differentiation machinery: takes functions and tensors but is not itself overridable, as in torch.
-_register_ignored(__name__, ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"])
+from .._autograd import functional as _functional  # noqa: F401  (declares this namespace)
+from .._namespace import build as _build
 
-__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
+__all__ = sorted(_build(__name__))

@@ -13,6 +13,7 @@ from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops._util import Tensor, tensor_arg, wrap
+from .._registry import NN_FUNCTIONAL, op
 
 
 def _mask_as_bias(mask: Tensor, dtype: Any) -> Tensor:
@@ -22,6 +23,7 @@ def _mask_as_bias(mask: Tensor, dtype: Any) -> Tensor:
     return mask
 
 
+@op(namespace=NN_FUNCTIONAL)
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:

@@ -21,6 +21,7 @@ from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap
+from .._registry import NN_FUNCTIONAL, op
 
 __all__ = [
     "Blocks", "col2im", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -354,6 +355,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     return S.squeeze(out, 0) if unbatched else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D convolution (cross-correlation) of ``(N, C_in, L)`` by ``(C_out, C_in / groups, k)``.
@@ -363,12 +365,14 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D convolution of ``(N, C_in, H, W)`` by ``(C_out, C_in / groups, kH, kW)``; see :func:`conv1d`."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """3-D convolution of ``(N, C_in, D, H, W)`` by ``(C_out, C_in / groups, kD, kH, kW)``; see :func:`conv1d`."""
@@ -414,6 +418,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     return S.squeeze(out, 0) if unbatched else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """1-D transposed convolution ("deconvolution") of ``(N, C_in, L)`` by ``(C_in, C_out / groups, k)``.
@@ -423,6 +428,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1, "conv_transpose1d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """2-D transposed convolution of ``(N, C_in, H, W)`` by ``(C_in, C_out / groups, kH, kW)``; see
@@ -430,6 +436,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2, "conv_transpose2d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """3-D transposed convolution of ``(N, C_in, D, H, W)``; see :func:`conv_transpose1d`."""
@@ -459,6 +466,7 @@ def _count_blocks(size: tuple, k: tuple, d: tuple, p: tuple, s: tuple) -> tuple:
     return tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(size, k, d, p, s))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """Extract sliding blocks: ``(N, C, H, W) -> (N, C * kH * kW, L)``, one column per block (im2col)."""
     x = tensor_arg(input, "unfold")
@@ -483,6 +491,7 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     return S.squeeze(out, 0) if unbatched else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
          stride: Any = 1) -> Tensor:
     """Sum sliding blocks back into an image: ``(N, C * kH * kW, L) -> (N, C, *output_size)`` (col2im)."""

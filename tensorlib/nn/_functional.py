@@ -17,6 +17,7 @@ from ..ops import linalg as L
 from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim
+from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 
 # -- linear layers -------------------------------------------------------------------------------
 
@@ -45,6 +46,7 @@ class MmBackward0(AddmmBackward0):
     __slots__ = ()
 
 
+@op(namespace=NN_FUNCTIONAL)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
     x = tensor_arg(input, "linear")
@@ -84,6 +86,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return E.add(out, bias) if bias is not None else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x1^T A x2 + b`` for each output feature."""
     out = L.einsum("bi,oij,bj->bo", tensor_arg(input1, "bilinear", "input1"), weight, input2)
@@ -93,14 +96,16 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 # -- activations -------------------------------------------------------------------------------------
 
 
+@op(namespace=NN_FUNCTIONAL)
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(x, 0)``."""
-    return E.relu_(input) if inplace else E.relu(input)
+    return E.inplace_apply(input, E.relu, (), {}, "relu_") if inplace else E.relu(input)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def relu_(input: Tensor) -> Tensor:
     """In-place :func:`relu`."""
-    return E.relu_(input)
+    return E.inplace_apply(input, E.relu, (), {}, "relu_")
 
 
 def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> Tensor:
@@ -109,16 +114,19 @@ def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> T
     return result_fn(input)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
     return _maybe_inplace(input, lambda x: E.where(E.gt(x, threshold), x, value), inplace, "threshold_")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``clamp(x, min_val, max_val)``."""
     if min_val > max_val:
@@ -126,11 +134,13 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     return _maybe_inplace(input, lambda x: E.clamp(x, min_val, max_val), inplace, "hardtanh_")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``negative_slope * x``."""
     return _maybe_inplace(input, lambda x: E.where(E.gt(x, 0), x, E.mul(x, negative_slope)), inplace, "leaky_relu_")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
     return _maybe_inplace(
@@ -138,6 +148,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     )
 
 
+@op(namespace=NN_FUNCTIONAL)
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     return _maybe_inplace(
@@ -152,6 +163,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@op(namespace=NN_FUNCTIONAL)
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     return _maybe_inplace(
@@ -162,6 +174,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     )
 
 
+@op(namespace=NN_FUNCTIONAL)
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
     x = tensor_arg(input, "gelu")
@@ -173,16 +186,19 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return E.mul(E.mul(x, 0.5), E.add(A.erf(E.mul(x, 1.0 / math.sqrt(2.0))), 1.0))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
     return _maybe_inplace(input, lambda x: E.mul(x, E.sigmoid(x)), inplace, "silu_")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     return _maybe_inplace(input, lambda x: E.mul(x, E.tanh(softplus(x))), inplace, "mish_")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
     x = tensor_arg(input, "softplus")
@@ -191,51 +207,60 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return E.where(E.gt(bx, threshold), x, soft)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
     x = tensor_arg(input, "softsign")
     return E.div(x, E.add(E.abs(x), 1))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
     x = tensor_arg(input, "logsigmoid")
     return E.neg(softplus(E.neg(x)))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``."""
     x = tensor_arg(input, "tanhshrink")
     return E.sub(x, E.tanh(x))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
     x = tensor_arg(input, "softshrink")
     return E.where(E.gt(x, lambd), E.sub(x, lambd), E.where(E.lt(x, -lambd), E.add(x, lambd), 0.0))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, else 0."""
     x = tensor_arg(input, "hardshrink")
     return E.where(E.gt(E.abs(x), lambd), x, 0.0)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
     return _maybe_inplace(input, lambda x: E.clamp(E.add(E.div(x, 6.0), 0.5), 0.0, 1.0), inplace, "hardsigmoid_")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``."""
     return _maybe_inplace(input, lambda x: E.mul(x, hardsigmoid(x)), inplace, "hardswish_")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def sigmoid(input: Tensor) -> Tensor:
     """Elementwise logistic function."""
     return E.sigmoid(input)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def tanh(input: Tensor) -> Tensor:
     """Elementwise hyperbolic tangent."""
     return E.tanh(input)
@@ -254,22 +279,26 @@ def _softmax_dim(name: str, input: Any, dim: Any, stacklevel: int) -> Any:
     return 0 if nd in (0, 1, 3) else 1
 
 
+@op(namespace=NN_FUNCTIONAL)
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Softmax along ``dim``."""
     return A.softmax(input, _softmax_dim("softmax", input, dim, _stacklevel + 1), dtype)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Softmax of ``-input`` along ``dim``."""
     x = tensor_arg(input, "softmin")
     return A.softmax(E.neg(x), _softmax_dim("softmin", x, dim, _stacklevel + 1), dtype)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Log-softmax along ``dim``."""
     return A.log_softmax(input, _softmax_dim("log_softmax", input, dim, _stacklevel + 1), dtype)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: first half times sigmoid of the second half along ``dim``."""
     x = tensor_arg(input, "glu")
@@ -280,6 +309,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return E.mul(a, E.sigmoid(b))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)`` (only when training)."""
     x = tensor_arg(input, "dropout")
@@ -297,6 +327,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return E.mul(x, wrap(mask))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Integer class labels as one-hot int64 vectors (last dim)."""
     t = tensor_arg(tensor, "one_hot", "tensor")
@@ -348,6 +379,7 @@ def _check_target_size(input: Tensor, target: Tensor, name: str) -> None:
         )
 
 
+@op(namespace=NN_FUNCTIONAL)
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error."""
     x = tensor_arg(input, "mse_loss")
@@ -360,6 +392,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error."""
     x = tensor_arg(input, "l1_loss")
@@ -371,6 +404,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
     """Quadratic for errors below ``delta``, linear above."""
     x = tensor_arg(input, "huber_loss")
@@ -383,6 +417,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(loss, _reduction(None, None, reduction))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """Huber loss scaled by ``1 / beta``."""
     x = tensor_arg(input, "smooth_l1_loss")
@@ -396,6 +431,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of class ``target`` given log-probabilities ``input`` (class dim 1)."""
     x = tensor_arg(input, "nll_loss")
@@ -488,6 +524,7 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray, weight: Tensor 
     return wrap(out)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -536,6 +573,7 @@ def cross_entropy(
     return E.add(E.mul(nll, 1 - label_smoothing), E.mul(smooth, label_smoothing / c))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Binary cross entropy between probabilities ``input`` and ``target`` (log clamped at -100, as torch)."""
     x = tensor_arg(input, "binary_cross_entropy")
@@ -556,6 +594,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,
@@ -581,6 +620,7 @@ def binary_cross_entropy_with_logits(
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL divergence with log-probabilities ``input`` and (log-)probabilities ``target``."""
     x = tensor_arg(input, "kl_div")
@@ -604,6 +644,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     return _reduce(loss, red)
 
 
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
     a = tensor_arg(x1, "cosine_similarity", "x1")
@@ -622,6 +663,7 @@ def _clamped_norm(x: Tensor, dim: int, eps: float) -> Tensor:
     return n
 
 
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
     a = tensor_arg(x1, "pairwise_distance", "x1")
@@ -629,6 +671,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return L.vector_norm(E.add(E.sub(a, b), eps), p, -1, keepdim)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``."""
     x = tensor_arg(input, "normalize")
@@ -637,6 +680,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return res if out is None else E.write_out(out, res, "normalize")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` selected by the indices in ``input``."""
     idx = tensor_arg(input, "embedding")
@@ -673,6 +717,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     return S.reshape(out, idx._data.shape + (w._data.shape[1],))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
     x = tensor_arg(input, "layer_norm")
@@ -693,6 +738,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     return y
 
 
+@op(namespace=NN_FUNCTIONAL)
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims: ``(left, right, top, bottom, ...)``; modes constant/reflect/replicate/circular."""
     x = tensor_arg(input, "pad")

@@ -10,6 +10,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops import creation as C
 from ..ops._util import bump_version, tensor_arg, writable
+from .._registry import NN_INIT, op, public
 
 
 def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:
@@ -20,6 +21,7 @@ def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:
     return t
 
 
+@public(namespace=NN_INIT)
 def calculate_gain(nonlinearity: str, param: Any = None) -> float:
     """The recommended gain for an activation (as torch.nn.init.calculate_gain)."""
     linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "sigmoid")
@@ -61,18 +63,21 @@ def _rng(generator: Any) -> np.random.Generator:
     return C._rng(generator)
 
 
+@op(namespace=NN_INIT)
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from U(a, b)."""
     shape = tensor_arg(tensor, "uniform_", "tensor")._data.shape
     return _fill(tensor, _rng(generator).uniform(a, b, size=shape), "uniform_")
 
 
+@op(namespace=NN_INIT)
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from N(mean, std^2)."""
     shape = tensor_arg(tensor, "normal_", "tensor")._data.shape
     return _fill(tensor, _rng(generator).normal(mean, std, size=shape), "normal_")
 
 
+@op(namespace=NN_INIT)
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator: Any = None) -> Tensor:
     """Fill with N(mean, std^2) samples redrawn until they lie in [a, b]."""
     shape = tensor_arg(tensor, "trunc_normal_", "tensor")._data.shape
@@ -85,21 +90,25 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     return _fill(tensor, out, "trunc_normal_")
 
 
+@op(namespace=NN_INIT)
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with ``val``."""
     return _fill(tensor, val, "constant_")
 
 
+@op(namespace=NN_INIT)
 def ones_(tensor: Tensor) -> Tensor:
     """Fill with ones."""
     return _fill(tensor, 1, "ones_")
 
 
+@op(namespace=NN_INIT)
 def zeros_(tensor: Tensor) -> Tensor:
     """Fill with zeros."""
     return _fill(tensor, 0, "zeros_")
 
 
+@op(namespace=NN_INIT)
 def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity."""
     t = tensor_arg(tensor, "eye_", "tensor")
@@ -108,6 +117,7 @@ def eye_(tensor: Tensor) -> Tensor:
     return _fill(t, np.eye(*t._data.shape), "eye_")
 
 
+@op(namespace=NN_INIT)
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """Fill a {3,4,5}-D conv weight so the convolution is the identity."""
     t = tensor_arg(tensor, "dirac_", "tensor")
@@ -125,6 +135,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     return _fill(t, out, "dirac_")
 
 
+@op(namespace=NN_INIT)
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -132,12 +143,14 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) ->
     return uniform_(tensor, -a, a, generator)
 
 
+@op(namespace=NN_INIT)
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot normal: N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
+@op(namespace=NN_INIT)
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He uniform: U(-b, b) with b = gain * sqrt(3 / fan)."""
     fan = _fan(tensor, mode)
@@ -147,6 +160,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonline
     return uniform_(tensor, -bound, bound, generator)
 
 
+@op(namespace=NN_INIT)
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He normal: N(0, std^2) with std = gain / sqrt(fan)."""
     fan = _fan(tensor, mode)
@@ -155,6 +169,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
+@op(namespace=NN_INIT)
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with a (semi-)orthogonal matrix scaled by ``gain``."""
     t = tensor_arg(tensor, "orthogonal_", "tensor")
@@ -172,6 +187,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     return _fill(t, gain * q.reshape(shape), "orthogonal_")
 
 
+@op(namespace=NN_INIT)
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
     """Fill a 2-D tensor with N(0, std^2) values, zeroing a ``sparsity`` fraction of each column."""
     t = tensor_arg(tensor, "sparse_", "tensor")
@@ -184,9 +200,3 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     for c in range(cols):
         out[rng.permutation(rows)[:zeros], c] = 0
     return _fill(t, out, "sparse_")
-
-
-INITIALISERS = [
-    "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_", "xavier_uniform_",
-    "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
-]

@@ -14,8 +14,10 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops._util import Tensor, tensor_arg, wrap
 from ._functional import _reduce, _reduction, logsigmoid, pairwise_distance
+from .._registry import NN_FUNCTIONAL, op
 
 
+@op(namespace=NN_FUNCTIONAL)
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1)."""
     x = tensor_arg(input, "prelu")
@@ -45,6 +47,7 @@ def _check_same(a: Tensor, b: Tensor, fname: str) -> None:
         )
 
 
+@op(namespace=NN_FUNCTIONAL)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``: ``target`` (1 or -1) says which input should rank higher."""
@@ -61,6 +64,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce(loss, red)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1."""
@@ -73,6 +77,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(E.add(from_margin, from_input), red)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
     """Two-class logistic loss ``log(1 + exp(-target * input))`` for targets 1 and -1."""
@@ -83,6 +88,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     return _reduce(E.log1p(E.exp(E.neg(E.mul(y, x)))), red)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None,
                                 reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Per-class binary cross entropy on logits, averaged over the classes (the last dim)."""
@@ -100,6 +106,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 _COS_EPS = 1e-12
 
 
+@op(namespace=NN_FUNCTIONAL)
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``target`` is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1."""
@@ -124,6 +131,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _reduce(E.add(pos, neg), red)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
@@ -144,6 +152,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce(E.clamp_min(E.add(E.sub(d_pos, d_neg), margin), 0), red)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of ``target`` under a Poisson with rate ``exp(input)`` (or ``input``)."""
@@ -162,6 +171,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, red)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:
     """Negative log likelihood of ``target`` under Gaussians of mean ``input`` and variance ``var``."""
@@ -188,6 +198,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     return _reduce(loss, reduction)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i]) ** p / C`` per sample."""

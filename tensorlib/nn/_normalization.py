@@ -18,6 +18,7 @@ from ..ops import reduction as R
 from ..ops import shape as S
 from ..ops._util import Tensor, bump_version, tensor_arg, wrap, writable
 from ._pooling import Taps, _LinearMapNode, _node_class, linear_map
+from .._registry import NN_FUNCTIONAL, op
 
 __all__ = [
     "alpha_dropout", "batch_norm", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout", "group_norm",
@@ -53,6 +54,7 @@ def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple)
     return y
 
 
+@op(namespace=NN_FUNCTIONAL)
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel (dim 1) over the batch and spatial dims, then scale by ``weight`` and shift by ``bias``.
@@ -93,6 +95,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return _affine(y, weight, bias, shape)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -125,6 +128,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     return _affine(y, weight, bias, shape)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise each of ``num_groups`` channel groups of each sample, then apply the per-channel affine."""
@@ -147,6 +151,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return _affine(S.reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """Divide each element by ``(k + alpha * mean of squares over `size` neighbouring channels) ** beta``."""
     x = tensor_arg(input, "local_response_norm")
@@ -195,6 +200,7 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | Non
     return E.add(out, wrap(shift.astype(a.dtype))) if shift is not None else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p``, scaling the rest by ``1 / (1 - p)``."""
     x = tensor_arg(input, "dropout1d")
@@ -207,6 +213,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _dropout(x, p, training, inplace, nd - 1, False)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` with probability ``p`` (3-D input is read as ``(N, C, L)``)."""
     x = tensor_arg(input, "dropout2d")
@@ -227,6 +234,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _dropout(x, p, training, inplace, min(nd, 2), False)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with probability ``p``."""
     x = tensor_arg(input, "dropout3d")
@@ -241,11 +249,13 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _dropout(x, p, training, inplace, 1 if nd == 4 else min(nd, 2), False)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: keeps zero mean and unit variance of the activations."""
     return _dropout(tensor_arg(input, "alpha_dropout"), p, training, inplace, None, True)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """:func:`alpha_dropout` of whole channels."""
     return _dropout(tensor_arg(input, "feature_alpha_dropout"), p, training, inplace, 2, True)

@@ -21,6 +21,7 @@ from ..ops import indexing as I
 from ..ops import shape as S
 from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap
 from ._conv import int_tuple
+from .._registry import NN_FUNCTIONAL, op
 
 __all__ = [
     "Taps", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -347,24 +348,28 @@ def _max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
     return _max_result(x, nd, windows, f"MaxPool{max(nd, 2)}DWithIndicesBackward0")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """1-D max pooling over ``(N, C, L)`` returning ``(values, indices)`` (indices into ``L``)."""
     return _max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """2-D max pooling returning ``(values, indices)``; indices are flat positions in each ``H x W`` plane."""
     return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """3-D max pooling returning ``(values, indices)``; indices are flat positions in each ``D x H x W`` volume."""
     return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """1-D max pooling over ``(N, C, L)`` or ``(C, L)``; ``stride`` defaults to ``kernel_size``.
@@ -375,6 +380,7 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return (out, idx) if return_indices else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """2-D max pooling over ``(N, C, H, W)`` or ``(C, H, W)``; see :func:`max_pool1d`."""
@@ -382,6 +388,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return (out, idx) if return_indices else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``; see :func:`max_pool1d`."""
@@ -424,6 +431,7 @@ def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
     return linear_map(x, tuple(maps), _node_class(f"AvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """1-D average pooling over ``(N, C, L)``; ``stride`` defaults to ``kernel_size``.
@@ -433,6 +441,7 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return _avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, None, "avg_pool1d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """2-D average pooling; ``divisor_override`` replaces the window size as divisor. See :func:`avg_pool1d`."""
@@ -440,6 +449,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                      "avg_pool2d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """3-D average pooling; see :func:`avg_pool2d`."""
@@ -518,16 +528,19 @@ def _adaptive_avg(input: Tensor, nd: int, output_size: Any, fname: str) -> Tenso
     return linear_map(x, tuple(maps), _node_class(f"AdaptiveAvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling of ``(N, C, L)`` to length ``output_size`` with windows chosen to fit exactly."""
     return _adaptive_avg(input, 1, output_size, "adaptive_avg_pool1d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Adaptive average pooling to ``output_size`` (an int or an ``(H, W)`` pair, None keeps a size)."""
     return _adaptive_avg(input, 2, output_size, "adaptive_avg_pool2d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """Adaptive average pooling to ``output_size`` ``(D, H, W)``; see :func:`adaptive_avg_pool2d`."""
     return _adaptive_avg(input, 3, output_size, "adaptive_avg_pool3d")
@@ -540,33 +553,39 @@ def _adaptive_max(input: Tensor, nd: int, output_size: Any, fname: str) -> tuple
     return _max_result(x, nd, windows, f"AdaptiveMaxPool{max(nd, 2)}DBackward0")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
     """Adaptive max pooling of ``(N, C, L)``, returning ``(values, indices)``."""
     return _adaptive_max(input, 1, output_size, "adaptive_max_pool1d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
     """Adaptive max pooling to ``output_size``, returning ``(values, indices)``."""
     return _adaptive_max(input, 2, output_size, "adaptive_max_pool2d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
     """Adaptive 3-D max pooling, returning ``(values, indices)``."""
     return _adaptive_max(input, 3, output_size, "adaptive_max_pool3d")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling of ``(N, C, L)`` to length ``output_size``; with ``return_indices`` also where each max was."""
     out, idx = _adaptive_max(input, 1, output_size, "adaptive_max_pool1d")
     return (out, idx) if return_indices else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Adaptive max pooling to ``output_size`` ``(H, W)``; see :func:`adaptive_max_pool1d`."""
     out, idx = _adaptive_max(input, 2, output_size, "adaptive_max_pool2d")
     return (out, idx) if return_indices else out
 
 
+@op(namespace=NN_FUNCTIONAL)
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Adaptive max pooling to ``output_size`` ``(D, H, W)``; see :func:`adaptive_max_pool1d`."""
     out, idx = _adaptive_max(input, 3, output_size, "adaptive_max_pool3d")
@@ -586,16 +605,19 @@ def _lp_pool(input: Tensor, nd: int, norm_type: float, kernel_size: Any, stride:
     return E.pow(summed, 1.0 / norm_type)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """Power-average pooling: ``(sum over window of x ** p) ** (1 / p)``."""
     return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """2-D power-average pooling; see :func:`lp_pool1d`."""
     return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """3-D power-average pooling; see :func:`lp_pool1d`."""
     return _lp_pool(input, 3, norm_type, kernel_size, stride, ceil_mode)
@@ -699,6 +721,7 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
     return out, scales
 
 
+@op(namespace=NN_FUNCTIONAL)
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
@@ -757,6 +780,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     return linear_map(x, tuple(maps), _node_class(_INTERP_NODES[mode].format(nd), _LinearMapNode))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """Deprecated alias of :func:`interpolate`."""
@@ -764,6 +788,7 @@ def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: st
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+@op(namespace=NN_FUNCTIONAL)
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: :func:`interpolate` with mode ``nearest``."""
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
@@ -771,6 +796,7 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: :func:`interpolate` with mode ``bilinear`` and ``align_corners=True``."""
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
@@ -786,6 +812,7 @@ def _shuffle_checks(x: Tensor, factor: int, fname: str, what: str) -> None:
                            f"{x._data.ndim} dimension(s)")
 
 
+@op(namespace=NN_FUNCTIONAL)
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """Rearrange ``(*, C * r^2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution output)."""
     x = tensor_arg(input, "pixel_shuffle")
@@ -801,6 +828,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return S.reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
 
 
+@op(namespace=NN_FUNCTIONAL)
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """Inverse of :func:`pixel_shuffle`: ``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
     x = tensor_arg(input, "pixel_unshuffle")

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from .._namespace import expose as _expose
-from .._namespace import register_ignored as _register_ignored
+from .._namespace import build as _build
 from . import _init
+from ._init import _calculate_fan_in_and_fan_out  # noqa: F401  (torch's private name, used by layers in the wild)
 
-globals().update(_expose(__name__, {name: getattr(_init, name) for name in _init.INITIALISERS}))
-calculate_gain = _init.calculate_gain
-_calculate_fan_in_and_fan_out = _init._calculate_fan_in_and_fan_out
-_register_ignored(__name__, ["calculate_gain"])
-
-__all__ = sorted(_init.INITIALISERS + ["calculate_gain"])
+__all__ = sorted(_build(__name__))

@@ -12,6 +12,7 @@ from . import _erf
 from . import elementwise as E
 from . import reduction as R
 from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim
+from .._registry import SPECIAL, TENSORLIB, op
 
 
 def _softmax_input(input: Tensor, dim: Any, dtype: Any, fname: str) -> tuple[Tensor, int]:
@@ -49,6 +50,7 @@ class SoftmaxBackward0(Node):
         return (E.mul(y, E.sub(g, s)),)
 
 
+@op(variants="function method")
 def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "softmax")
@@ -72,6 +74,7 @@ class LogSoftmaxBackward0(Node):
         return (E.sub(g, E.mul(E.exp(y), s)),)
 
 
+@op(variants="function method")
 def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "log_softmax")
@@ -97,8 +100,9 @@ def _erf_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return E.mul(g, E.mul(E.exp(E.neg(E.mul(x, x))), 2.0 / math.sqrt(math.pi)))
 
 
-erf, erf_ = E._unary(
-    "erf", _erf_np, _erf_grad, "x", "Elementwise Gauss error function.", other_dtypes=E._real_in_float("erf_vml_cpu")
+erf = E._unary(
+    "erf", _erf_np, _erf_grad, "x", "Elementwise Gauss error function.", other_dtypes=E._real_in_float("erf_vml_cpu"),
+    namespace=(TENSORLIB, SPECIAL),
 )
 
 
@@ -106,9 +110,9 @@ def _erfc_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return E.neg(_erf_grad(g, x, y))
 
 
-erfc, erfc_ = E._unary(
+erfc = E._unary(
     "erfc", _erfc_np, _erfc_grad, "x", "Elementwise complementary error function.",
-    other_dtypes=E._real_in_float("erfc_vml_cpu"),
+    other_dtypes=E._real_in_float("erfc_vml_cpu"), namespace=(TENSORLIB, SPECIAL),
 )
 
 def _erfinv_np(a: np.ndarray) -> np.ndarray:
@@ -120,11 +124,11 @@ def _erfinv_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return E.mul(g, E.mul(E.exp(E.mul(y, y)), math.sqrt(math.pi) / 2.0))
 
 
-erfinv, erfinv_ = E._unary(
+erfinv = E._unary(
     "erfinv", _erfinv_np, _erfinv_grad, "y", "Elementwise inverse error function (nan outside [-1, 1]).",
-    other_dtypes=E._real_in_float("erfinv_vml_cpu"),
+    other_dtypes=E._real_in_float("erfinv_vml_cpu"), namespace=(TENSORLIB, SPECIAL),
 )
 
-for _fn in (erf, erf_, erfc, erfc_, erfinv, erfinv_):
+for _fn in (erf, erfc, erfinv):
     _fn.__module__ = __name__  # built by the unary factory, defined here
 del _fn

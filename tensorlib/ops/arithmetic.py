@@ -28,6 +28,7 @@ from ._util import (
 from ._pointwise import ZeroGradBackward, _apply2, _arr, _finish, _load, _meta, _save, ndarray, reduce_to
 from .comparison import eq, ge, logical_and
 from .conversion import to_dtype, zeros_like
+from .._registry import op
 
 
 # -- add / sub ------------------------------------------------------------------
@@ -87,6 +88,7 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
     return wrap(r)
 
 
+@op(variants="function method")
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
     x = input if type(input) is Tensor else number_input(input, other, "add", True)
@@ -94,6 +96,7 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None)
     return r if out is None else write_out(out, r, "add")
 
 
+@op(variants="function method", aliases=("subtract",))
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
     if type(input) is not Tensor and isinstance(input, (bool, np.bool_)) and isinstance(other, Tensor):
@@ -125,6 +128,7 @@ def _check_sub_bool(x: Tensor, other: Any) -> None:
         )
 
 
+@op()
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     x = tensor_arg(input, "rsub")
@@ -155,6 +159,7 @@ def _conj(v: Any) -> Any:
     return v.conjugate() if isinstance(v, complex) else v
 
 
+@op(variants="function method", aliases=("multiply",))
 def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
     x = input if type(input) is Tensor else number_input(input, other, "mul", True)
@@ -194,6 +199,7 @@ class DivBackward0(Node):
         return ga, gb
 
 
+@op(variants="function method", aliases=("divide", "true_divide"))
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """Elementwise division; ``rounding_mode`` None (true division), ``'trunc'`` or ``'floor'``."""
     if type(input) is not Tensor:
@@ -260,12 +266,14 @@ divide = div
 true_divide = div
 
 
+@op(variants="function method")
 def floor_divide(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise division rounded down."""
     return div(input, other, rounding_mode="floor", out=out)
 
 
 
+@op(variants="function method")
 def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Python-style modulus (result has the sign of the divisor)."""
     if not isinstance(input, Tensor):
@@ -298,6 +306,7 @@ class RemainderBackward0(Node):
         return ga, gb
 
 
+@op(variants="function method")
 def fmod(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """C-style modulus (result has the sign of the dividend)."""
     x = tensor_arg(input, "fmod")
@@ -370,6 +379,7 @@ class PowBackward1(Node):
         return ga, gb
 
 
+@op(variants="function method")
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # noqa: A001 - torch's name
     """``input ** exponent`` elementwise (either may be a scalar)."""
     if not isinstance(input, Tensor):
@@ -432,6 +442,7 @@ def _int_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(neg, inv, r)
 
 
+@op(variants="function method")
 def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """``input ** exponent`` computed in double precision (complex128 if either is complex)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):

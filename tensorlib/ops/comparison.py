@@ -11,6 +11,7 @@ import numpy as np
 from .._autograd.graph import Node
 from ._util import GRAD, Tensor, binary_arrays, not_implemented, number_input, record, tensor_arg, wrap
 from ._pointwise import _apply2, _arr, _finish
+from .._registry import op
 
 
 # -- comparisons and logic (never differentiable) ----------------------------------------
@@ -32,13 +33,23 @@ def _compare(name: str, np_fn: Any, doc: str) -> Callable:
     return fn
 
 
-eq = _compare("eq", np.equal, "Elementwise ``input == other`` as a bool tensor.")
-ne = _compare("ne", np.not_equal, "Elementwise ``input != other`` as a bool tensor.")
-lt = _compare("lt", np.less, "Elementwise ``input < other`` as a bool tensor.")
-le = _compare("le", np.less_equal, "Elementwise ``input <= other`` as a bool tensor.")
-gt = _compare("gt", np.greater, "Elementwise ``input > other`` as a bool tensor.")
-ge = _compare("ge", np.greater_equal, "Elementwise ``input >= other`` as a bool tensor.")
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+# their in-place forms (``eq_``, ...) record a zero gradient: see tensorlib._methods
+eq = op(variants="function method")(_compare("eq", np.equal, "Elementwise ``input == other`` as a bool tensor."))
+ne = op(variants="function method", aliases=("not_equal",))(
+    _compare("ne", np.not_equal, "Elementwise ``input != other`` as a bool tensor.")
+)
+lt = op(variants="function method", aliases=("less",))(
+    _compare("lt", np.less, "Elementwise ``input < other`` as a bool tensor.")
+)
+le = op(variants="function method", aliases=("less_equal",))(
+    _compare("le", np.less_equal, "Elementwise ``input <= other`` as a bool tensor.")
+)
+gt = op(variants="function method", aliases=("greater",))(
+    _compare("gt", np.greater, "Elementwise ``input > other`` as a bool tensor.")
+)
+ge = op(variants="function method", aliases=("greater_equal",))(
+    _compare("ge", np.greater_equal, "Elementwise ``input >= other`` as a bool tensor.")
+)
 
 
 def _logical(name: str, np_fn: Any, doc: str) -> Callable:
@@ -53,11 +64,13 @@ def _logical(name: str, np_fn: Any, doc: str) -> Callable:
     return fn
 
 
-logical_and = _logical("logical_and", np.logical_and, "Elementwise logical AND (nonzero is true).")
-logical_or = _logical("logical_or", np.logical_or, "Elementwise logical OR (nonzero is true).")
-logical_xor = _logical("logical_xor", np.logical_xor, "Elementwise logical XOR (nonzero is true).")
+_bitwise_op = op(variants="function method", inplace="method")
+logical_and = _bitwise_op(_logical("logical_and", np.logical_and, "Elementwise logical AND (nonzero is true)."))
+logical_or = _bitwise_op(_logical("logical_or", np.logical_or, "Elementwise logical OR (nonzero is true)."))
+logical_xor = _bitwise_op(_logical("logical_xor", np.logical_xor, "Elementwise logical XOR (nonzero is true)."))
 
 
+@op(variants="function method", inplace="method")
 def logical_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise logical NOT (nonzero is true)."""
     x = tensor_arg(input, "logical_not")
@@ -98,13 +111,18 @@ def _shift(name: str, np_fn: Any, kernel: str, doc: str) -> Callable:
     return fn
 
 
-bitwise_left_shift = _shift("bitwise_left_shift", np.left_shift, "lshift_cpu", "Elementwise ``input << other``.")
-bitwise_right_shift = _shift("bitwise_right_shift", np.right_shift, "rshift_cpu", "Elementwise ``input >> other``.")
-bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "Elementwise bitwise AND of integer or bool tensors.")
-bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "Elementwise bitwise OR of integer or bool tensors.")
-bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Elementwise bitwise XOR of integer or bool tensors.")
+bitwise_left_shift = _bitwise_op(
+    _shift("bitwise_left_shift", np.left_shift, "lshift_cpu", "Elementwise ``input << other``.")
+)
+bitwise_right_shift = _bitwise_op(
+    _shift("bitwise_right_shift", np.right_shift, "rshift_cpu", "Elementwise ``input >> other``.")
+)
+bitwise_and = _bitwise_op(_bitwise("bitwise_and", np.bitwise_and, "Elementwise bitwise AND of integer or bool tensors."))
+bitwise_or = _bitwise_op(_bitwise("bitwise_or", np.bitwise_or, "Elementwise bitwise OR of integer or bool tensors."))
+bitwise_xor = _bitwise_op(_bitwise("bitwise_xor", np.bitwise_xor, "Elementwise bitwise XOR of integer or bool tensors."))
 
 
+@op(variants="function method", inplace="method")
 def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise bitwise NOT of an integer or bool tensor."""
     x = tensor_arg(input, "bitwise_not")
@@ -113,21 +131,25 @@ def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(_arr(np.invert(x._data))), out, "bitwise_not")
 
 
+@op(variants="function method")
 def isnan(input: Tensor) -> Tensor:
     """Elementwise test for NaN."""
     return wrap(_arr(np.isnan(tensor_arg(input, "isnan")._data)))
 
 
+@op(variants="function method")
 def isinf(input: Tensor) -> Tensor:
     """Elementwise test for positive or negative infinity."""
     return wrap(_arr(np.isinf(tensor_arg(input, "isinf")._data)))
 
 
+@op(variants="function method")
 def isfinite(input: Tensor) -> Tensor:
     """Elementwise test for finite values."""
     return wrap(_arr(np.isfinite(tensor_arg(input, "isfinite")._data)))
 
 
+@op(variants="function method")
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
     a = tensor_arg(input, "isposinf")._data
@@ -136,6 +158,7 @@ def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(_arr(np.isposinf(a))), out, "isposinf")
 
 
+@op(variants="function method")
 def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for negative infinity."""
     a = tensor_arg(input, "isneginf")._data
@@ -144,6 +167,7 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(_arr(np.isneginf(a))), out, "isneginf")
 
 
+@op(variants="function method")
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|``."""
     x = tensor_arg(input, "isclose")
@@ -153,11 +177,13 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return wrap(_arr(np.isclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
+@op(variants="function method")
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """Whether every element satisfies :func:`isclose`."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
+@op(variants="function method")
 def equal(input: Tensor, other: Tensor) -> bool:
     """True if both tensors have the same shape and elements."""
     x = tensor_arg(input, "equal")
@@ -166,6 +192,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 
+@op(variants="function method")
 def nan_to_num(
     input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *, out: Tensor | None = None
 ) -> Tensor:

@@ -10,6 +10,7 @@ from .. import _dtype
 from .._autograd.graph import Node
 from .._dtype import FROM_NP
 from ._util import GRAD, Tensor, record, result_dtype, tensor_arg, wrap
+from .._registry import op
 
 
 # -- dtype conversion -----------------------------------------------------------------
@@ -58,6 +59,7 @@ class CloneBackward0(Node):
         return (g,)
 
 
+@op(variants="function method")
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy of ``input`` with its own memory; gradients flow back to ``input``."""
     x = tensor_arg(input, "clone")
@@ -68,6 +70,7 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     return wrap(r)
 
 
+@op(variants="function method")
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
     x = tensor_arg(input, "positive")
@@ -80,3 +83,40 @@ def full_like_scalar(value: Any, like: Any) -> Tensor:
     """A 0-dim tensor holding ``value`` in the dtype it takes next to ``like`` (out-of-range ints wrap, as in torch)."""
     dt = result_dtype(like, value) if isinstance(like, Tensor) else _dtype.scalar_dtype(value)
     return wrap(np.array(value).astype(dt.np))
+
+
+@op()
+def result_type(tensor1: object, tensor2: object) -> _dtype.dtype:
+    """The dtype an arithmetic op between the two operands would produce."""
+    return result_dtype(tensor1, tensor2)
+
+
+@op()
+def is_floating_point(input: Tensor) -> bool:
+    """Whether ``input`` has a floating point dtype."""
+    return tensor_arg(input, "is_floating_point")._data.dtype.kind == "f"
+
+
+@op()
+def is_complex(input: Tensor) -> bool:
+    """Whether ``input`` has a complex dtype."""
+    return tensor_arg(input, "is_complex")._data.dtype.kind == "c"
+
+
+@op()
+def is_nonzero(input: Tensor) -> bool:
+    """The truth value of a one-element tensor."""
+    x = tensor_arg(input, "is_nonzero")
+    if x._data.size != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with no values is ambiguous" if x._data.size == 0
+            else "Boolean value of Tensor with more than one value is ambiguous"
+        )
+    return bool(x._data.reshape(()).item())
+
+
+@op(dispatch="modes")
+def can_cast(from_: _dtype.dtype, to: _dtype.dtype) -> bool:
+    """Whether torch's casting rules allow ``from_`` to be cast to ``to`` in an in-place op."""
+    order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    return order[from_.np.kind] <= order[to.np.kind]

@@ -12,6 +12,7 @@ from .._dtype import FROM_NP, dtype as DType
 from .._size import Size
 from .._tensor import Tensor, _wrap, device as _device
 from ._util import not_implemented, tensor_arg, write_out
+from .._registry import op, public
 
 _pybool = type(True)
 
@@ -19,6 +20,7 @@ _pybool = type(True)
 # -- random generator ---------------------------------------------------------------------
 
 
+@public()
 class Generator:
     """A source of random numbers (a seeded NumPy ``PCG64`` stream)."""
 
@@ -71,26 +73,31 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator if generator is not None else default_generator)._rng
 
 
+@public()
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator: the same seed gives the same random tensors."""
     return default_generator.manual_seed(seed)
 
 
+@public()
 def seed() -> int:
     """Seed the default generator non-deterministically and return the seed."""
     return default_generator.seed()
 
 
+@public()
 def initial_seed() -> int:
     """The seed the default generator was last seeded with."""
     return default_generator.initial_seed()
 
 
+@public()
 def get_rng_state() -> Tensor:
     """The default generator's state."""
     return default_generator.get_state()
 
 
+@public()
 def set_rng_state(new_state: Tensor) -> None:
     """Restore the default generator's state."""
     default_generator.set_state(new_state)
@@ -226,12 +233,14 @@ def _finish(a: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
     return t
 
 
+@op(dispatch="modes")
 def tensor(data: Any, *, dtype: DType | None = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, scalars, arrays or tensors)."""
     _dtype_arg(dtype, "tensor")
     return _finish(array_from_data(data, dtype), requires_grad, device)
 
 
+@op(dispatch="modes")
 def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory with tensors and NumPy arrays when the dtype allows."""
     _dtype_arg(dtype, "as_tensor")
@@ -248,6 +257,7 @@ def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tens
     return _wrap(array_from_data(data, dtype))
 
 
+@op(dispatch="modes")
 def asarray(obj: Any, *, dtype: DType | None = None, device: Any = None, copy: bool | None = None, requires_grad: bool = False) -> Tensor:
     """Like :func:`as_tensor`; ``copy=True`` always copies, ``copy=False`` never does."""
     if copy:
@@ -261,6 +271,7 @@ def asarray(obj: Any, *, dtype: DType | None = None, device: Any = None, copy: b
     return t
 
 
+@public()
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (changes to one show in the other)."""
     if not isinstance(ndarray, np.ndarray):
@@ -273,11 +284,13 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return _wrap(ndarray)
 
 
+@public()
 def is_tensor(obj: Any) -> bool:
     """Whether ``obj`` is a tensorlib Tensor (or subclass)."""
     return isinstance(obj, Tensor)
 
 
+@op()
 def numel(input: Tensor) -> int:
     """The number of elements of ``input``."""
     return tensor_arg(input, "numel")._data.size
@@ -323,18 +336,21 @@ def _out_or(out: Any, t: Tensor, fname: str) -> Tensor:
     return write_out(out, t, fname)
 
 
+@op(dispatch="modes")
 def zeros(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros with shape ``size``."""
     _dtype_arg(dtype, "zeros")
     return _out_or(out, _finish(np.zeros(parse_size(size, "zeros"), dtype=_np_dtype(dtype)), requires_grad, device), "zeros")
 
 
+@op(dispatch="modes")
 def ones(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones with shape ``size``."""
     _dtype_arg(dtype, "ones")
     return _out_or(out, _finish(np.ones(parse_size(size, "ones"), dtype=_np_dtype(dtype)), requires_grad, device), "ones")
 
 
+@op(dispatch="modes")
 def empty(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """An uninitialised tensor with shape ``size``."""
     _dtype_arg(dtype, "empty")
@@ -345,6 +361,7 @@ def _fill_dtype(fill_value: Any) -> np.dtype:
     return _dtype.scalar_dtype(fill_value).np
 
 
+@op(dispatch="modes")
 def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from it)."""
     _dtype_arg(dtype, "full")
@@ -361,30 +378,35 @@ def _like(input: Tensor, dtype: DType | None, fname: str) -> tuple[tuple, np.dty
     return x._data.shape, (dtype.np if dtype is not None else x._data.dtype)
 
 
+@op()
 def zeros_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Zeros with ``input``'s shape (and dtype unless given)."""
     shape, npdt = _like(input, dtype, "zeros_like")
     return _finish(np.zeros(shape, dtype=npdt), requires_grad, device)
 
 
+@op()
 def ones_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones with ``input``'s shape (and dtype unless given)."""
     shape, npdt = _like(input, dtype, "ones_like")
     return _finish(np.ones(shape, dtype=npdt), requires_grad, device)
 
 
+@op()
 def empty_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape (and dtype unless given)."""
     shape, npdt = _like(input, dtype, "empty_like")
     return _finish(np.empty(shape, dtype=npdt), requires_grad, device)
 
 
+@op()
 def full_like(input: Tensor, fill_value: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
     shape, npdt = _like(input, dtype, "full_like")
     return _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, device)
 
 
+@op(dispatch="modes")
 def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """An ``n x m`` matrix with ones on the diagonal."""
     _dtype_arg(dtype, "eye")
@@ -396,6 +418,7 @@ def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType
     return _out_or(out, _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device), "eye")
 
 
+@op(dispatch="modes")
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) in steps of ``step``; ``arange(n)`` counts from 0."""
     _dtype_arg(dtype, "arange")
@@ -420,6 +443,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
     return _out_or(out, _finish(a, requires_grad, device), "arange")
 
 
+@op(dispatch="modes")
 def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     _dtype_arg(dtype, "linspace")
@@ -433,6 +457,7 @@ def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dty
     return _out_or(out, _finish(a, requires_grad, device), "linspace")
 
 
+@op(dispatch="modes")
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
     _dtype_arg(dtype, "logspace")
@@ -471,6 +496,7 @@ def _sample(rng: np.random.Generator, kind: str, shape: tuple, npdt: np.dtype) -
     return a if a.dtype == npdt else a.astype(npdt)
 
 
+@op(dispatch="modes")
 def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in ``[0, 1)`` with shape ``size``."""
     _dtype_arg(dtype, "rand")
@@ -478,6 +504,7 @@ def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = No
     return _out_or(out, _finish(a, requires_grad, device), "rand")
 
 
+@op(dispatch="modes")
 def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal random numbers with shape ``size``."""
     _dtype_arg(dtype, "randn")
@@ -485,18 +512,21 @@ def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = N
     return _out_or(out, _finish(a, requires_grad, device), "randn")
 
 
+@op()
 def rand_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """:func:`rand` with ``input``'s shape and dtype."""
     shape, npdt = _like(input, dtype, "rand_like")
     return _finish(_sample(_rng(None), "uniform", shape, npdt), requires_grad, device)
 
 
+@op()
 def randn_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """:func:`randn` with ``input``'s shape and dtype."""
     shape, npdt = _like(input, dtype, "randn_like")
     return _finish(_sample(_rng(None), "normal", shape, npdt), requires_grad, device)
 
 
+@op(dispatch="modes")
 def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Random integers in ``[low, high)`` with shape ``size``; ``randint(high, size)`` starts at 0."""
     if size is None:
@@ -514,6 +544,7 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
     return _out_or(out, _finish(a, requires_grad, device), "randint")
 
 
+@op()
 def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """:func:`randint` with ``input``'s shape and dtype."""
     if high is None:
@@ -522,6 +553,7 @@ def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType 
     return _finish(_rng(None).integers(low, high, size=shape).astype(npdt), requires_grad, device)
 
 
+@op(dispatch="modes")
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
     if n < 0:
@@ -530,6 +562,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     return _out_or(out, _finish(a, requires_grad, device), "randperm")
 
 
+@op()
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
     rng = _rng(generator)
@@ -552,6 +585,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
     return _out_or(out, _finish(a, requires_grad, device), "normal")
 
 
+@op(variants="function method")
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """Draw 0/1 samples with probabilities ``input`` (or ``p``)."""
     x = tensor_arg(input, "bernoulli")
@@ -562,6 +596,7 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
     return _out_or(out, _wrap(a), "bernoulli")
 
 
+@op(variants="function method")
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """Sample category indices from the (unnormalised) weights in each row of ``input``."""
     x = tensor_arg(input, "multinomial")
@@ -584,6 +619,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     return _out_or(out, _wrap(a), "multinomial")
 
 
+@op()
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
     x = tensor_arg(input, "poisson")
@@ -603,6 +639,7 @@ def _fill_random(self: Tensor, a: np.ndarray, fname: str) -> Tensor:
     return self
 
 
+@op(variants="method")
 def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with uniform samples from ``[from_, to)``."""
     tensor_arg(self, "uniform_", "self")
@@ -612,6 +649,7 @@ def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Genera
     return _fill_random(self, a, "uniform_")
 
 
+@op(variants="method")
 def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with normal samples."""
     tensor_arg(self, "normal_", "self")
@@ -621,6 +659,7 @@ def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generat
     return _fill_random(self, a, "normal_")
 
 
+@op(variants="method")
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with random integers in ``[from_, to)``."""
     if to is None:
@@ -631,6 +670,7 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: G
     return _fill_random(self, a, "random_")
 
 
+@op(variants="method")
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with 0/1 samples with probability ``p``."""
     probs = p._data if isinstance(p, Tensor) else p
@@ -638,6 +678,7 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
     return _fill_random(self, a, "bernoulli_")
 
 
+@op(variants="method")
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with exponential samples of rate ``lambd``."""
     return _fill_random(self, _rng(generator).exponential(1.0 / lambd, size=self._data.shape), "exponential_")
@@ -658,6 +699,7 @@ def _triangle_indices(row: int, col: int, offset: int, dtype: Any, upper: bool, 
     return _wrap(np.stack([rows, cols]).astype(npdt).reshape(2, -1))
 
 
+@public()
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the lower triangle (on and below diagonal ``offset``) of a row x col matrix."""
@@ -666,6 +708,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = N
     return _triangle_indices(row, col, offset, dtype, False, "tril_indices")
 
 
+@public()
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the upper triangle (on and above diagonal ``offset``) of a row x col matrix."""

@@ -33,36 +33,20 @@ from .conversion import (  # noqa: F401 - re-exported
     clone, CloneBackward0, full_like_scalar, positive, to_dtype, ToCopyBackward0, zeros_like,
 )
 from .arithmetic import (  # noqa: F401 - re-exported
-    add, AddBackward0, div, DivBackward0, divide, float_power, floor_divide, fmod, FmodBackward0, mul,
-    MulBackward0, multiply, pow, PowBackward0, PowBackward1, remainder, RemainderBackward0, rsub, sub,
-    SubBackward0, subtract, true_divide,
+    add, AddBackward0, div, DivBackward0, divide, float_power, floor_divide, fmod, FmodBackward0, mul, MulBackward0, multiply, pow, PowBackward0, PowBackward1, remainder, RemainderBackward0, rsub, sub, SubBackward0, subtract, true_divide,
 )
 from .comparison import (  # noqa: F401 - re-exported
-    allclose, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, eq,
-    equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf, isposinf, le, less,
-    less_equal, logical_and, logical_not, logical_or, logical_xor, lt, MaskedGradBackward, nan_to_num, ne,
-    not_equal,
+    allclose, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, eq, equal, ge, gt, isclose, isfinite, isinf, isnan, isneginf, isposinf, le, logical_and, logical_not, logical_or, logical_xor, lt, MaskedGradBackward, nan_to_num, ne,
 )
 from .unary import (  # noqa: F401 - re-exported
-    abs, abs_, absolute, acos, acos_, acosh, acosh_, arccos, arccos_, arccosh, arccosh_, arcsin, arcsin_, arcsinh,
-    arcsinh_, arctan, arctan_, arctanh, arctanh_, asin, asin_, asinh, asinh_, atan, atan_, atanh, atanh_, ceil,
-    ceil_, conj, ConjBackward0, cos, cos_, cosh, cosh_, exp, exp2, exp2_, exp_, expm1, expm1_, fix, fix_, floor,
-    floor_, frac, frac_, imag, log, log10, log10_, log1p, log1p_, log2, log2_, log_, neg, neg_, negative,
-    negative_, NegBackward0, real, _real_in_float, RealBackward0, reciprocal, reciprocal_, relu, relu_, round,
-    round_, RoundBackward0, rsqrt, rsqrt_, sgn, sgn_, sigmoid, sigmoid_, sign, sign_, sin, sin_, sinh, sinh_, sqrt,
-    sqrt_, square, square_, tan, tan_, tanh, tanh_, trunc, trunc_, _unary,
+    abs, acos, acosh, asin, asinh, atan, atanh, ceil, conj, ConjBackward0, cos, cosh, exp, exp2, expm1, floor, frac, imag, log, log10, log1p, log2, neg, NegBackward0, real, _real_in_float, RealBackward0, reciprocal, relu, round, RoundBackward0, rsqrt, sgn, sigmoid, sign, sin, sinh, sqrt, square, tan, tanh, trunc, _unary,
 )
 from .selection import (  # noqa: F401 - re-exported
-    clamp, clamp_, clamp_max, clamp_min, ClampBackward0, ClampBackward1, clip, clip_, fmax, fmin, lerp,
-    LerpBackward0, maximum, MaximumBackward0, minimum, where, WhereBackward0,
+    clamp, clamp_, clamp_max, clamp_min, ClampBackward0, ClampBackward1, clip, clip_, fmax, fmin, lerp, LerpBackward0, maximum, MaximumBackward0, minimum, where, WhereBackward0,
 )
 from .special import (  # noqa: F401 - re-exported
-    addcdiv, addcdiv_, addcmul, addcmul_, angle, arctan2, arctan2_, atan2, atan2_, copysign, copysign_, deg2rad,
-    deg2rad_, heaviside, heaviside_, hypot, hypot_, logaddexp, logaddexp2, logit, logit_, LogitBackward0, rad2deg,
-    rad2deg_, signbit, sinc, sinc_, xlogy, xlogy_,
+    addcdiv, addcdiv_, addcmul, addcmul_, angle, atan2, copysign, deg2rad, heaviside, heaviside_, hypot, logaddexp, logaddexp2, logit, logit_, LogitBackward0, rad2deg, signbit, sinc, xlogy,
 )
 from .inplace import (  # noqa: F401 - re-exported
-    absolute_, add_, clamp_max_, clamp_min_, copy_, CopyBackwards, div_, divide_, fill_, FillBackward,
-    float_power_, floor_divide_, fmod_, lerp_, mul_, multiply_, nan_to_num_, pow_, remainder_, sub_, subtract_,
-    true_divide_, zero_,
+    add_, clamp_max_, clamp_min_, copy_, CopyBackwards, div_, fill_, FillBackward, float_power_, floor_divide_, fmod_, lerp_, mul_, nan_to_num_, pow_, remainder_, sub_, zero_,
 )

@@ -13,6 +13,7 @@ from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, sav
 from .._tensor import _make_view
 from . import elementwise as E
 from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, bump_version
+from .._registry import op
 
 ndarray = np.ndarray
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -193,6 +194,7 @@ def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type | None =
     return wrap(r)
 
 
+@op(variants="method", name="__getitem__")
 def getitem(self: Tensor, key: Any) -> Tensor:
     """``self[key]`` with torch's (NumPy-like) indexing rules."""
     if type(key) is int and self._data.ndim:
@@ -288,6 +290,7 @@ def index_put_key(input: Tensor, key: Any, values: Any, accumulate: bool = False
     return wrap(a)
 
 
+@op(variants="function method")
 def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
     """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
     x = tensor_arg(input, "index_put")
@@ -295,11 +298,13 @@ def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
     return index_put_key(x, key, values, accumulate)
 
 
+@op(variants="function method")
 def index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`."""
     return E.inplace_apply(self, index_put, (indices, values, accumulate), {}, "index_put_")
 
 
+@op(variants="method", name="__setitem__")
 def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``self[key] = value``: an in-place write, recorded when gradients are involved."""
     nk, basic = convert_key(key)
@@ -360,6 +365,7 @@ class GatherBackward0(Node):
         return (scatter_into_zeros(g, self.dim, self.index, self.shape),)
 
 
+@op(variants="function method")
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Tensor | None = None) -> Tensor:
     """Values of ``input`` along ``dim`` at the positions in ``index``."""
     x = tensor_arg(input, "gather")
@@ -403,6 +409,7 @@ def scatter_into_zeros(g: Tensor, dim: int, index: np.ndarray, shape: tuple) -> 
     return scatter_add(wrap(np.zeros(shape, dtype=g._data.dtype)), dim, wrap(index), g)
 
 
+@op(variants="function method")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src`` added along ``dim`` at ``index``."""
     x = tensor_arg(input, "scatter_add")
@@ -420,6 +427,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return wrap(a)
 
 
+@op(variants="method")
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """In-place :func:`scatter_add`."""
     return E.inplace_apply(self, scatter_add, (dim, index, src), {}, "scatter_add_")
@@ -443,6 +451,7 @@ class ScatterBackward0(Node):
 _REDUCERS = {"sum": np.add, "add": np.add, "prod": np.multiply, "multiply": np.multiply}
 
 
+@op(variants="function method")
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written along ``dim`` at ``index``."""
     x = tensor_arg(input, "scatter")
@@ -475,6 +484,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     return wrap(a)
 
 
+@op(variants="method")
 def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
     """In-place :func:`scatter`."""
     return E.inplace_apply(self, scatter, (dim, index, src), {"value": value, "reduce": reduce}, "scatter_")
@@ -488,6 +498,7 @@ class IndexSelectBackward0(Node):
         return (embed(g, key, self.shape, basic=False),)
 
 
+@op(variants="function method")
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
     x = tensor_arg(input, "index_select")
@@ -513,6 +524,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
     return res if out is None else E.write_out(out, res, "index_select")
 
 
+@op(variants="function method")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     x = tensor_arg(input, "index_add")
@@ -536,6 +548,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return index_put_key(x, key, scaled, accumulate=True)
 
 
+@op(variants="function method")
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` at ``index`` along ``dim``."""
     x = tensor_arg(input, "index_fill")
@@ -557,6 +570,7 @@ def _check_index_bounds(idx: np.ndarray, size: int, dim: int, exc: type = IndexE
         raise exc(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+@op(variants="function method")
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index``."""
     x = tensor_arg(input, "take")
@@ -573,6 +587,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return getitem(reshape(x, (-1,)), idx)
 
 
+@op(variants="function method")
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """:func:`gather` after broadcasting (or of the flattened tensor if ``dim`` is None)."""
     x = tensor_arg(input, "take_along_dim")
@@ -621,6 +636,7 @@ def _mask_arg(mask: Any, fname: str) -> np.ndarray:
     return m
 
 
+@op(variants="function method")
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is true."""
     x = tensor_arg(input, "masked_fill")
@@ -649,11 +665,13 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return wrap(r)
 
 
+@op(variants="method")
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """In-place :func:`masked_fill`."""
     return E.inplace_apply(self, masked_fill, (mask, value), {}, "masked_fill_")
 
 
+@op(variants="function method")
 def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The elements of ``input`` where ``mask`` (broadcast) is true, as a 1-D tensor."""
     x = tensor_arg(input, "masked_select")
@@ -665,6 +683,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
     return res if out is None else E.write_out(out, res, "masked_select")
 
 
+@op(variants="function method")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with consecutive ``source`` elements placed where ``mask`` is true."""
     x = tensor_arg(input, "masked_scatter")
@@ -678,11 +697,13 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return index_put_key(x, (m,), getitem(src, slice(0, n)))
 
 
+@op(variants="method")
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """In-place :func:`masked_scatter`."""
     return E.inplace_apply(self, masked_scatter, (mask, source), {}, "masked_scatter_")
 
 
+@op(variants="function method")
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
     """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
     x = tensor_arg(input, "nonzero")
@@ -696,6 +717,7 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
     return res if out is None else E.write_out(out, res, "nonzero")
 
 
+@op(variants="function method")
 def argwhere(input: Tensor) -> Tensor:
     """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
     return nonzero(input)
@@ -705,6 +727,7 @@ def argwhere(input: Tensor) -> Tensor:
 # -- copies of ``input`` with a part replaced ------------------------------------------------------
 
 
+@op(variants="function method")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with the slices of ``source`` written at ``index`` along ``dim``."""
     x = tensor_arg(input, "index_copy")
@@ -725,6 +748,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return index_put_key(x, (slice(None),) * d + (idx,), src)
 
 
+@op(variants="method")
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """In-place :func:`index_copy`."""
     return E.inplace_apply(self, index_copy, (dim, index, source), {}, "index_copy_")
@@ -739,6 +763,7 @@ def _scatter_part(fname: str, input: Tensor, src: Tensor, key: tuple) -> Tensor:
     return index_put_key(x, key, s)
 
 
+@op(variants="function method")
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
     x = tensor_arg(input, "select_scatter")
@@ -749,6 +774,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     return _scatter_part("select_scatter", x, src, (slice(None),) * d + (index,))
 
 
+@op(variants="function method")
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
     x = tensor_arg(input, "slice_scatter")
@@ -756,6 +782,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
     return _scatter_part("slice_scatter", x, src, (slice(None),) * d + (slice(start, end, step),))
 
 
+@op(variants="function method")
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
     x = tensor_arg(input, "diagonal_scatter")
@@ -826,6 +853,7 @@ def _part(s: Tensor, idx: np.ndarray) -> Tensor:
     return basic_getitem(s, tuple(slice(0, n) for n in idx.shape)) if s._data.shape != idx.shape else s
 
 
+@op(variants="function method")
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
     """A copy of ``input`` with ``src`` reduced (sum, prod, mean, amax, amin) into it along ``dim`` at ``index``."""
     x = tensor_arg(input, "scatter_reduce")
@@ -868,6 +896,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     return wrap(r)
 
 
+@op(variants="method")
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
     """In-place :func:`scatter_reduce`."""
     return E.inplace_apply(self, scatter_reduce, (dim, index, src, reduce), {"include_self": include_self}, "scatter_reduce_")
@@ -890,6 +919,7 @@ def _diagonal_filled(input: Tensor, fill_value: Any, wrap: bool) -> Tensor:
     return index_put_key(input, key, fill_value)
 
 
+@op(variants="method")
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     """Write ``fill_value`` on the main diagonal in place (for tall matrices, ``wrap`` restarts it every cols + 1 rows)."""
     x = tensor_arg(self, "fill_diagonal_")

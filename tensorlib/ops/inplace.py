@@ -19,7 +19,7 @@ from .arithmetic import _check_alpha, add, div, float_power, floor_divide, fmod,
 from .comparison import nan_to_num
 from .conversion import zeros_like
 from .selection import clamp_, lerp
-from .unary import abs_
+from .._registry import op
 
 
 # -- fast in-place arithmetic (optimizers, init, the seeds' ``output += ...``) -------------
@@ -60,6 +60,7 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
     return self
 
 
+@op(variants="method")
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In-place ``self += alpha * other``."""
     if alpha != 1:
@@ -70,6 +71,7 @@ def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return inplace_apply(self, add, (other,), {"alpha": alpha}, "add_")
 
 
+@op(variants="method", aliases=("subtract_",))
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In-place ``self -= alpha * other``."""
     done = _fast_inplace(self, other, "sub_", np.subtract, alpha)
@@ -78,6 +80,7 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return inplace_apply(self, sub, (other,), {"alpha": alpha}, "sub_")
 
 
+@op(variants="method", aliases=("multiply_",))
 def mul_(self: Tensor, other: Any) -> Tensor:
     """In-place ``self *= other``."""
     done = _fast_inplace(self, other, "mul_", np.multiply)
@@ -86,6 +89,7 @@ def mul_(self: Tensor, other: Any) -> Tensor:
     return inplace_apply(self, mul, (other,), {}, "mul_")
 
 
+@op(variants="method", aliases=("divide_", "true_divide_"))
 def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """In-place ``self /= other``."""
     if rounding_mode is None and self._data.dtype.kind in "fc":
@@ -95,31 +99,37 @@ def div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tenso
     return inplace_apply(self, div, (other,), {"rounding_mode": rounding_mode}, "div_")
 
 
+@op(variants="method")
 def pow_(self: Tensor, exponent: Any) -> Tensor:
     """In-place ``self **= exponent``."""
     return inplace_apply(self, pow, (exponent,), {}, "pow_")
 
 
+@op(variants="method")
 def remainder_(self: Tensor, other: Any) -> Tensor:
     """In-place :func:`remainder`."""
     return inplace_apply(self, remainder, (other,), {}, "remainder_")
 
 
+@op(variants="method")
 def floor_divide_(self: Tensor, other: Any) -> Tensor:
     """In-place :func:`floor_divide`."""
     return inplace_apply(self, floor_divide, (other,), {}, "floor_divide_")
 
 
+@op(variants="method")
 def lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     """In-place :func:`lerp`."""
     return inplace_apply(self, lerp, (end, weight), {}, "lerp_")
 
 
+@op(variants="method")
 def fmod_(self: Tensor, other: Any) -> Tensor:
     """In-place :func:`fmod`."""
     return inplace_apply(self, fmod, (other,), {}, "fmod_")
 
 
+@op(variants="method")
 def float_power_(self: Tensor, exponent: Any) -> Tensor:
     """In-place :func:`float_power` (``self`` must already be double precision)."""
     a = tensor_arg(self, "float_power_", "self")._data
@@ -135,27 +145,26 @@ def float_power_(self: Tensor, exponent: Any) -> Tensor:
     return inplace_apply(self, float_power, (exponent,), {}, "float_power_")
 
 
+@op(variants="function method")
 def nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """In-place :func:`nan_to_num`."""
     return inplace_apply(self, nan_to_num, (nan, posinf, neginf), {}, "nan_to_num_")
 
 
+@op(variants="function method")
 def clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
     """In-place :func:`clamp_min`."""
     return clamp_(self, min=min)
 
 
+@op(variants="function method")
 def clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
     """In-place :func:`clamp_max`."""
     return clamp_(self, max=max)
 
 
-absolute_ = abs_
-divide_ = true_divide_ = div_
-multiply_ = mul_
-subtract_ = sub_
 
-
+@op(variants="method")
 def zero_(self: Tensor) -> Tensor:
     """Fill with zeros in place."""
     return fill_(self, 0)
@@ -170,6 +179,7 @@ class FillBackward(Node):
         return zeros_like(g), gv
 
 
+@op(variants="method")
 def fill_(self: Tensor, value: Any) -> Tensor:
     """Fill with ``value`` (a number or a 0-dim tensor) in place."""
     tensor_arg(self, "fill_", "self")
@@ -204,6 +214,7 @@ class CopyBackwards(Node):
         return (zeros_like(g) if self.needs(0) else None), gs
 
 
+@op(variants="method")
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast to this dtype) into this tensor in place."""
     tensor_arg(self, "copy_", "self")

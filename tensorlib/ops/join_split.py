@@ -13,6 +13,7 @@ import numpy as np
 from .._autograd.graph import Node, rename_grad_fn
 from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim, write_out
 from .shape import atleast_1d, atleast_2d, atleast_3d, meshgrid, narrow, reshape, select, unsqueeze
+from .._registry import op
 
 
 # -- concatenation and splitting ----------------------------------------------------------
@@ -49,6 +50,7 @@ def _tensor_list(tensors: Any, fname: str) -> list[Tensor]:
     return out
 
 
+@op(aliases=("concat", "concatenate"))
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join tensors along an existing dim."""
     ts = _tensor_list(tensors, "cat")
@@ -92,6 +94,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
 concat = concatenate = cat
 
 
+@op()
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join tensors of equal shape along a new dim."""
     ts = _tensor_list(tensors, "stack")
@@ -108,12 +111,14 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
     return rename_grad_fn(cat([unsqueeze(t_, d) for t_ in ts], d), "StackBackward0")
 
 
+@op()
 def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate horizontally (dim 1, or dim 0 for 1-D tensors)."""
     ts = [atleast_1d(t_) for t_ in _tensor_list(tensors, "hstack")]
     return cat(ts, 0 if ts[0]._data.ndim == 1 else 1, out=out)
 
 
+@op(aliases=("row_stack",))
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate vertically (after making tensors at least 2-D)."""
     ts = [atleast_2d(t_) for t_ in _tensor_list(tensors, "vstack")]
@@ -121,6 +126,7 @@ def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
 
 
 
+@op(variants="function method")
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """All slices along ``dim``, as a tuple of views."""
     x = tensor_arg(input, "unbind")
@@ -131,6 +137,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return tuple(rename_grad_fn(select(x, d, i), "UnbindBackward0") for i in range(a.shape[d]))
 
 
+@op(variants="function method")
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
     x = tensor_arg(tensor, "split", "tensor")
@@ -158,10 +165,12 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return tuple(out)
 
 
+@op(variants="method")
 def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
     return split(input, list(split_sizes), dim)
 
 
+@op(variants="function method")
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
     x = tensor_arg(input, "chunk")
@@ -172,6 +181,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(x, step, dim)
 
 
+@op(variants="function method")
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Split into ``n`` parts as equal as possible, or at the given indices."""
     x = tensor_arg(input, "tensor_split")
@@ -212,29 +222,34 @@ def _split_at(fname: str, x: Tensor, sections: Any, dim: int, min_dims: int) -> 
     return tensor_split(x, sections, dim)
 
 
+@op(variants="function method")
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
     x = tensor_arg(input, "hsplit")
     return _split_at("hsplit", x, indices_or_sections, 1 if x._data.ndim > 1 else 0, 1)
 
 
+@op(variants="function method")
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """Split along dim 0 into equal sections or at indices."""
     return _split_at("vsplit", tensor_arg(input, "vsplit"), indices_or_sections, 0, 2)
 
 
+@op(variants="function method")
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """Split along dim 2 into equal sections or at indices."""
     return _split_at("dsplit", tensor_arg(input, "dsplit"), indices_or_sections, 2, 3)
 
 
 
+@op()
 def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
     ts = [reshape(t_, (-1, 1)) if t_._data.ndim <= 1 else t_ for t_ in _tensor_list(tensors, "column_stack")]
     return cat(ts, 1, out=out)
 
 
+@op()
 def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 2 after making every tensor at least 3-D."""
     return cat([atleast_3d(t_) for t_ in _tensor_list(tensors, "dstack")], 2, out=out)
@@ -244,6 +259,7 @@ row_stack = vstack
 
 
 
+@op()
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of the 1-D tensors' elements, as rows."""
     ts = [tensor_arg(t_, "cartesian_prod", "tensors", i + 1) for i, t_ in enumerate(tensors)]
@@ -252,6 +268,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([reshape(g, (-1,)) for g in meshgrid(*ts, indexing="ij")], 1)
 
 
+@op()
 def block_diag(*tensors: Tensor) -> Tensor:
     """A block-diagonal matrix from 0-D, 1-D (a row) and 2-D tensors."""
     ts = []

@@ -11,6 +11,7 @@ from . import elementwise as E
 from . import reduction as R
 from . import shape as S
 from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim, write_out
+from .._registry import LINALG, TENSORLIB, op
 
 
 def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
@@ -53,6 +54,7 @@ class MmBackward0(Node):
         return ga, gb
 
 
+@op(variants="function method")
 def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product of two 2-D tensors."""
     x = tensor_arg(input, "mm")
@@ -98,6 +100,7 @@ class MatmulBackward0(Node):
         return ga, gb
 
 
+@op(variants="function method", namespace=(TENSORLIB, LINALG))
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
     x = input if type(input) is Tensor else tensor_arg(input, "matmul")
@@ -153,6 +156,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
     return _finish(wrap(r), out, "matmul")
 
 
+@op(variants="function method")
 def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     x = tensor_arg(input, "bmm")
@@ -172,6 +176,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     return matmul(x, y, out=out) if out is not None else rename_grad_fn(matmul(x, y), "BmmBackward0")
 
 
+@op(variants="function method")
 def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix-vector product."""
     x = tensor_arg(input, "mv")
@@ -183,6 +188,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     return matmul(x, v, out=out) if out is not None else rename_grad_fn(matmul(x, v), "MvBackward0")
 
 
+@op(variants="function method")
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product of two 1-D tensors."""
     x = tensor_arg(input, "dot")
@@ -199,6 +205,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
     return matmul(x, y, out=out) if out is not None else rename_grad_fn(matmul(x, y), "DotBackward0")
 
 
+@op(variants="function method")
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
     x = E.conj(tensor_arg(input, "vdot"))
@@ -206,6 +213,7 @@ def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 
+@op(variants="function method")
 def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Sum of products over the last dims."""
     x = tensor_arg(input, "inner")
@@ -217,6 +225,7 @@ def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     )
 
 
+@op(variants="function method", aliases=("ger",))
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
     x = tensor_arg(input, "outer")
@@ -238,6 +247,7 @@ def _beta_x_plus_alpha_prod(x: Tensor, beta: Any, prod: Tensor, alpha: Any, out:
         return E.add(base, prod, out=out)
     return rename_grad_fn(E.add(base, prod), node_name(fname))
 
+@op(variants="function method")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``."""
     x = tensor_arg(input, "addmm")
@@ -245,6 +255,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addmm")
 
 
+@op(variants="function method")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
     x = tensor_arg(input, "addmv")
@@ -252,6 +263,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addmv")
 
 
+@op(variants="function method")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``."""
     x = tensor_arg(input, "baddbmm")
@@ -259,21 +271,25 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "baddbmm")
 
 
+@op(variants="method")
 def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addmm`."""
     return E.inplace_apply(self, addmm, (mat1, mat2), {"beta": beta, "alpha": alpha}, "addmm_")
 
 
+@op(variants="function method")
 def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addmv`."""
     return E.inplace_apply(self, addmv, (mat, vec), {"beta": beta, "alpha": alpha}, "addmv_")
 
 
+@op(variants="method")
 def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`baddbmm`."""
     return E.inplace_apply(self, baddbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "baddbmm_")
 
 
+@op()
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (the last/first ``dims`` if an int)."""
     x = tensor_arg(a, "tensordot", "a")
@@ -304,6 +320,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     return _finish(S.reshape(mm(xa, yb), shape), out, "tensordot")
 
 
+@op()
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation, built from permutes, reshapes and batched matrix products.
 
@@ -421,6 +438,7 @@ def _masked(x: Tensor, mask: np.ndarray, node: str) -> Tensor:
     return rename_grad_fn(E.mul(x, wrap(mask)), node)
 
 
+@op(variants="function method")
 def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
     """The lower triangle of the last two dims (the rest zeroed)."""
     x = tensor_arg(input, "tril")
@@ -430,6 +448,7 @@ def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     return _finish(_masked(x, mask, "TrilBackward0"), out, "tril")
 
 
+@op(variants="function method")
 def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
     """The upper triangle of the last two dims (the rest zeroed)."""
     x = tensor_arg(input, "triu")
@@ -439,16 +458,19 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     return _finish(_masked(x, mask, "TriuBackward0"), out, "triu")
 
 
+@op(variants="method")
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
     """In-place :func:`tril`."""
     return E.inplace_apply(self, tril, (diagonal,), {}, "tril_")
 
 
+@op(variants="method")
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
     """In-place :func:`triu`."""
     return E.inplace_apply(self, triu, (diagonal,), {}, "triu_")
 
 
+@op(variants="function method")
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor."""
     x = tensor_arg(input, "trace")
@@ -491,6 +513,7 @@ class LinalgVectorNormBackward0(Node):
         return (E.where(E.eq(yx, 0), 0.0, E.mul(gx, d)),)
 
 
+@op(namespace=LINALG)
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The ``ord``-norm of ``x`` over ``dim`` (all elements by default)."""
     t = tensor_arg(x, "vector_norm", "x")
@@ -523,6 +546,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     return _finish(wrap(r), out, "vector_norm")
 
 
+@op(variants="function method", namespace=(TENSORLIB, LINALG))
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
     """The ``p``-norm over ``dim`` (Frobenius/2-norm of all elements by default)."""
     x = tensor_arg(input, "norm")
@@ -535,6 +559,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     return vector_norm(x, p, dim, keepdim, dtype=dtype, out=out)
 
 
+@op(namespace=LINALG)
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
     """A matrix norm of the (dim[0], dim[1]) planes: Frobenius, nuclear, 1, -1, inf, -inf."""
     x = tensor_arg(A, "matrix_norm", "A")
@@ -584,6 +609,7 @@ def _square(x: Tensor, fname: str) -> np.ndarray:
     return a
 
 
+@op(namespace=LINALG)
 def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inverse of square matrices (batched)."""
     x = tensor_arg(A, "inv", "A")
@@ -611,6 +637,7 @@ class DetBackward0(Node):
         return (E.mul(S.unsqueeze(S.unsqueeze(E.mul(g, E.conj(d)), -1), -1), inv_t),)
 
 
+@op(variants="function method", namespace=(TENSORLIB, LINALG))
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
     x = tensor_arg(A, "det", "A")
@@ -624,6 +651,7 @@ def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(r), out, "det")
 
 
+@op(namespace=LINALG)
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
     """The solution X of ``A X = B`` (``X A = B`` with ``left=False``)."""
     x = tensor_arg(A, "solve", "A")
@@ -636,6 +664,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None)
     return _finish(S.squeeze(res, -1) if vec else res, out, "solve")
 
 
+@op(namespace=LINALG)
 def svdvals(A: Tensor) -> Tensor:
     """Singular values (descending); differentiable when they are distinct."""
     x = tensor_arg(A, "svdvals", "A")
@@ -656,6 +685,7 @@ class SvdvalsBackward0(Node):
         return (matmul(E.mul(u, S.unsqueeze(g, -2)), vh),)
 
 
+@op(variants="function method", namespace=(TENSORLIB, LINALG))
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
     x = tensor_arg(input, "cross")
@@ -681,6 +711,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
     return _finish(S.stack([c0, c1, c2], d), out, "cross")
 
 
+@op()
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
     a = tensor_arg(x1, "cdist", "x1")
@@ -699,6 +730,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 # -- products composed from the ones above --------------------------------------------------------
 
 
+@op(variants="function method")
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
     x = tensor_arg(input, "kron")
@@ -712,6 +744,7 @@ def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(S.reshape(E.mul(xi, yi), tuple(a * b for a, b in zip(xs, ys))), out, "kron")
 
 
+@op(variants="function method")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
     x = tensor_arg(input, "addr")
@@ -719,6 +752,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addr")
 
 
+@op(variants="function method")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     x = tensor_arg(input, "addbmm")
@@ -726,16 +760,19 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addbmm")
 
 
+@op(variants="method")
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addr`."""
     return E.inplace_apply(self, addr, (vec1, vec2), {"beta": beta, "alpha": alpha}, "addr_")
 
 
+@op(variants="method")
 def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addbmm`."""
     return E.inplace_apply(self, addbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "addbmm_")
 
 
+@op(variants="function method")
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
     x = tensor_arg(input, "matrix_power")
@@ -762,11 +799,13 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return result if result is not x else E.clone(x)
 
 
+@op(variants="function method")
 def logdet(input: Tensor) -> Tensor:
     """``log(det(input))`` (nan for a negative determinant, -inf for a singular matrix)."""
     return E.log(det(tensor_arg(input, "logdet")))
 
 
+@op(variants="function method")
 def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The inverse of square matrices (batched); ``linalg.inv`` by torch's older name."""
     return inv(tensor_arg(input, "inverse"), out=out)

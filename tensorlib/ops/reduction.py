@@ -14,6 +14,7 @@ from ..return_types import nanmedian as _nanmedian_t
 from . import elementwise as E
 from . import shape as S
 from ._util import GRAD, Tensor, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, wrap_dim, write_out
+from .._registry import SPECIAL, TENSORLIB, op
 
 ndarray = np.ndarray
 
@@ -83,6 +84,7 @@ _add_reduce = np.add.reduce
 _empty = np.empty
 
 
+@op(variants="function method")
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
     x = input if type(input) is Tensor else tensor_arg(input, "sum")
@@ -112,6 +114,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     return wrap(r) if out is None else write_out(out, wrap(r), "sum")
 
 
+@op(variants="function method")
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Sum treating NaN as zero."""
     x = tensor_arg(input, "nansum")
@@ -135,6 +138,7 @@ class MeanBackward0(Node):
 _MEAN_DIM_NODE = named_node_class(MeanBackward0, "MeanBackward1")  # the dim overload
 
 
+@op(variants="function method")
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Mean of all elements, or over ``dim``."""
     x = input if type(input) is Tensor else tensor_arg(input, "mean")
@@ -166,6 +170,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     return wrap(r) if out is None else write_out(out, wrap(r), "mean")
 
 
+@op(variants="function method")
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean ignoring NaN values."""
     x = tensor_arg(input, "nanmean")
@@ -216,6 +221,7 @@ def _prod_of_others(x: Tensor, dims: tuple) -> Tensor:
     return S.permute(others, tuple(int(i) for i in np.argsort(perm)))
 
 
+@op(variants="function method")
 def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Product of all elements, or along ``dim``."""
     x = tensor_arg(input, "prod")
@@ -335,11 +341,13 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
     return result
 
 
+@op(variants="function method")
 def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
     """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`maximum`."""
     return _extreme(input, dim, keepdim, "max", True, out)
 
 
+@op(variants="function method")
 def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:  # noqa: A001
     """The smallest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`minimum`."""
     return _extreme(input, dim, keepdim, "min", False, out)
@@ -383,16 +391,19 @@ def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: A
     return _finish(wrap(r), out, fname)
 
 
+@op(variants="function method")
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Maximum over ``dim`` (all dims by default); ties share the gradient."""
     return _amax(input, dim, keepdim, "amax", np.max, out)
 
 
+@op(variants="function method")
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Minimum over ``dim`` (all dims by default); ties share the gradient."""
     return _amax(input, dim, keepdim, "amin", np.min, out)
 
 
+@op(variants="function method")
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` over ``dim`` or all elements."""
     x = tensor_arg(input, "aminmax")
@@ -424,11 +435,13 @@ def _arg(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any) -> Tens
     return wrap(_arr(r).astype(np.int64, copy=False))
 
 
+@op(variants="function method")
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor, or along ``dim``)."""
     return _arg(input, dim, keepdim, "argmax", np.argmax)
 
 
+@op(variants="function method")
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (of the flattened tensor, or along ``dim``)."""
     return _arg(input, dim, keepdim, "argmin", np.argmin)
@@ -445,6 +458,7 @@ def _correction(unbiased: Any, correction: Any) -> float:
     return 1 if unbiased else 0
 
 
+@op(variants="function method")
 def var(
     input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None,
     out: Tensor | None = None,
@@ -474,6 +488,7 @@ def var(
     return _finish(res, out, "var")
 
 
+@op(variants="function method")
 def std(
     input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None,
     out: Tensor | None = None,
@@ -487,18 +502,21 @@ def std(
     return _finish(rename_grad_fn(E.where(zero, 0.0, E.sqrt(E.where(zero, 1.0, v))), "StdBackward0"), out, "std")
 
 
+@op(variants="function method")
 def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None) -> tuple:
     """``(var, mean)`` over ``dim``."""
     v, m = var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
     return rename_grad_fn(v, "VarMeanBackward0"), rename_grad_fn(m, "VarMeanBackward0")
 
 
+@op(variants="function method")
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: Any = None) -> tuple:
     """``(std, mean)`` over ``dim``."""
     s, m = std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
     return rename_grad_fn(s, "StdMeanBackward0"), rename_grad_fn(m, "StdMeanBackward0")
 
 
+@op(variants="function method", namespace=(TENSORLIB, SPECIAL))
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """``log(sum(exp(input), dim))`` computed without overflow."""
     x = tensor_arg(input, "logsumexp")
@@ -524,16 +542,19 @@ def _bool_reduce(input: Tensor, dim: Any, keepdim: bool, out: Any, fname: str, n
     return _finish(wrap(r), out, fname)
 
 
+@op(variants="function method")
 def all(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Whether all elements (over ``dim``) are nonzero."""
     return _bool_reduce(input, dim, keepdim, out, "all", np.all)
 
 
+@op(variants="function method")
 def any(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Whether any element (over ``dim``) is nonzero."""
     return _bool_reduce(input, dim, keepdim, out, "any", np.any)
 
 
+@op(variants="function method")
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """Number of nonzero elements (over ``dim``)."""
     x = tensor_arg(input, "count_nonzero")
@@ -549,6 +570,7 @@ class CumsumBackward0(Node):
         return (S.flip(cumsum(S.flip(g, (d,)), d), (d,)),)
 
 
+@op(variants="function method")
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative sum along ``dim``."""
     x = tensor_arg(input, "cumsum")
@@ -611,16 +633,19 @@ def _cumprod_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
     return E.add(out, E.mul(E.div(num, E.where(before, x, 1.0)), before))
 
 
+@op(variants="method")
 def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In-place :func:`cumsum`."""
     return E.inplace_apply(self, cumsum, (dim,), {"dtype": dtype}, "cumsum_")
 
 
+@op(variants="method")
 def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In-place :func:`cumprod`."""
     return E.inplace_apply(self, cumprod, (dim,), {"dtype": dtype}, "cumprod_")
 
 
+@op(variants="function method")
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative product along ``dim``."""
     x = tensor_arg(input, "cumprod")
@@ -648,11 +673,13 @@ def check_sortable(a: np.ndarray, fname: str) -> None:
         raise not_implemented(fname + "_cpu", a.dtype)
 
 
+@op(variants="function method")
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median of all elements, or ``(values, indices)`` along ``dim``; NaN if a NaN is present."""
     return _median(input, dim, keepdim, "median", ignore_nan=False)
 
 
+@op(variants="function method")
 def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """:func:`median` ignoring NaN (NaN only where a whole slice is NaN)."""
     return _median(input, dim, keepdim, "nanmedian", ignore_nan=True)
@@ -705,6 +732,7 @@ def _median_indices(a: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
     return np.where(n_valid < a.shape[d], first_nan, idx)
 
 
+@op(variants="function method")
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     """The most frequent value along ``dim`` (the smallest on ties) and its last index."""
     x = tensor_arg(input, "mode")
@@ -781,11 +809,13 @@ def _cum_extreme(input: Tensor, dim: int, fname: str, is_max: bool) -> Any:
     return cls(wrap(values), wrap(idx))
 
 
+@op(variants="function method")
 def cummax(input: Tensor, dim: int) -> Any:
     """``(values, indices)`` of the running maximum along ``dim``."""
     return _cum_extreme(input, dim, "cummax", True)
 
 
+@op(variants="function method")
 def cummin(input: Tensor, dim: int) -> Any:
     """``(values, indices)`` of the running minimum along ``dim``."""
     return _cum_extreme(input, dim, "cummin", False)
@@ -806,6 +836,7 @@ class LogcumsumexpBackward0(Node):
         return (E.mul(acc, E.exp(E.sub(x, c))),)
 
 
+@op(variants="function method")
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
     """``log(cumsum(exp(input), dim))`` computed stably."""
     x = tensor_arg(input, "logcumsumexp")
@@ -824,6 +855,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     return _finish(wrap(r), out, "logcumsumexp")
 
 
+@op(variants="function method")
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
     x = tensor_arg(input, "diff")
@@ -842,6 +874,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     return x
 
 
+@op(variants="function method")
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
     x = tensor_arg(input, "dist")
@@ -935,18 +968,21 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     return res
 
 
+@op(variants="function method")
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear",
              out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles of ``input`` (over all elements, or along ``dim``); NaN where a slice holds NaN."""
     return _finish(_quantile(input, q, dim, keepdim, interpolation, "quantile", False), out, "quantile")
 
 
+@op(variants="function method")
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """:func:`quantile` ignoring NaN values (NaN only for slices that are all NaN)."""
     return _finish(_quantile(input, q, dim, keepdim, interpolation, "nanquantile", True), out, "nanquantile")
 
 
+@op(variants="function method")
 def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
     elements outside the range are ignored."""

@@ -27,6 +27,7 @@ from ._pointwise import _apply2, _arr, _finish, _load, _meta, _save, _type_title
 from .arithmetic import add, mul, rsub, sub
 from .comparison import eq, gt, lt
 from .conversion import to_dtype
+from .._registry import op
 
 
 # -- binary min/max, clamp, where -----------------------------------------------------
@@ -66,21 +67,25 @@ def _binary_extreme(input: Tensor, other: Tensor, fname: str, np_fn: Any, is_max
     return _finish(wrap(r), out, fname)
 
 
+@op(variants="function method")
 def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise maximum of two tensors (NaN propagates)."""
     return _binary_extreme(input, other, "maximum", np.maximum, True, out)
 
 
+@op(variants="function method")
 def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise minimum of two tensors (NaN propagates)."""
     return _binary_extreme(input, other, "minimum", np.minimum, False, out)
 
 
+@op(variants="function method")
 def fmax(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise maximum that ignores NaN."""
     return _binary_extreme(input, other, "fmax", np.fmax, True, out)
 
 
+@op(variants="function method")
 def fmin(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise minimum that ignores NaN."""
     return _binary_extreme(input, other, "fmin", np.fmin, False, out)
@@ -134,6 +139,7 @@ class ClampBackward0(Node):
 _BOUND = (int, float, type(None))
 
 
+@op(variants="function method", aliases=("clip",))
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """Limit every element to ``[min, max]`` (either bound may be None, a number or a tensor)."""
     x = tensor_arg(input, "clamp")
@@ -199,6 +205,7 @@ def _int_bound(v: Any, npdt: np.dtype) -> Any:
 clip = clamp
 
 
+@op(variants="function method", aliases=("clip_",))
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     """In-place :func:`clamp`."""
     tensor_arg(self, "clamp_", "self")
@@ -216,11 +223,13 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 clip_ = clamp_
 
 
+@op(variants="function method")
 def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
     """:func:`clamp` with only a lower bound."""
     return clamp(input, min=min)
 
 
+@op(variants="function method")
 def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
     """:func:`clamp` with only an upper bound."""
     return clamp(input, max=max)
@@ -236,6 +245,7 @@ class WhereBackward0(Node):
         return ga, gb
 
 
+@op()
 def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any:
     """Elements of ``input`` where ``condition`` holds, else of ``other``; with one argument, ``nonzero(as_tuple=True)``."""
     c = tensor_arg(condition, "where", "condition", 1)
@@ -284,6 +294,7 @@ class LerpBackward0(Node):
         return gs, ge_, gw
 
 
+@op(variants="function method")
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
     """``input + weight * (end - input)``, for floating point tensors of one dtype."""
     x = tensor_arg(input, "lerp")

@@ -17,6 +17,7 @@ from .._dtype import dtype as DType
 from .._size import Size
 from .._tensor import _make_view, legacy_type_name
 from ._util import GRAD, Tensor, bump_version, check_inplace, edge, record, tensor_arg, wrap, wrap_dim
+from .._registry import op, public
 
 
 def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor) -> tuple[Tensor, Any]:
@@ -120,6 +121,7 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+@op(variants="method")
 def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape (no copy); fails where the memory layout does not allow one."""
     x = input if type(input) is Tensor else tensor_arg(input, "view")
@@ -151,11 +153,13 @@ def view_dtype(x: Tensor, dtype: Any) -> Tensor:
     return _make_view(x, a.view(dtype.np))
 
 
+@op(variants="method")
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     """:func:`view` with ``other``'s shape."""
     return view(input, tensor_arg(other, "view_as", "other", 2)._data.shape)
 
 
+@op(variants="method")
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape: a view when possible, else a copy."""
     x = input if type(input) is Tensor else tensor_arg(input, "reshape")
@@ -182,11 +186,19 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     return t
 
 
+@op(name="reshape")
+def reshape_function(input: Tensor, shape: tuple) -> Tensor:
+    """The elements of ``input`` in a new shape (a view when possible)."""
+    return reshape(input, shape)
+
+
+@op(variants="method")
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     """:func:`reshape` to ``other``'s shape."""
     return reshape(input, tensor_arg(other, "reshape_as", "other", 2)._data.shape)
 
 
+@op(variants="function method")
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims ``start_dim`` to ``end_dim`` into one."""
     x = tensor_arg(input, "flatten")
@@ -203,6 +215,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(x, shape[:s] + (n,) + shape[e + 1 :])
 
 
+@op(variants="function method")
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes``."""
     x = tensor_arg(input, "unflatten")
@@ -220,6 +233,7 @@ class SqueezeBackward0(Node):
         return (reshape(g, self.shape),)
 
 
+@op(variants="function method")
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dims of size 1 (all of them, or those in ``dim``)."""
     x = tensor_arg(input, "squeeze")
@@ -243,6 +257,7 @@ class UnsqueezeBackward0(Node):
         return (squeeze(g, self.dim),)
 
 
+@op(variants="function method")
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dim of size 1 at ``dim``."""
     x = tensor_arg(input, "unsqueeze")
@@ -261,6 +276,7 @@ class TransposeBackward0(Node):
         return (transpose(g, self.dim0, self.dim1),)
 
 
+@op(variants="function method", aliases=("swapaxes", "swapdims"))
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
     x = tensor_arg(input, "transpose")
@@ -289,6 +305,7 @@ def _inplace_view(self: Tensor, view: Tensor, fname: str) -> Tensor:
     return self
 
 
+@op(variants="method", aliases=("swapaxes_", "swapdims_"))
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """In-place :func:`transpose`: this tensor's dims ``dim0`` and ``dim1`` swapped."""
     check_inplace(tensor_arg(self, "transpose_", "self"), "transpose_")
@@ -298,18 +315,21 @@ def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes_ = swapdims_ = transpose_
 
 
+@op(variants="method")
 def t_(self: Tensor) -> Tensor:
     """In-place :func:`t`."""
     check_inplace(tensor_arg(self, "t_", "self"), "t_")
     return _inplace_view(self, t(self), "t_")
 
 
+@op(variants="method")
 def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
     """In-place :func:`squeeze`."""
     check_inplace(tensor_arg(self, "squeeze_", "self"), "squeeze_")
     return _inplace_view(self, squeeze(self, dim), "squeeze_")
 
 
+@op(variants="method")
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     """In-place :func:`unsqueeze`."""
     check_inplace(tensor_arg(self, "unsqueeze_", "self"), "unsqueeze_")
@@ -323,6 +343,7 @@ class TBackward0(Node):
         return (t(g),)
 
 
+@op(variants="function method")
 def t(input: Tensor) -> Tensor:
     """Transpose a tensor of at most 2 dims."""
     x = input if type(input) is Tensor else tensor_arg(input, "t")
@@ -341,6 +362,7 @@ class PermuteBackward0(Node):
         return (permute(g, tuple(np.argsort(self.dims))),)
 
 
+@op(variants="method")
 def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder dims (a view)."""
     x = input if type(input) is Tensor else tensor_arg(input, "permute")
@@ -366,6 +388,13 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return t_
 
 
+@op(name="permute")
+def permute_function(input: Tensor, dims: tuple) -> Tensor:
+    """``input`` with its dims reordered (a view)."""
+    return permute(input, dims)
+
+
+@op(variants="function method", aliases=("moveaxis",))
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """Move dims from ``source`` to ``destination`` positions."""
     x = tensor_arg(input, "movedim")
@@ -395,6 +424,7 @@ class ExpandBackward0(Node):
         return (sum_to_size(g, self.shape),)
 
 
+@op(variants="method")
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """A broadcast view with ``sizes`` (-1 keeps a dim); new dims are added in front."""
     x = tensor_arg(input, "expand")
@@ -458,16 +488,19 @@ def broadcast_view(a: np.ndarray, shape: tuple) -> np.ndarray:
     return np.broadcast_to(a, shape)
 
 
+@op(variants="method")
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     """:func:`expand` to ``other``'s shape."""
     return expand(input, tensor_arg(other, "expand_as", "other", 2)._data.shape)
 
 
+@op(variants="function method")
 def broadcast_to(input: Tensor, size: Any) -> Tensor:
     """:func:`expand` to ``size``."""
     return expand(input, size)
 
 
+@op()
 def broadcast_tensors(*tensors: Tensor) -> tuple:
     """Expand all tensors to their common broadcast shape."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -480,6 +513,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
     return tuple(expand(t_, shape) for t_ in tensors)
 
 
+@public()
 def broadcast_shapes(*shapes: Any) -> Size:
     """The shape that tensors of ``shapes`` broadcast to."""
     norm = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
@@ -502,6 +536,7 @@ def alias(input: Tensor, cls: type = Tensor) -> Tensor:
     return t_
 
 
+@op(variants="method")
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     """``input`` if its memory is C-contiguous, else a contiguous copy."""
     x = tensor_arg(input, "contiguous")
@@ -513,12 +548,14 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 
 
 
+@op()
 def atleast_1d(input: Tensor) -> Tensor:
     """``input`` with a dim added if it is 0-D."""
     x = tensor_arg(input, "atleast_1d")
     return reshape(x, (1,)) if x._data.ndim == 0 else x
 
 
+@op()
 def atleast_2d(input: Tensor) -> Tensor:
     """``input`` with leading dims added to make it at least 2-D."""
     x = tensor_arg(input, "atleast_2d")
@@ -528,6 +565,7 @@ def atleast_2d(input: Tensor) -> Tensor:
     return reshape(x, (1, 1) if n == 0 else (1,) + x._data.shape)
 
 
+@op(variants="function method")
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """A view of ``length`` entries of ``dim`` from ``start``."""
     x = tensor_arg(input, "narrow")
@@ -549,6 +587,7 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     return basic_getitem(x, key)
 
 
+@op(variants="function method")
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
     x = tensor_arg(input, "select")
@@ -574,6 +613,7 @@ class FlipBackward0(Node):
         return (flip(g, self.dims),)
 
 
+@op(variants="function method")
 def flip(input: Tensor, dims: Any) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in torch)."""
     x = tensor_arg(input, "flip")
@@ -587,11 +627,13 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     return wrap(r)
 
 
+@op(variants="function method")
 def fliplr(input: Tensor) -> Tensor:
     """Reverse dim 1 (left to right)."""
     return flip(input, (1,))
 
 
+@op(variants="function method")
 def flipud(input: Tensor) -> Tensor:
     """Reverse dim 0 (up to down)."""
     return flip(input, (0,))
@@ -604,6 +646,7 @@ class RollBackward0(Node):
         return (roll(g, tuple(-s for s in self.shifts), self.dims),)
 
 
+@op(variants="function method")
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
     x = tensor_arg(input, "roll")
@@ -643,6 +686,7 @@ class RepeatBackward0(Node):
         return (reshape(g2, self.shape),)
 
 
+@op(variants="method")
 def repeat(input: Tensor, *sizes: Any) -> Tensor:
     """Tile the tensor ``sizes[i]`` times along each dim (new dims in front)."""
     x = tensor_arg(input, "repeat")
@@ -660,6 +704,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     return wrap(r)
 
 
+@op(variants="function method")
 def tile(input: Tensor, dims: Any) -> Tensor:
     """Like :func:`repeat`, but missing leading repeats count as 1."""
     x = tensor_arg(input, "tile")
@@ -671,6 +716,7 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     return repeat(x, reps)
 
 
+@op(variants="function method")
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor).
 
@@ -694,6 +740,7 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     return index_select(x, d, wrap(index.astype(np.int64)))
 
 
+@op(variants="function method")
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the (dim1, dim2) planes, as the last dim (a view)."""
     x = tensor_arg(input, "diagonal")
@@ -715,6 +762,7 @@ class DiagonalBackward0(Node):
         return (diag_embed(g, self.offset, self.dim1, self.dim2, self.shape),)
 
 
+@op(variants="function method")
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _shape: Any = None) -> Tensor:
     """Place the last dim of ``input`` on the diagonal of new (dim1, dim2) planes."""
     x = tensor_arg(input, "diag_embed")
@@ -750,6 +798,7 @@ class DiagEmbedBackward0(Node):
         return (diagonal(g, self.offset, self.dim1, self.dim2),)
 
 
+@op(variants="function method")
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
     x = tensor_arg(input, "diag")
@@ -762,6 +811,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{x._data.ndim}D")
 
 
+@op(variants="function method")
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims."""
     from .elementwise import conj
@@ -772,11 +822,13 @@ def adjoint(input: Tensor) -> Tensor:
 # -- shape functions composed from the ones above --------------------------------------------------
 
 
+@op(variants="function method")
 def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-D tensor (a view when the memory allows)."""
     return reshape(tensor_arg(input, "ravel"), (-1,))
 
 
+@op(variants="function method")
 def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """:func:`narrow`, copied."""
     from .elementwise import clone
@@ -784,6 +836,7 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return rename_grad_fn(clone(narrow(input, dim, start, length)), "NarrowCopyBackward0")
 
 
+@op(variants="function method")
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the second)."""
     x = tensor_arg(input, "rot90")
@@ -809,6 +862,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
 
 
 
+@op()
 def atleast_3d(input: Tensor) -> Tensor:
     """``input`` with dims added to make it at least 3-D (``(n,)`` -> ``(1, n, 1)``)."""
     x = tensor_arg(input, "atleast_3d")
@@ -819,6 +873,7 @@ def atleast_3d(input: Tensor) -> Tensor:
 
 
 
+@op()
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     """Coordinate grids from 1-D tensors (``indexing='ij'`` by default, ``'xy'`` swaps the first two)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -844,6 +899,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
 
 
 
+@op(variants="function method")
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""
     return diag_embed(reshape(tensor_arg(input, "diagflat"), (-1,)), offset, 0, 1)
@@ -860,6 +916,7 @@ class UnfoldBackward0(Node):
         return (put_region(g, self.index, self.shape),)
 
 
+@op(variants="method")
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """All windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim (a view)."""
     from numpy.lib.stride_tricks import as_strided
@@ -889,6 +946,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return t_
 
 
+@op()
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
     import itertools

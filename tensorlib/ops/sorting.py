@@ -15,6 +15,7 @@ from . import elementwise as E
 from ._util import Tensor, tensor_arg, wrap, wrap_dim, write_outs
 from .indexing import gather
 from .reduction import check_sortable
+from .._registry import op
 
 
 # -- sorting -------------------------------------------------------------------------------
@@ -28,6 +29,7 @@ def _sort_indices(a: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return n - 1 - np.flip(s, d)
 
 
+@op(variants="function method")
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
     x = tensor_arg(input, "argsort")
@@ -38,6 +40,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     return wrap(_sort_indices(a, wrap_dim(dim, a.ndim), descending).astype(np.int64))
 
 
+@op(variants="function method")
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None) -> Any:
     """``(values, indices)`` of ``input`` sorted along ``dim``."""
     x = tensor_arg(input, "sort")
@@ -52,11 +55,13 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return res if out is None else write_outs(out, res, "sort")
 
 
+@op(variants="function method")
 def msort(input: Tensor) -> Tensor:
     """``input`` sorted along dim 0."""
     return sort(input, 0).values
 
 
+@op(variants="function method")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
     x = tensor_arg(input, "topk")
@@ -72,6 +77,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return _topk_t(rename_grad_fn(values, "TopkBackward0"), wrap(idx if a.ndim else idx.reshape(())))
 
 
+@op(variants="function method")
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
     x = tensor_arg(input, "kthvalue")
@@ -90,6 +96,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     return _kth_t(rename_grad_fn(values, "KthvalueBackward0"), wrap(idx))
 
 
+@op(variants="function method")
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:  # noqa: A002
     """The distinct elements (sorted), optionally with inverse indices and counts."""
     x = tensor_arg(input, "unique")
@@ -108,6 +115,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@op(variants="function method")
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
     """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
     x = tensor_arg(input, "unique_consecutive")
@@ -134,6 +142,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@op(variants="function method")
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Count occurrences of each non-negative integer."""
     x = tensor_arg(input, "bincount")
@@ -150,6 +159,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return wrap(r.astype(w.dtype if w.dtype.kind == "f" else np.float64))
 
 
+@op()
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """Indices where ``input`` would be inserted into the (last dim of the) sorted sequence."""
     seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")._data
@@ -164,6 +174,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     return wrap(np.asarray(r).astype(np.int32 if out_int32 else np.int64))
 
 
+@op()
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """Bucket index of each element of ``input`` given 1-D sorted ``boundaries``."""
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)

@@ -29,6 +29,7 @@ from .comparison import eq, gt, le, logical_and, logical_or, lt
 from .conversion import to_dtype
 from .selection import where
 from .unary import _LN2, _unary, cos, exp, exp2, log, neg, reciprocal
+from .._registry import SPECIAL, TENSORLIB, op
 
 
 # -- more binary and unary functions -------------------------------------------------------------
@@ -53,9 +54,12 @@ def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) 
 
 def _binary_float(
     fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True, scalar_ok: bool = True,
-    backward_name: str | None = None,
+    backward_name: str | None = None, **declaration: Any,
 ) -> Callable:
-    """A float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``)."""
+    """Declare a float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``).
+
+    ``declaration`` holds :func:`~tensorlib._registry.op`'s options (by default a function and a method).
+    """
     node_cls = type(
         backward_name or node_name(fname),
         (Node,),
@@ -85,15 +89,11 @@ def _binary_float(
             return _finish(res, out, fname)
         return _finish(wrap(r), out, fname)
 
-    def fn_(self: Tensor, other: Any) -> Tensor:
-        return inplace_apply(self, fn, (other,), {}, fname + "_")
-
     fn.__name__ = fn.__qualname__ = fname
     fn.__doc__ = doc
-    fn_.__name__ = fn_.__qualname__ = fname + "_"
-    fn_.__doc__ = f"In-place :func:`{fname}`."
-    fn.__module__ = fn_.__module__ = __name__
-    return fn, fn_
+    fn.__module__ = __name__
+    declaration.setdefault("variants", "function method")
+    return op(**declaration)(fn)
 
 
 def _atan2_grads(g: Tensor, y: Tensor, x: Any, r: Tensor) -> tuple:
@@ -160,49 +160,48 @@ def _copysign_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
     return mul(g, ratio), mul(g, 0.0)
 
 
-atan2, atan2_ = _binary_float(
-    "atan2", np.arctan2, _atan2_grads, "Elementwise arctangent of ``input / other`` with the quadrant.", scalar_ok=False
+atan2 = _binary_float(
+    "atan2", np.arctan2, _atan2_grads, "Elementwise arctangent of ``input / other`` with the quadrant.", scalar_ok=False,
+    aliases=("arctan2",), inplace="method",
 )
-arctan2, arctan2_ = atan2, atan2_
-hypot, hypot_ = _binary_float(
-    "hypot", np.hypot, _hypot_grads, "Elementwise ``sqrt(input ** 2 + other ** 2)``.", int_ok=False, scalar_ok=False
+hypot = _binary_float(
+    "hypot", np.hypot, _hypot_grads, "Elementwise ``sqrt(input ** 2 + other ** 2)``.", int_ok=False, scalar_ok=False,
+    inplace="method",
 )
-logaddexp, _ = _binary_float(
+logaddexp = _binary_float(
     "logaddexp", np.logaddexp, _logaddexp_grads, "Elementwise ``log(exp(input) + exp(other))``.", int_ok=False,
     scalar_ok=False,
 )
-logaddexp2, _ = _binary_float(
+logaddexp2 = _binary_float(
     "logaddexp2", np.logaddexp2, _logaddexp2_grads, "Elementwise ``log2(2 ** input + 2 ** other)``.", int_ok=False,
     scalar_ok=False,
 )
-xlogy, xlogy_ = _binary_float("xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.")
-xlog1py, _ = _binary_float(
+xlogy = _binary_float(
+    "xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.",
+    namespace=(TENSORLIB, SPECIAL), inplace="function method",
+)
+xlog1py = _binary_float(
     "xlog1py", _xlog1py_np, _xlog1py_grads, "Elementwise ``input * log1p(other)``, 0 where ``input`` is 0.",
     backward_name="SpecialXlog1PyBackward0",  # torch.special only: torch prefixes the node name
+    variants="function", namespace=SPECIAL,
 )
-copysign, copysign_ = _binary_float("copysign", np.copysign, _copysign_grads, "``input``'s magnitude with ``other``'s sign.")
+copysign = _binary_float(
+    "copysign", np.copysign, _copysign_grads, "``input``'s magnitude with ``other``'s sign.", inplace="method"
+)
 
 
+@op(variants="function method", inplace="function method")
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians."""
     x = _as_float(tensor_arg(input, "deg2rad"), "deg2rad")
     return mul(x, math.pi / 180, out=out) if out is not None else rename_grad_fn(mul(x, math.pi / 180), "Deg2RadBackward0")
 
 
+@op(variants="function method", inplace="function method")
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Radians to degrees."""
     x = _as_float(tensor_arg(input, "rad2deg"), "rad2deg")
     return mul(x, 180 / math.pi, out=out) if out is not None else rename_grad_fn(mul(x, 180 / math.pi), "Rad2DegBackward0")
-
-
-def deg2rad_(self: Tensor) -> Tensor:
-    """In-place :func:`deg2rad`."""
-    return inplace_apply(self, deg2rad, (), {}, "deg2rad_")
-
-
-def rad2deg_(self: Tensor) -> Tensor:
-    """In-place :func:`rad2deg`."""
-    return inplace_apply(self, rad2deg, (), {}, "rad2deg_")
 
 
 def _as_float(x: Tensor, fname: str) -> Tensor:
@@ -223,8 +222,10 @@ def _sinc_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return mul(g, where(eq(x, 0), 0.0, div(sub(cos(px), y), safe)))
 
 
-sinc, sinc_ = _unary("sinc", _sinc_np, _sinc_grad, "xy", "Normalised sinc: ``sin(pi x) / (pi x)``, 1 at 0.")
-sinc.__module__ = sinc_.__module__ = __name__  # built by unary's factory, defined here
+sinc = _unary(
+    "sinc", _sinc_np, _sinc_grad, "xy", "Normalised sinc: ``sin(pi x) / (pi x)``, 1 at 0.", namespace=(TENSORLIB, SPECIAL)
+)
+sinc.__module__ = __name__  # built by unary's factory, defined here
 
 
 def _entr_np(a: np.ndarray) -> np.ndarray:
@@ -237,8 +238,10 @@ def _entr_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return mul(g, neg(add(log(x), 1.0)))
 
 
-entr, _ = _unary("entr", _entr_np, _entr_grad, "x", "Elementwise entropy term: ``-x log x`` (0 at 0, -inf below).",
-                 backward_name="SpecialEntrBackward0")
+entr = _unary(
+    "entr", _entr_np, _entr_grad, "x", "Elementwise entropy term: ``-x log x`` (0 at 0, -inf below).",
+    backward_name="SpecialEntrBackward0", variants="function", inplace=None, namespace=SPECIAL,
+)
 entr.__module__ = __name__
 
 
@@ -254,6 +257,7 @@ class LogitBackward0(Node):
         return (d,)
 
 
+@op(variants="function method", namespace=(TENSORLIB, SPECIAL))
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     x = _as_float(tensor_arg(input, "logit"), "logit")
@@ -267,11 +271,13 @@ def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None)
     return _finish(wrap(r), out, "logit")
 
 
+@op(variants="function method")
 def logit_(self: Tensor, eps: float | None = None) -> Tensor:
     """In-place :func:`logit`."""
     return inplace_apply(self, logit, (eps,), {}, "logit_")
 
 
+@op(variants="function method")
 def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The argument of complex numbers; for real ones pi where negative, else 0 (nan stays nan)."""
     x = tensor_arg(input, "angle")
@@ -288,6 +294,7 @@ def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(r), out, "angle")
 
 
+@op(variants="function method")
 def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Whether the sign bit is set (true for -0.0)."""
     a = tensor_arg(input, "signbit")._data
@@ -296,6 +303,7 @@ def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(_arr(np.signbit(a))), out, "signbit")
 
 
+@op(variants="function method")
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
     """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (not differentiable)."""
     x = tensor_arg(input, "heaviside")
@@ -307,11 +315,13 @@ def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Te
     return _finish(wrap(_apply2(np.heaviside, x._data, v._data).astype(x._data.dtype)), out, "heaviside")
 
 
+@op(variants="method")
 def heaviside_(self: Tensor, values: Tensor) -> Tensor:
     """In-place :func:`heaviside`."""
     return inplace_apply(self, heaviside, (values,), {}, "heaviside_")
 
 
+@op(variants="function method")
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
     x = tensor_arg(input, "addcmul")
@@ -321,6 +331,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     return add(x, prod if value == 1 else mul(prod, value), out=out)
 
 
+@op(variants="function method")
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + value * tensor1 / tensor2``."""
     x = tensor_arg(input, "addcdiv")
@@ -338,11 +349,13 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     return add(x, q if value == 1 else mul(q, value), out=out)
 
 
+@op(variants="method")
 def addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """In-place :func:`addcmul`."""
     return inplace_apply(self, addcmul, (tensor1, tensor2), {"value": value}, "addcmul_")
 
 
+@op(variants="method")
 def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """In-place :func:`addcdiv`."""
     return inplace_apply(self, addcdiv, (tensor1, tensor2), {"value": value}, "addcdiv_")
@@ -353,6 +366,7 @@ def addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 
+@op(namespace=SPECIAL)
 def expit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The logistic sigmoid ``1 / (1 + exp(-x))``."""
     from .unary import sigmoid
@@ -360,6 +374,7 @@ def expit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return sigmoid(input, out=out)
 
 
+@op(namespace=SPECIAL)
 def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The standard normal distribution function: the area under the Gaussian density left of ``x``."""
     from .activation import erfc
@@ -367,6 +382,7 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return mul(erfc(mul(input, -_INV_SQRT2)), 0.5, out=out)
 
 
+@op(namespace=SPECIAL, name="softmax")
 def special_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
     from .activation import softmax
@@ -374,6 +390,7 @@ def special_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return softmax(input, dim, dtype)
 
 
+@op(namespace=SPECIAL, name="log_softmax")
 def special_log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
     from .activation import log_softmax

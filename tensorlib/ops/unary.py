@@ -17,6 +17,7 @@ from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, n
 from .arithmetic import _conj, add, div, mul, pow, rsub, sub
 from .comparison import gt
 from .conversion import to_dtype, zeros_like
+from .._registry import SPECIAL, TENSORLIB, op
 
 
 # -- unary math -------------------------------------------------------------------
@@ -31,8 +32,12 @@ def _unary(
     *,
     other_dtypes: Callable[[np.ndarray, Callable], np.ndarray] | None = None,
     backward_name: str | None = None,
-) -> tuple[Callable, Callable]:
-    """Build an elementwise function and its in-place method from a NumPy function and a gradient rule.
+    **declaration: Any,
+) -> Callable:
+    """Build an elementwise function from a NumPy function and a gradient rule, and declare it.
+
+    ``declaration`` holds :func:`~tensorlib._registry.op`'s options; by default the
+    op is a function and a method, with in-place variants of both.
 
     ``grad(g, x, y)`` gets the incoming gradient, the input and the result
     (whichever ``save`` names: ``'x'``, ``'y'``, ``'xy'`` or ``''``; the other is None).
@@ -68,15 +73,12 @@ def _unary(
             return _finish(res, out, name)
         return _finish(wrap(r), out, name)
 
-    def fn_(self: Tensor) -> Tensor:
-        return inplace_apply(self, fn, (), {}, name + "_")
-
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
-    fn_.__name__ = fn_.__qualname__ = name + "_"
-    fn_.__doc__ = f"In-place version of :func:`{name}`."
-    fn.__module__ = fn_.__module__ = __name__
-    return fn, fn_
+    fn.__module__ = __name__
+    declaration.setdefault("variants", "function method")
+    declaration.setdefault("inplace", "function method")
+    return op(**declaration)(fn)
 
 
 def _in_float(a: np.ndarray, np_fn: Callable) -> np.ndarray:
@@ -151,38 +153,42 @@ def _relu_other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
-exp, exp_ = _unary("exp", np.exp, lambda g, x, y: mul(g, _conj(y)), "y", "Elementwise e ** x.")
-exp2, exp2_ = _unary("exp2", np.exp2, lambda g, x, y: mul(g, mul(_conj(y), _LN2)), "y", "Elementwise 2 ** x.")
-expm1, expm1_ = _unary("expm1", np.expm1, lambda g, x, y: mul(g, add(y, 1)), "y", "Elementwise e ** x - 1.")
-log, log_ = _unary("log", np.log, lambda g, x, y: div(g, _conj(x)), "x", "Elementwise natural logarithm.")
-log2, log2_ = _unary("log2", np.log2, lambda g, x, y: div(g, mul(x, _LN2)), "x", "Elementwise base-2 logarithm.")
-log10, log10_ = _unary("log10", np.log10, lambda g, x, y: div(g, mul(x, _LN10)), "x", "Elementwise base-10 logarithm.")
-log1p, log1p_ = _unary("log1p", np.log1p, lambda g, x, y: div(g, add(x, 1)), "x", "Elementwise log(1 + x).")
-sqrt, sqrt_ = _unary("sqrt", np.sqrt, lambda g, x, y: div(g, mul(_conj(y), 2)), "y", "Elementwise square root.")
-rsqrt, rsqrt_ = _unary(
+exp = _unary("exp", np.exp, lambda g, x, y: mul(g, _conj(y)), "y", "Elementwise e ** x.")
+exp2 = _unary("exp2", np.exp2, lambda g, x, y: mul(g, mul(_conj(y), _LN2)), "y", "Elementwise 2 ** x.", namespace=(TENSORLIB, SPECIAL))
+expm1 = _unary("expm1", np.expm1, lambda g, x, y: mul(g, add(y, 1)), "y", "Elementwise e ** x - 1.", namespace=(TENSORLIB, SPECIAL))
+log = _unary("log", np.log, lambda g, x, y: div(g, _conj(x)), "x", "Elementwise natural logarithm.")
+log2 = _unary("log2", np.log2, lambda g, x, y: div(g, mul(x, _LN2)), "x", "Elementwise base-2 logarithm.")
+log10 = _unary("log10", np.log10, lambda g, x, y: div(g, mul(x, _LN10)), "x", "Elementwise base-10 logarithm.")
+log1p = _unary("log1p", np.log1p, lambda g, x, y: div(g, add(x, 1)), "x", "Elementwise log(1 + x).", namespace=(TENSORLIB, SPECIAL))
+sqrt = _unary("sqrt", np.sqrt, lambda g, x, y: div(g, mul(_conj(y), 2)), "y", "Elementwise square root.")
+rsqrt = _unary(
     "rsqrt", lambda a: 1 / np.sqrt(a), lambda g, x, y: mul(g, mul(pow(y, 3), -0.5)), "y", "Elementwise 1 / sqrt(x)."
 )
-sin, sin_ = _unary("sin", np.sin, lambda g, x, y: mul(g, cos(x)), "x", "Elementwise sine.")
-cos, cos_ = _unary("cos", np.cos, lambda g, x, y: mul(g, neg(sin(x))), "x", "Elementwise cosine.")
-tan, tan_ = _unary("tan", np.tan, lambda g, x, y: mul(g, add(mul(y, y), 1)), "y", "Elementwise tangent.")
-asin, asin_ = _unary("asin", np.arcsin, lambda g, x, y: div(g, sqrt(rsub(mul(x, x), 1))), "x", "Elementwise arcsine.")
-acos, acos_ = _unary(
-    "acos", np.arccos, lambda g, x, y: neg(div(g, sqrt(rsub(mul(x, x), 1)))), "x", "Elementwise arccosine."
+sin = _unary("sin", np.sin, lambda g, x, y: mul(g, cos(x)), "x", "Elementwise sine.")
+cos = _unary("cos", np.cos, lambda g, x, y: mul(g, neg(sin(x))), "x", "Elementwise cosine.")
+tan = _unary("tan", np.tan, lambda g, x, y: mul(g, add(mul(y, y), 1)), "y", "Elementwise tangent.")
+asin = _unary("asin", np.arcsin, lambda g, x, y: div(g, sqrt(rsub(mul(x, x), 1))), "x", "Elementwise arcsine.", aliases=("arcsin",))
+acos = _unary(
+    "acos", np.arccos, lambda g, x, y: neg(div(g, sqrt(rsub(mul(x, x), 1)))), "x", "Elementwise arccosine.",
+    aliases=("arccos",),
 )
-atan, atan_ = _unary("atan", np.arctan, lambda g, x, y: div(g, add(mul(x, x), 1)), "x", "Elementwise arctangent.")
-sinh, sinh_ = _unary("sinh", np.sinh, lambda g, x, y: mul(g, cosh(x)), "x", "Elementwise hyperbolic sine.")
-cosh, cosh_ = _unary("cosh", np.cosh, lambda g, x, y: mul(g, sinh(x)), "x", "Elementwise hyperbolic cosine.")
-tanh, tanh_ = _unary(
+atan = _unary("atan", np.arctan, lambda g, x, y: div(g, add(mul(x, x), 1)), "x", "Elementwise arctangent.", aliases=("arctan",))
+sinh = _unary("sinh", np.sinh, lambda g, x, y: mul(g, cosh(x)), "x", "Elementwise hyperbolic sine.")
+cosh = _unary("cosh", np.cosh, lambda g, x, y: mul(g, sinh(x)), "x", "Elementwise hyperbolic cosine.")
+tanh = _unary(
     "tanh", np.tanh, lambda g, x, y: mul(g, rsub(mul(y, y), 1)), "y", "Elementwise hyperbolic tangent."
 )
-asinh, asinh_ = _unary(
-    "asinh", np.arcsinh, lambda g, x, y: div(g, sqrt(add(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic sine."
+asinh = _unary(
+    "asinh", np.arcsinh, lambda g, x, y: div(g, sqrt(add(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic sine.",
+    aliases=("arcsinh",),
 )
-acosh, acosh_ = _unary(
-    "acosh", np.arccosh, lambda g, x, y: div(g, sqrt(sub(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic cosine."
+acosh = _unary(
+    "acosh", np.arccosh, lambda g, x, y: div(g, sqrt(sub(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic cosine.",
+    aliases=("arccosh",),
 )
-atanh, atanh_ = _unary(
-    "atanh", np.arctanh, lambda g, x, y: div(g, rsub(mul(x, x), 1)), "x", "Elementwise inverse hyperbolic tangent."
+atanh = _unary(
+    "atanh", np.arctanh, lambda g, x, y: div(g, rsub(mul(x, x), 1)), "x", "Elementwise inverse hyperbolic tangent.",
+    aliases=("arctanh",),
 )
 
 
@@ -196,28 +202,24 @@ def _sigmoid_np(a: np.ndarray) -> np.ndarray:
     return out
 
 
-sigmoid, sigmoid_ = _unary(
+sigmoid = _unary(
     "sigmoid", _sigmoid_np, lambda g, x, y: mul(g, mul(y, rsub(y, 1))), "y", "Elementwise logistic function 1 / (1 + e ** -x)."
 )
-reciprocal, reciprocal_ = _unary(
+reciprocal = _unary(
     "reciprocal", lambda a: 1 / a, lambda g, x, y: mul(g, neg(mul(y, y))), "y", "Elementwise 1 / x."
 )
+@op(variants="function method", inplace="function method")
 def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise x ** 2."""
     return pow(tensor_arg(input, "square"), 2, out=out)
-
-
-def square_(self: Tensor) -> Tensor:
-    """In-place version of :func:`square`."""
-    return inplace_apply(self, square, (), {}, "square_")
 
 
 def _abs_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return mul(g, sgn(x))
 
 
-abs, abs_ = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"))  # noqa: A001
-absolute = abs
+abs = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"))  # noqa: A001
+absolute = op(variants="function method", name="absolute", inplace="method")(abs)
 
 
 def _relu_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
@@ -235,21 +237,22 @@ def _relu_array(a: np.ndarray) -> np.ndarray:
     return np.maximum(a, zero)
 
 
-relu, relu_ = _unary("relu", _relu_array, _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other)
+relu = _unary("relu", _relu_array, _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other)
 
-floor, floor_ = _unary("floor", np.floor, None, "", "Elementwise floor.", other_dtypes=_rounding("floor"))
-ceil, ceil_ = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", other_dtypes=_rounding("ceil"))
-trunc, trunc_ = _unary(
-    "trunc", np.trunc, None, "", "Elementwise truncation toward zero.", other_dtypes=_rounding("trunc")
+floor = _unary("floor", np.floor, None, "", "Elementwise floor.", other_dtypes=_rounding("floor"))
+ceil = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", other_dtypes=_rounding("ceil"))
+trunc = _unary(
+    "trunc", np.trunc, None, "", "Elementwise truncation toward zero.", other_dtypes=_rounding("trunc"),
+    aliases=("fix",),
 )
-fix, fix_ = trunc, trunc_
-frac, frac_ = _unary(
+frac = _unary(
     "frac", lambda a: a - np.trunc(a), lambda g, x, y: g, "", "Elementwise fractional part.",
     other_dtypes=_float_only("frac_cpu"),
 )
-sign, sign_ = _unary("sign", np.sign, None, "", "Elementwise sign (-1, 0 or 1).", other_dtypes=_sign_other)
+sign = _unary("sign", np.sign, None, "", "Elementwise sign (-1, 0 or 1).", other_dtypes=_sign_other, inplace="method")
 
 
+@op(variants="function method", inplace="method")
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Sign for real tensors; ``x / |x|`` for complex ones."""
     x = tensor_arg(input, "sgn")
@@ -261,11 +264,6 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return sign(x, out=out)
 
 
-def sgn_(self: Tensor) -> Tensor:
-    """In-place version of :func:`sgn`."""
-    return inplace_apply(self, sgn, (), {}, "sgn_")
-
-
 def _round_np(a: np.ndarray, decimals: int = 0) -> np.ndarray:
     return np.round(a, decimals)
 
@@ -274,6 +272,7 @@ class RoundBackward0(ZeroGradBackward):
     __slots__ = ()
 
 
+@op(variants="function method", namespace=(TENSORLIB, SPECIAL), inplace="function method")
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Elementwise rounding half to even, to ``decimals`` decimal places."""
     x = tensor_arg(input, "round")
@@ -290,11 +289,6 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
     return _finish(wrap(r), out, "round")
 
 
-def round_(self: Tensor, *, decimals: int = 0) -> Tensor:
-    """In-place version of :func:`round`."""
-    return inplace_apply(self, round, (), {"decimals": decimals}, "round_")
-
-
 class NegBackward0(Node):
     __slots__ = ()
 
@@ -302,6 +296,7 @@ class NegBackward0(Node):
         return (neg(g),)
 
 
+@op(variants="function method", aliases=("negative",), inplace="function method")
 def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise negation."""
     x = tensor_arg(input, "neg")
@@ -318,16 +313,6 @@ def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(r), out, "neg")
 
 
-negative = neg
-
-
-def neg_(self: Tensor) -> Tensor:
-    """In-place negation."""
-    return inplace_apply(self, neg, (), {}, "neg_")
-
-
-negative_ = neg_
-
 
 class ConjBackward0(Node):
     __slots__ = ()
@@ -336,6 +321,7 @@ class ConjBackward0(Node):
         return (conj(g),)
 
 
+@op(variants="function method")
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate (the tensor itself for real dtypes)."""
     x = tensor_arg(input, "conj")
@@ -379,6 +365,7 @@ def _part_view(x: Tensor, data: np.ndarray, node_cls: type) -> Tensor:
     return t
 
 
+@op()
 def real(input: Tensor) -> Tensor:
     """The real part (a view for complex tensors, the tensor itself for real ones)."""
     x = tensor_arg(input, "real")
@@ -387,6 +374,7 @@ def real(input: Tensor) -> Tensor:
     return _part_view(x, x._data.real, RealBackward0)
 
 
+@op()
 def imag(input: Tensor) -> Tensor:
     """The imaginary part of a complex tensor, as a view."""
     x = tensor_arg(input, "imag")
@@ -394,7 +382,3 @@ def imag(input: Tensor) -> Tensor:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _part_view(x, x._data.imag, ImagBackward0)
 
-
-# NumPy's names for the inverse trigonometric functions
-arccos, arccos_, arcsin, arcsin_, arctan, arctan_ = acos, acos_, asin, asin_, atan, atan_
-arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_ = acosh, acosh_, asinh, asinh_, atanh, atanh_

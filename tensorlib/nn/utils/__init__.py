@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-from ..._namespace import expose as _expose
-from . import _clip_grad, rnn
-from . import _convert_parameters as _cp
+from ..._namespace import build as _build
+from . import _clip_grad, _convert_parameters, rnn  # noqa: F401  (they declare this namespace's functions)
 
-_FUNCTIONS = {
-    "clip_grad_norm_": _clip_grad.clip_grad_norm_,
-    "clip_grad_value_": _clip_grad.clip_grad_value_,
-    "get_total_norm": _clip_grad.get_total_norm,
-    "clip_grads_with_norm_": _clip_grad.clip_grads_with_norm_,
-    "parameters_to_vector": _cp.parameters_to_vector,
-    "vector_to_parameters": _cp.vector_to_parameters,
-}
-
-globals().update(_expose(__name__, _FUNCTIONS))
-
-__all__ = sorted(_FUNCTIONS) + ["rnn"]
+__all__ = sorted(_build(__name__)) + ["rnn"]

@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from ..._autograd.grad_mode import no_grad
 from ..._tensor import Tensor
+from ..._registry import NN_UTILS, op
 
 
 def _tensors(parameters: Any) -> list:
@@ -26,6 +27,7 @@ def _norm_type(norm_type: Any) -> float:
     return float(norm_type)
 
 
+@op(namespace=NN_UTILS)
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
     """The ``norm_type`` norm of all ``tensors`` together, as if they were concatenated into one vector."""
@@ -49,6 +51,7 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
     return total
 
 
+@op(namespace=NN_UTILS)
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
     """Scale the gradients by ``max_norm / total_norm`` when that is below one."""
@@ -63,6 +66,7 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
             g.mul_(coef.to(g.dtype))
 
 
+@op(namespace=NN_UTILS)
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Rescale the gradients so that their total ``norm_type`` norm is at most ``max_norm``; return that norm
@@ -74,6 +78,7 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     return total
 
 
+@op(namespace=NN_UTILS)
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:
     """Clamp every gradient to ``[-clip_value, clip_value]`` in place."""
     clip_value = float(clip_value)

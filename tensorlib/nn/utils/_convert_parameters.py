@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..._tensor import Tensor
+from ..._registry import NN_UTILS, op
 
 
+@op(namespace=NN_UTILS)
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable)."""
     from ...ops.shape import cat, reshape
@@ -16,6 +18,7 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     return cat([reshape(p, (-1,)) for p in parameters])
 
 
+@op(namespace=NN_UTILS)
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Copy consecutive slices of the 1-D ``vec`` into the data of each of ``parameters``."""
     if not isinstance(vec, Tensor):

@@ -12,9 +12,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..._namespace import expose as _expose
-from ..._namespace import register_ignored as _register_ignored
+from ..._namespace import build as _build
 from ..._tensor import Tensor
+from ..._registry import NN_UTILS_RNN, op, public
 
 
 class _PackedFields(NamedTuple):
@@ -24,6 +24,7 @@ class _PackedFields(NamedTuple):
     unsorted_indices: Tensor | None
 
 
+@public(namespace=NN_UTILS_RNN)
 class PackedSequence(_PackedFields):
     """``(data, batch_sizes, sorted_indices, unsorted_indices)``: sequences packed time step by time step."""
 
@@ -74,6 +75,7 @@ def _lengths_array(lengths: Any) -> np.ndarray:
     return np.asarray(list(lengths), dtype=np.int64).reshape(-1)
 
 
+@op(namespace=NN_UTILS_RNN)
 def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float = 0.0,
                  padding_side: str = "right") -> Tensor:
     """Stack tensors of different lengths (dim 0) into one, padding the short ones with ``padding_value``.
@@ -103,6 +105,7 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
     return stack(padded, 0 if batch_first else 1)
 
 
+@op(namespace=NN_UTILS_RNN)
 def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) of sequences of the given lengths."""
@@ -138,6 +141,7 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     return PackedSequence(data, tensor(batch_sizes), sorted_indices, None)
 
 
+@op(namespace=NN_UTILS_RNN)
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
                         total_length: int | None = None) -> tuple:
     """Undo :func:`pack_padded_sequence`: ``(padded, lengths)``, in the batch's original order."""
@@ -177,12 +181,14 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
     return padded, tensor(lengths)
 
 
+@op(namespace=NN_UTILS_RNN)
 def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence:
     """Pack a list of tensors of different lengths (see :func:`pack_padded_sequence`)."""
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
+@op(namespace=NN_UTILS_RNN)
 def unpad_sequence(padded_sequences: Tensor, lengths: Any, batch_first: bool = False) -> list:
     """Split a padded batch back into a list of tensors of the given lengths."""
     from ...ops.shape import transpose
@@ -191,14 +197,5 @@ def unpad_sequence(padded_sequences: Tensor, lengths: Any, batch_first: bool = F
     return [x[i, : int(n)] for i, n in enumerate(_lengths_array(lengths))]
 
 
-_FUNCTIONS = {
-    "pad_sequence": pad_sequence,
-    "pack_padded_sequence": pack_padded_sequence,
-    "pad_packed_sequence": pad_packed_sequence,
-    "pack_sequence": pack_sequence,
-    "unpad_sequence": unpad_sequence,
-}
-globals().update(_expose(__name__, _FUNCTIONS))
-_register_ignored(__name__, ["PackedSequence"])
 
-__all__ = ["PackedSequence"] + sorted(_FUNCTIONS)
+__all__ = sorted(_build(__name__))

@@ -1,6 +1,6 @@
 """``tensorlib.utils.data``: datasets, samplers and the ``DataLoader`` that batches them."""
 
-from ..._namespace import register_ignored as _register_ignored
+from ..._namespace import build as _build
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset, random_split
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
@@ -26,5 +26,5 @@ __all__ = [
     "random_split",
 ]
 
-# Plain Python helpers over samples and datasets: not part of the override protocol.
-_register_ignored(__name__, ["default_collate", "default_convert", "get_worker_info", "random_split"])
+# Plain Python helpers over samples and datasets: not part of the override protocol (declared public only).
+_build(__name__)

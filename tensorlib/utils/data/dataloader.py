@@ -16,10 +16,12 @@ import numpy as np
 from ..._tensor import Tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from ..._registry import UTILS_DATA, public
 
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
 
+@public(namespace=UTILS_DATA)
 def get_worker_info() -> None:
     """Information about the current loading worker: always None, as data is loaded in the main process."""
     return None
@@ -29,6 +31,7 @@ def _is_numeric_array(a: np.ndarray) -> bool:
     return a.dtype.kind in "biufc"
 
 
+@public(namespace=UTILS_DATA)
 def default_convert(data: Any) -> Any:
     """Convert NumPy arrays (also inside dicts and sequences) to tensors, leaving everything else as it is."""
     from ...ops.creation import as_tensor
@@ -56,6 +59,7 @@ def default_convert(data: Any) -> Any:
     return data
 
 
+@public(namespace=UTILS_DATA)
 def default_collate(batch: Any) -> Any:
     """Merge a list of samples into a batch: tensors, arrays and numbers are stacked along a new first dim;
     dicts, named tuples and sequences are collated field by field; strings are kept as a list."""

@@ -9,6 +9,7 @@ import warnings
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..._tensor import Tensor
+from ..._registry import UTILS_DATA, public
 
 
 class Dataset:
@@ -135,6 +136,7 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+@public(namespace=UTILS_DATA)
 def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: Any = None) -> list[Subset]:
     """Split ``dataset`` at random into non-overlapping subsets of the given lengths (or fractions summing to 1)."""
     from ...ops.creation import randperm

@@ -1,0 +1,157 @@
+"""The op registry: each public function and Tensor method is declared once, next to its implementation.
+
+An implementation declares where it is public with :func:`op` (it dispatches
+through ``__torch_function__``) or :func:`public` (it does not)::
+
+    @op(variants="function method", inplace="method", aliases=("multiply",))
+    def mul(input, other, *, out=None): ...
+
+declares ``tensorlib.mul``, ``tensorlib.multiply``, ``Tensor.mul``,
+``Tensor.multiply`` and the in-place ``Tensor.mul_`` / ``Tensor.multiply_``
+(derived from ``mul`` unless an implementation of its own is declared). The
+decorator only records; it returns the implementation unchanged, so ops call
+one another without dispatch. :mod:`tensorlib._namespace` turns the
+declarations into the public objects when each namespace module is built,
+and the stub generator, ``tensorlib.overrides`` and the test tables read them
+from here. This module imports nothing from tensorlib: every layer may declare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Literal, TypeVar
+
+F = TypeVar("F")
+
+TENSORLIB = "tensorlib"
+TENSOR = "tensorlib.Tensor"  # the namespace of methods, operators and properties
+LINALG = "tensorlib.linalg"
+SPECIAL = "tensorlib.special"
+NN_FUNCTIONAL = "tensorlib.nn.functional"
+NN_INIT = "tensorlib.nn.init"
+NN_UTILS = "tensorlib.nn.utils"
+NN_UTILS_RNN = "tensorlib.nn.utils.rnn"
+AUTOGRAD = "tensorlib.autograd"
+AUTOGRAD_FUNCTIONAL = "tensorlib.autograd.functional"
+SERIALIZATION = "tensorlib.serialization"
+UTILS_DATA = "tensorlib.utils.data"
+
+Dispatch = Literal["full", "modes", "none"]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One public name: ``namespace.name`` is ``impl`` made public with the given kind of dispatch.
+
+    ``inplace_of`` is set for an in-place variant the registry derives: the
+    public object writes ``inplace_of``'s result into ``self``.
+    ``method_form`` marks a function reused as a method (its first parameter
+    becomes ``self`` and it loses ``out=``).
+    """
+
+    namespace: str
+    name: str
+    impl: Any
+    dispatch: Dispatch = "full"
+    method_form: bool = False
+    inplace_of: Callable | None = None
+
+
+BINDINGS: list[Binding] = []
+_SEEN: dict[tuple[str, str], Binding] = {}
+
+
+def _add(binding: Binding) -> None:
+    key = (binding.namespace, binding.name)
+    previous = _SEEN.get(key)
+    if previous is None:
+        _SEEN[key] = binding
+        BINDINGS.append(binding)
+    elif previous.inplace_of is not None and binding.inplace_of is None:
+        # an in-place implementation of its own replaces the derived one
+        _SEEN[key] = binding
+        BINDINGS[BINDINGS.index(previous)] = binding
+    elif binding.inplace_of is None and previous.impl is not binding.impl:
+        raise ValueError(f"{binding.namespace}.{binding.name} is declared twice")
+
+
+def _split(variants: str) -> set[str]:
+    kinds = set(variants.split())
+    unknown = kinds - {"function", "method"}
+    if unknown:
+        raise ValueError(f"unknown variant(s) {sorted(unknown)}: use 'function' and/or 'method'")
+    return kinds
+
+
+def op(
+    *,
+    variants: str = "function",
+    namespace: str | tuple[str, ...] = TENSORLIB,
+    inplace: str | None = None,
+    aliases: Iterable[str] = (),
+    name: str | None = None,
+    dispatch: Dispatch = "full",
+) -> Callable[[F], F]:
+    """Declare an overridable op: where its function and method forms are public.
+
+    :param variants: ``"function"``, ``"method"`` or both (``"function method"``).
+    :param namespace: the module(s) of the function form (``tensorlib`` by default).
+    :param inplace: derive the in-place variant ``name_`` with these variants
+        (``"method"``, or ``"function method"`` for ``tensorlib.name_`` too; in-place
+        functions exist only in ``tensorlib`` itself).
+    :param aliases: further public names of the same op (in-place aliases follow).
+    :param name: the public name when it is not the implementation's ``__name__``.
+    :param dispatch: ``"full"`` (overridable), or ``"modes"`` for functions with no
+        tensor argument to dispatch on (factories), which only active modes see.
+    """
+    kinds = _split(variants)
+    inplace_kinds = _split(inplace) if inplace else set()
+    namespaces = (namespace,) if isinstance(namespace, str) else tuple(namespace)
+
+    def declare(impl: F) -> F:
+        names = [name or impl.__name__, *aliases]  # type: ignore[attr-defined]
+        for public_name in names:
+            if "function" in kinds:
+                for ns in namespaces:
+                    _add(Binding(ns, public_name, impl, dispatch))
+            if "method" in kinds:
+                _add(Binding(TENSOR, public_name, impl, dispatch, method_form=True))
+            if inplace_kinds:
+                inplace_name = public_name + "_"
+                # as in torch, in-place functions live in the top-level namespace only
+                if "function" in inplace_kinds and TENSORLIB in namespaces:
+                    _add(Binding(TENSORLIB, inplace_name, None, dispatch, inplace_of=impl))
+                if "method" in inplace_kinds:
+                    _add(Binding(TENSOR, inplace_name, None, dispatch, inplace_of=impl))
+        return impl
+
+    return declare
+
+
+def public(*, namespace: str | tuple[str, ...] = TENSORLIB, name: str | None = None) -> Callable[[F], F]:
+    """Declare a public function or class that does not dispatch (listed by ``get_ignored_functions``)."""
+    namespaces = (namespace,) if isinstance(namespace, str) else tuple(namespace)
+
+    def declare(obj: F) -> F:
+        for ns in namespaces:
+            _add(Binding(ns, name or obj.__name__, obj, "none"))  # type: ignore[attr-defined]
+        return obj
+
+    return declare
+
+
+def declare(namespace: str, impl: Any, **options: Any) -> Any:
+    """The call form of :func:`op` for implementations built by a factory: ``declare(TENSOR, fn, name="__add__")``."""
+    if namespace == TENSOR:
+        return op(variants="method", **options)(impl)
+    return op(namespace=namespace, **options)(impl)
+
+
+def bindings(namespace: str) -> list[Binding]:
+    """The declarations of one namespace, in declaration order."""
+    return [b for b in BINDINGS if b.namespace == namespace]
+
+
+def namespaces() -> list[str]:
+    """Every namespace something was declared in."""
+    return sorted({b.namespace for b in BINDINGS})
