@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _dtype
 from ._size import Size
-from ._tensor import _LEGACY_NAMES, Tensor, _wrap
+from ._tensor import _LEGACY_NAMES, _wrap
+from ._tensor import Tensor
 from ._registry import public
 
 

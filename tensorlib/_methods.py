@@ -14,15 +14,21 @@ import numpy as np
 from . import _dtype
 from ._autograd.graph import Node, rename_grad_fn
 from ._tensor import Tensor
-from .ops import activation as A
-from .ops import creation as C
-from .ops import elementwise as E
-from .ops import indexing as I
-from .ops import linalg as L
-from .ops import reduction as R
-from .ops import shape as S
 from .ops._util import GRAD, record
 from ._registry import op
+from .ops._pointwise import inplace_apply
+from .ops.arithmetic import add, div, floor_divide, mul, neg, remainder, sub
+from .ops.comparison import (
+    bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, eq, ge, gt, le, lt, ne,
+)
+from .ops.conversion import clone, positive, to_dtype
+from .ops.creation import empty, full, ones, tensor, zeros
+from .ops.indexing import index_add, index_fill
+from .ops.inplace import add_, div_, floor_divide_, mul_, pow_, remainder_, sub_
+from .ops.linalg import matmul
+from .ops.shape import flip
+from .ops.unary import reciprocal
+from .ops import broadcast, comparison, power, selection, unary
 
 # -- methods with their own signatures ------------------------------------------------------
 
@@ -30,12 +36,12 @@ from ._registry import op
 @op(variants="method")
 def where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
     """``self`` where ``condition`` holds, else ``y``."""
-    return E.where(condition, self, y)
+    return selection.where(condition, self, y)
 
 
 def _cast(target: Any, name: str) -> Callable:
     def cast(self: Tensor, memory_format: Any = None) -> Tensor:
-        return E.to_dtype(self, target)
+        return to_dtype(self, target)
 
     cast.__name__ = cast.__qualname__ = name
     cast.__doc__ = f"This tensor as {target!r} (itself if it already is)."
@@ -75,62 +81,63 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
         _device(device)
     if dtype is None:
-        return E.clone(self) if copy else self
-    return E.to_dtype(self, dtype, copy=copy)
+        return clone(self) if copy else self
+    return to_dtype(self, dtype, copy=copy)
 
 
 @op(variants="method")
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     """This tensor converted to ``other``'s dtype."""
-    return E.to_dtype(self, other.dtype)
+    return to_dtype(self, other.dtype)
 
 
 @op(variants="method")
 def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor from ``data`` with this tensor's dtype by default."""
-    return C.tensor(data, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype by default."""
-    return C.zeros(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with this tensor's dtype by default."""
-    return C.ones(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return ones(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor of ``size`` with this tensor's dtype by default."""
-    return C.empty(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return empty(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``fill_value`` of ``size`` with this tensor's dtype by default."""
-    return C.full(size, fill_value, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
 
 
 @op(variants="method")
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """In-place :func:`index_add`."""
-    return E.inplace_apply(self, I.index_add, (dim, index, source), {"alpha": alpha}, "index_add_")
+    return inplace_apply(self, index_add, (dim, index, source), {"alpha": alpha}, "index_add_")
 
 
 @op(variants="method")
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """In-place :func:`index_fill`."""
-    return E.inplace_apply(self, I.index_fill, (dim, index, value), {}, "index_fill_")
+    return inplace_apply(self, index_fill, (dim, index, value), {}, "index_fill_")
 
 
 @op(variants="method")
 def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Apply a Python function to every element in place (slow; for tests and debugging)."""
-    from .ops._util import bump_version, check_inplace, writable
+    from ._tensor import bump_version
+    from .ops._util import check_inplace, writable
 
     check_inplace(self, "apply_")
     a = writable(self)
@@ -176,15 +183,15 @@ def _binary(name: str, func: Callable, reflected: bool = False) -> Callable:
 
 def _reflected(func: Callable, self: Tensor, scalar: Any) -> Tensor:
     """``scalar <op> self`` for functions whose first argument must be a tensor."""
-    if func is E.div:  # torch computes ``scalar / t`` as ``t.reciprocal() * scalar`` (its rounding too)
-        return E.mul(E.reciprocal(self), scalar)
-    if func is E.sub:
+    if func is div:  # torch computes ``scalar / t`` as ``t.reciprocal() * scalar`` (its rounding too)
+        return mul(reciprocal(self), scalar)
+    if func is sub:
         return rename_grad_fn(func(scalar, self), "RsubBackward1")  # torch records ``scalar - t`` as rsub
-    if func in (E.floor_divide, E.remainder, E.pow):
+    if func in (floor_divide, remainder, power.pow):
         return func(scalar, self)
-    if func in (E.add, E.mul, E.bitwise_and, E.bitwise_or, E.bitwise_xor, E.eq, E.ne):
+    if func in (add, mul, bitwise_and, bitwise_or, bitwise_xor, eq, ne):
         return func(self, scalar)
-    if func in (E.bitwise_left_shift, E.bitwise_right_shift):
+    if func in (bitwise_left_shift, bitwise_right_shift):
         return func(scalar, self)
     raise TypeError(f"unsupported operand for reflected {func.__name__}")
 
@@ -204,19 +211,19 @@ def _matmul_op(self: Tensor, other: Any) -> Any:
     """The ``@`` operator."""
     if not isinstance(other, Tensor):
         return NotImplemented
-    return L.matmul(self, other)
+    return matmul(self, other)
 
 
 def _rmatmul_op(self: Tensor, other: Any) -> Any:
     """The reflected ``@`` operator."""
     if not isinstance(other, Tensor):
         return NotImplemented
-    return L.matmul(other, self)
+    return matmul(other, self)
 
 
 def _bitwise_inplace(func: Callable, name: str) -> Callable:
     def op(self: Tensor, other: Any) -> Tensor:
-        return E.inplace_apply(self, func, (other,), {}, name)
+        return inplace_apply(self, func, (other,), {}, name)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"In-place :func:`{name[:-1]}`."
@@ -248,7 +255,7 @@ def _compare_inplace(func: Callable, name: str, title: str) -> Callable:
         return r
 
     def op(self: Tensor, other: Any) -> Tensor:
-        return E.inplace_apply(self, compare, (other,), {}, name)
+        return inplace_apply(self, compare, (other,), {}, name)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"In-place :func:`{name[:-1]}`: 1 where it holds, 0 elsewhere, in this tensor's dtype."
@@ -259,7 +266,7 @@ def _compare_inplace(func: Callable, name: str, title: str) -> Callable:
 for _name, _title, _alias in (("eq", "Eq", None), ("ne", "Ne", "not_equal"), ("lt", "Lt", "less"),
                               ("le", "Le", "less_equal"), ("gt", "Gt", "greater"), ("ge", "Ge", "greater_equal")):
     op(variants="method", aliases=(_alias + "_",) if _alias else ())(
-        _compare_inplace(getattr(E, _name), _name + "_", _title)
+        _compare_inplace(getattr(comparison, _name), _name + "_", _title)
     )
 
 
@@ -273,16 +280,16 @@ def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
     dtype = self.dtype
     if not args:
-        return C.empty(0, dtype=dtype)
+        return empty(0, dtype=dtype)
     if len(args) == 1:
         a = args[0]
         if isinstance(a, Tensor):
-            return E.to_dtype(a.detach(), dtype)
+            return to_dtype(a.detach(), dtype)
         if isinstance(a, Size):
-            return C.empty(*a, dtype=dtype)
+            return empty(*a, dtype=dtype)
         if isinstance(a, (list, tuple, np.ndarray)):
-            return C.tensor(a, dtype=dtype)
-    return C.empty(*args, dtype=dtype)
+            return tensor(a, dtype=dtype)
+    return empty(*args, dtype=dtype)
 
 
 @op(variants="method")
@@ -290,7 +297,7 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """Sum this tensor down to ``size`` (the reverse of expanding ``size`` to this shape)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return R.sum_to_size(self, size)
+    return broadcast.sum_to_size(self, size)
 
 
 @op(variants="method")
@@ -319,7 +326,7 @@ def _unary_op(name: str, func: Callable) -> Callable:
 def _contains(self: Tensor, element: Any) -> bool:
     """``element in self``: whether any element equals it."""
     if isinstance(element, (Tensor,) + _NUMBER):
-        return bool(E.eq(self, element)._data.any())
+        return bool(eq(self, element)._data.any())
     raise RuntimeError(
         f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}."
     )
@@ -329,7 +336,7 @@ def _reversed(self: Tensor) -> Tensor:
     """``reversed(self)``: dim 0 flipped."""
     if self._data.ndim == 0:
         return self
-    return S.flip(self, 0)
+    return flip(self, 0)
 
 
 _contains.__name__ = _contains.__qualname__ = "__contains__"
@@ -338,30 +345,30 @@ _matmul_op.__name__ = _matmul_op.__qualname__ = "__matmul__"
 _rmatmul_op.__name__ = _rmatmul_op.__qualname__ = "__rmatmul__"
 
 for _operator in (
-    _binary("__add__", E.add), _binary("__radd__", E.add, reflected=True), _inplace("__iadd__", E.add_),
-    _binary("__sub__", E.sub), _binary("__rsub__", E.sub, reflected=True), _inplace("__isub__", E.sub_),
-    _binary("__mul__", E.mul), _binary("__rmul__", E.mul, reflected=True), _inplace("__imul__", E.mul_),
-    _binary("__truediv__", E.div), _binary("__rtruediv__", E.div, reflected=True), _inplace("__itruediv__", E.div_),
-    _binary("__floordiv__", E.floor_divide), _binary("__rfloordiv__", E.floor_divide, reflected=True),
-    _inplace("__ifloordiv__", E.floor_divide_),
-    _binary("__mod__", E.remainder), _binary("__rmod__", E.remainder, reflected=True),
-    _inplace("__imod__", E.remainder_),
-    _binary("__pow__", E.pow), _binary("__rpow__", E.pow, reflected=True), _inplace("__ipow__", E.pow_),
+    _binary("__add__", add), _binary("__radd__", add, reflected=True), _inplace("__iadd__", add_),
+    _binary("__sub__", sub), _binary("__rsub__", sub, reflected=True), _inplace("__isub__", sub_),
+    _binary("__mul__", mul), _binary("__rmul__", mul, reflected=True), _inplace("__imul__", mul_),
+    _binary("__truediv__", div), _binary("__rtruediv__", div, reflected=True), _inplace("__itruediv__", div_),
+    _binary("__floordiv__", floor_divide), _binary("__rfloordiv__", floor_divide, reflected=True),
+    _inplace("__ifloordiv__", floor_divide_),
+    _binary("__mod__", remainder), _binary("__rmod__", remainder, reflected=True),
+    _inplace("__imod__", remainder_),
+    _binary("__pow__", power.pow), _binary("__rpow__", power.pow, reflected=True), _inplace("__ipow__", pow_),
     _matmul_op, _rmatmul_op,
-    _binary("__lshift__", E.bitwise_left_shift), _binary("__rlshift__", E.bitwise_left_shift, reflected=True),
-    _inplace("__ilshift__", _bitwise_inplace(E.bitwise_left_shift, "bitwise_left_shift_")),
-    _binary("__rshift__", E.bitwise_right_shift), _binary("__rrshift__", E.bitwise_right_shift, reflected=True),
-    _inplace("__irshift__", _bitwise_inplace(E.bitwise_right_shift, "bitwise_right_shift_")),
-    _binary("__and__", E.bitwise_and), _binary("__rand__", E.bitwise_and, reflected=True),
-    _inplace("__iand__", _bitwise_inplace(E.bitwise_and, "bitwise_and_")),
-    _binary("__or__", E.bitwise_or), _binary("__ror__", E.bitwise_or, reflected=True),
-    _inplace("__ior__", _bitwise_inplace(E.bitwise_or, "bitwise_or_")),
-    _binary("__xor__", E.bitwise_xor), _binary("__rxor__", E.bitwise_xor, reflected=True),
-    _inplace("__ixor__", _bitwise_inplace(E.bitwise_xor, "bitwise_xor_")),
-    _binary("__eq__", E.eq), _binary("__ne__", E.ne), _binary("__lt__", E.lt), _binary("__le__", E.le),
-    _binary("__gt__", E.gt), _binary("__ge__", E.ge),
-    _unary_op("__neg__", E.neg), _unary_op("__pos__", E.positive), _unary_op("__abs__", E.abs),
-    _unary_op("__invert__", E.bitwise_not),
+    _binary("__lshift__", bitwise_left_shift), _binary("__rlshift__", bitwise_left_shift, reflected=True),
+    _inplace("__ilshift__", _bitwise_inplace(bitwise_left_shift, "bitwise_left_shift_")),
+    _binary("__rshift__", bitwise_right_shift), _binary("__rrshift__", bitwise_right_shift, reflected=True),
+    _inplace("__irshift__", _bitwise_inplace(bitwise_right_shift, "bitwise_right_shift_")),
+    _binary("__and__", bitwise_and), _binary("__rand__", bitwise_and, reflected=True),
+    _inplace("__iand__", _bitwise_inplace(bitwise_and, "bitwise_and_")),
+    _binary("__or__", bitwise_or), _binary("__ror__", bitwise_or, reflected=True),
+    _inplace("__ior__", _bitwise_inplace(bitwise_or, "bitwise_or_")),
+    _binary("__xor__", bitwise_xor), _binary("__rxor__", bitwise_xor, reflected=True),
+    _inplace("__ixor__", _bitwise_inplace(bitwise_xor, "bitwise_xor_")),
+    _binary("__eq__", eq), _binary("__ne__", ne), _binary("__lt__", lt), _binary("__le__", le),
+    _binary("__gt__", gt), _binary("__ge__", ge),
+    _unary_op("__neg__", neg), _unary_op("__pos__", positive), _unary_op("__abs__", unary.abs),
+    _unary_op("__invert__", bitwise_not),
     _contains, _reversed,
 ):
     op(variants="method", name=_operator.__name__)(_operator)

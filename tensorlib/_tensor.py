@@ -15,7 +15,8 @@ import numpy as np
 
 from . import _dtype
 from ._autograd.grad_mode import STATE as _GRAD
-from ._dtype import FROM_NP, dtype as _DType
+from ._dtype import FROM_NP
+from ._dtype import dtype as _DType
 from dispatch import disabled_handler
 
 from ._protocol import protocol
@@ -247,13 +248,13 @@ class Tensor:
     @property
     def real(self) -> "Tensor":
         """The real part: a view for complex tensors, the tensor itself for real ones. Assigning writes into it."""
-        from .ops.unary import real
+        from .ops.conversion import real
 
         return real(self)
 
     @real.setter
     def real(self, value: Any) -> None:
-        from .ops.unary import real
+        from .ops.conversion import real
 
         real(self).copy_(value)
 
@@ -478,7 +479,7 @@ class Tensor:
             target = dtype.dtype
         else:
             raise TypeError(f"type(): invalid type {dtype!r}")
-        from .ops.elementwise import to_dtype
+        from .ops.conversion import to_dtype
 
         return to_dtype(self, target)
 

@@ -14,7 +14,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .._tensor import Size, Tensor, _wrap, refresh_view
+from .._size import Size
+from .._tensor import Tensor
+from .._tensor import _wrap, refresh_view
 from .anomaly_mode import ANOMALY, check_outputs
 from .grad_mode import STATE
 from .graph import Node, new_node
@@ -91,7 +93,7 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 
 
 def _add(a: Tensor, b: Tensor) -> Tensor:
-    from ..ops.elementwise import add
+    from ..ops.arithmetic import add
 
     return add(a, b)
 

@@ -8,7 +8,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._tensor import Tensor, _make_view, _wrap
+from .._tensor import Tensor
+from .._tensor import _make_view, _wrap
 from .grad_mode import STATE
 from .graph import FREED_MESSAGE, Node, SavedTensor, save_input
 from .._registry import AUTOGRAD, public
@@ -141,7 +142,7 @@ class BackwardCFunction(Node, FunctionCtx):
         shape, npdt = meta
         if g._data.shape != shape:
             if _expandable(shape, g._data.shape):
-                from ..ops.reduction import sum_to_size
+                from ..ops.broadcast import sum_to_size
 
                 g = sum_to_size(g, shape)
             else:
@@ -151,7 +152,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 )
         if g._data.dtype != npdt:
             from .._dtype import FROM_NP
-            from ..ops.elementwise import to_dtype
+            from ..ops.conversion import to_dtype
 
             g = to_dtype(g, FROM_NP[npdt])
         if not STATE.enabled:

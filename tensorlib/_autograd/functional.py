@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
+from .._tensor import _wrap
 from .engine import grad as _grad
 from .grad_mode import enable_grad
 from .._registry import AUTOGRAD_FUNCTIONAL, public
@@ -227,7 +228,8 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def _jacobian_rows(outs: tuple, ins: tuple, create_graph: bool, strict: bool) -> tuple:
     """For each output, for each input: the Jacobian of shape ``out.shape + in.shape``."""
-    from ..ops.shape import reshape, stack
+    from ..ops.shape import reshape
+    from ..ops.join_split import stack
 
     result = []
     for i, out in enumerate(outs):

@@ -7,7 +7,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
+from .._tensor import _wrap
 from .engine import grad as autograd_grad
 from .grad_mode import STATE
 from .._registry import AUTOGRAD, public

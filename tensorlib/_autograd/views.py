@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
+from .._tensor import _wrap
 from .graph import Node, new_node
 
 
@@ -147,7 +148,7 @@ class CopySlices(Node):
         if self.needs(0):
             mask = np.ones(int(np.prod(self.base_shape)), dtype=g._data.dtype)
             mask[self.index.reshape(-1)] = 0
-            from ..ops.elementwise import mul
+            from ..ops.arithmetic import mul
 
             g_base = mul(g, _wrap(mask.reshape(self.base_shape)))
         g_region = take_region(g, self.index) if self.needs(1) else None

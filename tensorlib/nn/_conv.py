@@ -17,11 +17,13 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._autograd.graph import Node, save_input, unpack
 from .._tensor import legacy_type_name
-from ..ops import linalg as L
-from ..ops import reduction as R
-from ..ops import shape as S
-from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap
+from ..ops._util import GRAD, record, tensor_arg, wrap
+from .._tensor import Tensor
 from .._registry import NN_FUNCTIONAL, op
+from ..ops.linalg import matmul
+from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
+from ..ops import reduction
+from ..ops import broadcast
 
 __all__ = [
     "Blocks", "col2im", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -231,7 +233,7 @@ def _check_common(x: Tensor, w: Tensor, b: Tensor | None, nd: int, stride: tuple
 def _batched(x: Tensor, nd: int, fname: str) -> tuple[Tensor, bool]:
     """``x`` with a batch dim (added for unbatched input) and whether one was added."""
     if x._data.ndim == nd + 1:
-        return S.unsqueeze(x, 0), True
+        return unsqueeze(x, 0), True
     if x._data.ndim != nd + 2:
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fname}, but got input "
                            f"of size: {list(x._data.shape)}")
@@ -254,7 +256,7 @@ class ConvolutionBackward0(Node):
         gi, gw = grads_fn(g, x, w, self.geo, self.groups, self.needs(0), self.needs(1))
         gb = None
         if self.has_bias and self.needs(2):
-            gb = R.sum(g, [0] + list(range(2, g._data.ndim)))
+            gb = broadcast.sum(g, [0] + list(range(2, g._data.ndim)))
         return gi, gw, gb
 
 
@@ -262,39 +264,39 @@ def _group_rows(t: Tensor, groups: int) -> Tensor:
     """``(N, C, *spatial) -> (groups, C / groups, N * prod(spatial))``: channels as rows, batch and space as columns."""
     n, c, *spatial = t._data.shape
     size = math.prod(spatial)
-    moved = S.permute(S.reshape(t, (n, c, size)), (1, 0, 2))
-    return S.reshape(moved, (groups, c // groups, n * size))
+    moved = permute(reshape(t, (n, c, size)), (1, 0, 2))
+    return reshape(moved, (groups, c // groups, n * size))
 
 
 def _ungroup_rows(t: Tensor, shape: tuple) -> Tensor:
     """Inverse of :func:`_group_rows` for an image of ``shape``."""
     n, c, *spatial = shape
-    return S.reshape(S.permute(S.reshape(t, (c, n, math.prod(spatial))), (1, 0, 2)), shape)
+    return reshape(permute(reshape(t, (c, n, math.prod(spatial))), (1, 0, 2)), shape)
 
 
 def _conv_grads(g: Tensor, x: Tensor, w: Tensor, geo: Blocks, groups: int, need_x: bool, need_w: bool) -> tuple:
     gm = _group_rows(g, groups)
     gi = gw = None
     if need_x:
-        wm = S.reshape(w, (groups, w._data.shape[0] // groups, w._data.size // w._data.shape[0]))
-        cols = L.matmul(S.transpose(wm, 1, 2), gm)
-        gi = col2im(S.reshape(cols, (x._data.shape[1] * geo.nkernel, cols._data.shape[-1])), geo)
+        wm = reshape(w, (groups, w._data.shape[0] // groups, w._data.size // w._data.shape[0]))
+        cols = matmul(transpose(wm, 1, 2), gm)
+        gi = col2im(reshape(cols, (x._data.shape[1] * geo.nkernel, cols._data.shape[-1])), geo)
     if need_w:
-        cols = S.reshape(im2col(x, geo), (groups, x._data.shape[1] // groups * geo.nkernel, gm._data.shape[-1]))
-        gw = S.reshape(L.matmul(gm, S.transpose(cols, 1, 2)), w._data.shape)
+        cols = reshape(im2col(x, geo), (groups, x._data.shape[1] // groups * geo.nkernel, gm._data.shape[-1]))
+        gw = reshape(matmul(gm, transpose(cols, 1, 2)), w._data.shape)
     return gi, gw
 
 
 def _transposed_grads(g: Tensor, x: Tensor, w: Tensor, geo: Blocks, groups: int, need_x: bool, need_w: bool) -> tuple:
     cin = x._data.shape[1]
-    gcols = S.reshape(im2col(g, geo), (groups, g._data.shape[1] // groups * geo.nkernel,
+    gcols = reshape(im2col(g, geo), (groups, g._data.shape[1] // groups * geo.nkernel,
                                        x._data.shape[0] * geo.nblocks))
     gi = gw = None
     if need_x:
-        wm = S.reshape(w, (groups, cin // groups, w._data.size // max(cin, 1)))
-        gi = _ungroup_rows(L.matmul(wm, gcols), x._data.shape)
+        wm = reshape(w, (groups, cin // groups, w._data.size // max(cin, 1)))
+        gi = _ungroup_rows(matmul(wm, gcols), x._data.shape)
     if need_w:
-        gw = S.reshape(L.matmul(_group_rows(x, groups), S.transpose(gcols, 1, 2)), w._data.shape)
+        gw = reshape(matmul(_group_rows(x, groups), transpose(gcols, 1, 2)), w._data.shape)
     return gi, gw
 
 
@@ -352,7 +354,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     cols = _im2col_np(x._data, geo).reshape(groups, ck, n * geo.nblocks)
     r = np.matmul(w._data.reshape(groups, o // groups, ck), cols).reshape((o, n) + geo.blocks)
     out = _finish(np.ascontiguousarray(np.moveaxis(r, 0, 1)), x, w, b, geo, groups, transposed=False)
-    return S.squeeze(out, 0) if unbatched else out
+    return squeeze(out, 0) if unbatched else out
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -415,7 +417,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     cols = np.matmul(wm.transpose(0, 2, 1), xm)
     r = np.ascontiguousarray(_col2im_np(cols.reshape(groups * cols.shape[1], cols.shape[2]), geo))
     out = _finish(r, x, w, b, geo, groups, transposed=True)
-    return S.squeeze(out, 0) if unbatched else out
+    return squeeze(out, 0) if unbatched else out
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -480,7 +482,7 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
                            f"{list(a.shape)}")
     unbatched = a.ndim == 3
     if unbatched:
-        x = S.unsqueeze(x, 0)
+        x = unsqueeze(x, 0)
     size = x._data.shape[2:]
     blocks = _count_blocks(size, k, d, p, s)
     if min(blocks) < 1:
@@ -488,7 +490,7 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
                            f"calculated shape of the array of sliding blocks as {blocks}, but its components must be "
                            "at least one.")
     out = im2col(x, Blocks(size, k, d, s, p, blocks))
-    return S.squeeze(out, 0) if unbatched else out
+    return squeeze(out, 0) if unbatched else out
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -520,6 +522,6 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
                            f"input.size({a.ndim - 1})={a.shape[-1]}.")
     unbatched = a.ndim == 2
     if unbatched:
-        x = S.unsqueeze(x, 0)
+        x = unsqueeze(x, 0)
     out = col2im(x, Blocks(size, k, d, s, p, blocks))
-    return S.squeeze(out, 0) if unbatched else out
+    return squeeze(out, 0) if unbatched else out

@@ -9,15 +9,31 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, save_input, unpack
-from ..ops import activation as A
-from ..ops import creation as C
-from ..ops import elementwise as E
-from ..ops import indexing as I
-from ..ops import linalg as L
-from ..ops import reduction as R
-from ..ops import shape as S
-from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim
+from ..ops._util import GRAD, record, tensor_arg, wrap, wrap_dim
+from .._tensor import Tensor
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
+from ..ops._pointwise import _type_title, inplace_apply
+from ..ops._util import write_out
+from ..ops.activation import erf
+from ..ops.arithmetic import add, div, mul, rsub, sub
+from ..ops.comparison import gt, lt
+from ..ops.creation import _rng
+from ..ops.indexing import basic_getitem, gather, index_put_key, index_select
+from ..ops.inplace import mul_
+from ..ops.linalg import einsum, matmul, mm, vector_norm
+from ..ops.reduction import mean
+from ..ops.selection import clamp, where
+from ..ops.join_split import chunk
+from ..ops.shape import reshape, squeeze, unsqueeze
+from ..ops.unary import exp, expm1, log, log1p, rsqrt
+from ..ops.arithmetic import neg
+from ..ops import activation
+from ..ops import arithmetic
+from ..ops import reduction as reduction_ops
+from ..ops import shape as shape_ops
+from ..ops import unary
+from ..ops import broadcast
+from ..ops import power
 
 # -- linear layers -------------------------------------------------------------------------------
 
@@ -32,11 +48,11 @@ class AddmmBackward0(Node):
         g = grads[0]
         gi = gw = gb = None
         if self.needs(0):
-            gi = L.mm(g, unpack(self, self.weight))
+            gi = mm(g, unpack(self, self.weight))
         if self.needs(1):
-            gw = L.mm(S.t(g), unpack(self, self.input))
+            gw = mm(shape_ops.t(g), unpack(self, self.input))
         if self.has_bias and self.needs(2):
-            gb = R.sum(g, 0)
+            gb = broadcast.sum(g, 0)
         return gi, gw, gb
 
 
@@ -82,15 +98,15 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {type_title(a.dtype)} and {type_title(wd.dtype)}"
         )
-    out = L.matmul(x, S.t(w) if wd.ndim == 2 else w)
-    return E.add(out, bias) if bias is not None else out
+    out = matmul(x, shape_ops.t(w) if wd.ndim == 2 else w)
+    return add(out, bias) if bias is not None else out
 
 
 @op(namespace=NN_FUNCTIONAL)
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x1^T A x2 + b`` for each output feature."""
-    out = L.einsum("bi,oij,bj->bo", tensor_arg(input1, "bilinear", "input1"), weight, input2)
-    return E.add(out, bias) if bias is not None else out
+    out = einsum("bi,oij,bj->bo", tensor_arg(input1, "bilinear", "input1"), weight, input2)
+    return add(out, bias) if bias is not None else out
 
 
 # -- activations -------------------------------------------------------------------------------------
@@ -99,25 +115,25 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 @op(namespace=NN_FUNCTIONAL)
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(x, 0)``."""
-    return E.inplace_apply(input, E.relu, (), {}, "relu_") if inplace else E.relu(input)
+    return inplace_apply(input, unary.relu, (), {}, "relu_") if inplace else unary.relu(input)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def relu_(input: Tensor) -> Tensor:
     """In-place :func:`relu`."""
-    return E.inplace_apply(input, E.relu, (), {}, "relu_")
+    return inplace_apply(input, unary.relu, (), {}, "relu_")
 
 
 def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> Tensor:
     if inplace:
-        return E.inplace_apply(input, result_fn, (), {}, name)
+        return inplace_apply(input, result_fn, (), {}, name)
     return result_fn(input)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
-    return _maybe_inplace(input, lambda x: E.where(E.gt(x, threshold), x, value), inplace, "threshold_")
+    return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, value), inplace, "threshold_")
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -131,20 +147,20 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``clamp(x, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _maybe_inplace(input, lambda x: E.clamp(x, min_val, max_val), inplace, "hardtanh_")
+    return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), inplace, "hardtanh_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``negative_slope * x``."""
-    return _maybe_inplace(input, lambda x: E.where(E.gt(x, 0), x, E.mul(x, negative_slope)), inplace, "leaky_relu_")
+    return _maybe_inplace(input, lambda x: where(gt(x, 0), x, mul(x, negative_slope)), inplace, "leaky_relu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
     return _maybe_inplace(
-        input, lambda x: E.where(E.gt(x, 0), x, E.mul(E.expm1(E.clamp(x, max=0.0)), alpha)), inplace, "elu_"
+        input, lambda x: where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), alpha)), inplace, "elu_"
     )
 
 
@@ -153,7 +169,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     return _maybe_inplace(
         input,
-        lambda x: E.where(E.gt(x, 0), x, E.mul(E.expm1(E.div(E.clamp(x, max=0.0), alpha)), alpha)),
+        lambda x: where(gt(x, 0), x, mul(expm1(div(clamp(x, max=0.0), alpha)), alpha)),
         inplace,
         "celu_",
     )
@@ -168,7 +184,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     return _maybe_inplace(
         input,
-        lambda x: E.mul(E.where(E.gt(x, 0), x, E.mul(E.expm1(E.clamp(x, max=0.0)), _SELU_ALPHA)), _SELU_SCALE),
+        lambda x: mul(where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), _SELU_ALPHA)), _SELU_SCALE),
         inplace,
         "selu_",
     )
@@ -179,91 +195,91 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
     x = tensor_arg(input, "gelu")
     if approximate == "tanh":
-        inner = E.mul(E.add(x, E.mul(E.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
-        return E.mul(E.mul(x, 0.5), E.add(E.tanh(inner), 1.0))
+        inner = mul(add(x, mul(power.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
+        return mul(mul(x, 0.5), add(unary.tanh(inner), 1.0))
     if approximate != "none":
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return E.mul(E.mul(x, 0.5), E.add(A.erf(E.mul(x, 1.0 / math.sqrt(2.0))), 1.0))
+    return mul(mul(x, 0.5), add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0))
 
 
 @op(namespace=NN_FUNCTIONAL)
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
-    return _maybe_inplace(input, lambda x: E.mul(x, E.sigmoid(x)), inplace, "silu_")
+    return _maybe_inplace(input, lambda x: mul(x, unary.sigmoid(x)), inplace, "silu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    return _maybe_inplace(input, lambda x: E.mul(x, E.tanh(softplus(x))), inplace, "mish_")
+    return _maybe_inplace(input, lambda x: mul(x, unary.tanh(softplus(x))), inplace, "mish_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
     x = tensor_arg(input, "softplus")
-    bx = E.mul(x, beta)
-    soft = E.div(E.log1p(E.exp(E.clamp(bx, max=threshold))), beta)
-    return E.where(E.gt(bx, threshold), x, soft)
+    bx = mul(x, beta)
+    soft = div(log1p(exp(clamp(bx, max=threshold))), beta)
+    return where(gt(bx, threshold), x, soft)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
     x = tensor_arg(input, "softsign")
-    return E.div(x, E.add(E.abs(x), 1))
+    return div(x, add(unary.abs(x), 1))
 
 
 @op(namespace=NN_FUNCTIONAL)
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
     x = tensor_arg(input, "logsigmoid")
-    return E.neg(softplus(E.neg(x)))
+    return neg(softplus(neg(x)))
 
 
 @op(namespace=NN_FUNCTIONAL)
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``."""
     x = tensor_arg(input, "tanhshrink")
-    return E.sub(x, E.tanh(x))
+    return sub(x, unary.tanh(x))
 
 
 @op(namespace=NN_FUNCTIONAL)
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
     x = tensor_arg(input, "softshrink")
-    return E.where(E.gt(x, lambd), E.sub(x, lambd), E.where(E.lt(x, -lambd), E.add(x, lambd), 0.0))
+    return where(gt(x, lambd), sub(x, lambd), where(lt(x, -lambd), add(x, lambd), 0.0))
 
 
 @op(namespace=NN_FUNCTIONAL)
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, else 0."""
     x = tensor_arg(input, "hardshrink")
-    return E.where(E.gt(E.abs(x), lambd), x, 0.0)
+    return where(gt(unary.abs(x), lambd), x, 0.0)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
-    return _maybe_inplace(input, lambda x: E.clamp(E.add(E.div(x, 6.0), 0.5), 0.0, 1.0), inplace, "hardsigmoid_")
+    return _maybe_inplace(input, lambda x: clamp(add(div(x, 6.0), 0.5), 0.0, 1.0), inplace, "hardsigmoid_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``."""
-    return _maybe_inplace(input, lambda x: E.mul(x, hardsigmoid(x)), inplace, "hardswish_")
+    return _maybe_inplace(input, lambda x: mul(x, hardsigmoid(x)), inplace, "hardswish_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def sigmoid(input: Tensor) -> Tensor:
     """Elementwise logistic function."""
-    return E.sigmoid(input)
+    return unary.sigmoid(input)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def tanh(input: Tensor) -> Tensor:
     """Elementwise hyperbolic tangent."""
-    return E.tanh(input)
+    return unary.tanh(input)
 
 
 def _softmax_dim(name: str, input: Any, dim: Any, stacklevel: int) -> Any:
@@ -282,20 +298,20 @@ def _softmax_dim(name: str, input: Any, dim: Any, stacklevel: int) -> Any:
 @op(namespace=NN_FUNCTIONAL)
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Softmax along ``dim``."""
-    return A.softmax(input, _softmax_dim("softmax", input, dim, _stacklevel + 1), dtype)
+    return activation.softmax(input, _softmax_dim("softmax", input, dim, _stacklevel + 1), dtype)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Softmax of ``-input`` along ``dim``."""
     x = tensor_arg(input, "softmin")
-    return A.softmax(E.neg(x), _softmax_dim("softmin", x, dim, _stacklevel + 1), dtype)
+    return activation.softmax(neg(x), _softmax_dim("softmin", x, dim, _stacklevel + 1), dtype)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Log-softmax along ``dim``."""
-    return A.log_softmax(input, _softmax_dim("log_softmax", input, dim, _stacklevel + 1), dtype)
+    return activation.log_softmax(input, _softmax_dim("log_softmax", input, dim, _stacklevel + 1), dtype)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -305,8 +321,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     d = wrap_dim(dim, x._data.ndim)
     if x._data.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {x._data.shape[d]}")
-    a, b = S.chunk(x, 2, d)
-    return E.mul(a, E.sigmoid(b))
+    a, b = chunk(x, 2, d)
+    return mul(a, unary.sigmoid(b))
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -320,11 +336,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         mask = np.zeros(x._data.shape, dtype=x._data.dtype)
     else:
-        keep = C._rng(None).random(x._data.shape) >= p
+        keep = _rng(None).random(x._data.shape) >= p
         mask = (keep / (1.0 - p)).astype(x._data.dtype)
     if inplace:
-        return E.mul_(x, wrap(mask))
-    return E.mul(x, wrap(mask))
+        return mul_(x, wrap(mask))
+    return mul(x, wrap(mask))
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -363,9 +379,9 @@ def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
-        return R.mean(loss)
+        return mean(loss)
     if reduction == "sum":
-        return R.sum(loss)
+        return broadcast.sum(loss)
     return loss
 
 
@@ -385,10 +401,10 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
     x = tensor_arg(input, "mse_loss")
     t = tensor_arg(target, "mse_loss", "target", 2)
     _check_target_size(x, t, "mse_loss")
-    d = E.sub(x, t)
-    loss = E.mul(d, d)
+    d = sub(x, t)
+    loss = mul(d, d)
     if weight is not None:
-        loss = E.mul(loss, weight)
+        loss = mul(loss, weight)
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
@@ -398,9 +414,9 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
     x = tensor_arg(input, "l1_loss")
     t = tensor_arg(target, "l1_loss", "target", 2)
     _check_target_size(x, t, "l1_loss")
-    loss = E.abs(E.sub(x, t))
+    loss = unary.abs(sub(x, t))
     if weight is not None:
-        loss = E.mul(loss, weight)
+        loss = mul(loss, weight)
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
@@ -409,11 +425,11 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """Quadratic for errors below ``delta``, linear above."""
     x = tensor_arg(input, "huber_loss")
     t = tensor_arg(target, "huber_loss", "target", 2)
-    d = E.sub(x, t)
-    ad = E.abs(d)
-    loss = E.where(E.lt(ad, delta), E.mul(E.mul(d, d), 0.5), E.mul(E.sub(ad, 0.5 * delta), delta))
+    d = sub(x, t)
+    ad = unary.abs(d)
+    loss = where(lt(ad, delta), mul(mul(d, d), 0.5), mul(sub(ad, 0.5 * delta), delta))
     if weight is not None:
-        loss = E.mul(loss, weight)
+        loss = mul(loss, weight)
     return _reduce(loss, _reduction(None, None, reduction))
 
 
@@ -422,12 +438,12 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     """Huber loss scaled by ``1 / beta``."""
     x = tensor_arg(input, "smooth_l1_loss")
     t = tensor_arg(target, "smooth_l1_loss", "target", 2)
-    d = E.sub(x, t)
-    ad = E.abs(d)
+    d = sub(x, t)
+    ad = unary.abs(d)
     if beta == 0:
         loss = ad
     else:
-        loss = E.where(E.lt(ad, beta), E.div(E.mul(E.mul(d, d), 0.5), beta), E.sub(ad, 0.5 * beta))
+        loss = where(lt(ad, beta), div(mul(mul(d, d), 0.5), beta), sub(ad, 0.5 * beta))
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
@@ -457,10 +473,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
                 f"Expected target size {[n] + list(x._data.shape[2:])}, got {list(ta.shape)}"
             )
     if ta.dtype != np.int64 and ta.dtype != np.uint8:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {E._type_title(ta.dtype)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_title(ta.dtype)}")
     if unbatched:
-        x = S.unsqueeze(x, 0)
-        t = S.reshape(t, (1,))
+        x = unsqueeze(x, 0)
+        t = reshape(t, (1,))
         ta = t._data
     n, c = x._data.shape[0], x._data.shape[1]
     valid = ta != ignore_index
@@ -470,19 +486,19 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     safe = np.where(valid, ta, 0)
     if x._data.ndim == 2 and (weight is None or not weight._requires_grad):
         return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
-    picked = S.squeeze(I.gather(x, 1, wrap(np.expand_dims(safe, 1))), 1)
+    picked = squeeze(gather(x, 1, wrap(np.expand_dims(safe, 1))), 1)
     w = np.ones(c, dtype=x._data.dtype) if weight is None else weight._data
     wt = (w[safe] * valid).astype(x._data.dtype)
-    loss = E.neg(E.mul(picked, wrap(wt)))
+    loss = neg(mul(picked, wrap(wt)))
     if red == "none":
-        return S.squeeze(loss, 0) if unbatched else loss
+        return squeeze(loss, 0) if unbatched else loss
     if red == "sum":
-        return R.sum(loss)
+        return broadcast.sum(loss)
     total = float(wt.sum())
     if total == 0:
         # every target ignored (or weighted 0): torch's mean is nan, its gradient zero
-        return E.add(E.mul(R.sum(loss), 0.0), float("nan"))
-    return E.div(R.sum(loss), total)
+        return add(mul(broadcast.sum(loss), 0.0), float("nan"))
+    return div(broadcast.sum(loss), total)
 
 
 class NllLossBackward0(Node):
@@ -492,8 +508,8 @@ class NllLossBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         if self.per_sample:  # reduction='none': one gradient per sample
-            g = S.reshape(g, (-1, 1))
-        return (E.mul(g, wrap(self.coef)),)
+            g = reshape(g, (-1, 1))
+        return (mul(g, wrap(self.coef)),)
 
 
 def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray, weight: Tensor | None, red: str, unbatched: bool) -> Tensor:
@@ -540,37 +556,37 @@ def cross_entropy(
     t = tensor_arg(target, "cross_entropy", "target", 2)
     red = _reduction(size_average, reduce, reduction)
     class_dim = 0 if x._data.ndim == 1 else 1
-    logp = A.log_softmax(x, class_dim)
+    logp = activation.log_softmax(x, class_dim)
     if t._data.shape == x._data.shape:  # class probabilities (torch decides by shape, then checks the dtype)
         if t._data.dtype.kind not in "f":
             raise RuntimeError(
-                f"Expected floating point type for target with class probabilities, got {E._type_title(t._data.dtype)}"
+                f"Expected floating point type for target with class probabilities, got {_type_title(t._data.dtype)}"
             )
         c = x._data.shape[class_dim]
-        probs = t if label_smoothing == 0 else E.add(E.mul(t, 1 - label_smoothing), label_smoothing / c)
-        terms = E.mul(logp, probs)
+        probs = t if label_smoothing == 0 else add(mul(t, 1 - label_smoothing), label_smoothing / c)
+        terms = mul(logp, probs)
         if weight is not None:
             shape = [1] * x._data.ndim
             shape[class_dim] = c
-            terms = E.mul(terms, S.reshape(weight, shape))
-        return _reduce(E.neg(R.sum(terms, class_dim)), red)
+            terms = mul(terms, reshape(weight, shape))
+        return _reduce(neg(broadcast.sum(terms, class_dim)), red)
     nll = nll_loss(logp, t, weight, None, ignore_index, None, red)
     if label_smoothing == 0:
         return nll
     c = x._data.shape[class_dim]
     valid = t._data != ignore_index
-    smooth_terms = logp if weight is None else E.mul(logp, S.reshape(weight, [1] * class_dim + [c] + [1] * (x._data.ndim - class_dim - 1)))
-    smooth = E.neg(R.sum(smooth_terms, class_dim))
-    smooth = E.mul(smooth, wrap(valid.astype(x._data.dtype)))
+    smooth_terms = logp if weight is None else mul(logp, reshape(weight, [1] * class_dim + [c] + [1] * (x._data.ndim - class_dim - 1)))
+    smooth = neg(broadcast.sum(smooth_terms, class_dim))
+    smooth = mul(smooth, wrap(valid.astype(x._data.dtype)))
     if red == "mean":
         if weight is None:
-            smooth = E.div(R.sum(smooth), float(valid.sum()))
+            smooth = div(broadcast.sum(smooth), float(valid.sum()))
         else:
             denom = float((weight._data[np.where(valid, t._data, 0)] * valid).sum())
-            smooth = E.div(R.sum(smooth), denom)
+            smooth = div(broadcast.sum(smooth), denom)
     elif red == "sum":
-        smooth = R.sum(smooth)
-    return E.add(E.mul(nll, 1 - label_smoothing), E.mul(smooth, label_smoothing / c))
+        smooth = broadcast.sum(smooth)
+    return add(mul(nll, 1 - label_smoothing), mul(smooth, label_smoothing / c))
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -586,11 +602,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if np.any((x._data < 0) | (x._data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):  # log(0) = -inf is clamped to -100 just below, as torch
-        log_p = E.clamp(E.log(x), min=-100.0)
-        log_1p = E.clamp(E.log(E.rsub(x, 1)), min=-100.0)
-    loss = E.neg(E.add(E.mul(t, log_p), E.mul(E.rsub(t, 1), log_1p)))
+        log_p = clamp(log(x), min=-100.0)
+        log_1p = clamp(log(rsub(x, 1)), min=-100.0)
+    loss = neg(add(mul(t, log_p), mul(rsub(t, 1), log_1p)))
     if weight is not None:
-        loss = E.mul(loss, weight)
+        loss = mul(loss, weight)
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
@@ -610,13 +626,13 @@ def binary_cross_entropy_with_logits(
     if t._data.shape != x._data.shape:
         raise ValueError(f"Target size ({t.shape!r}) must be the same as input size ({x.shape!r})")
     log_sig = logsigmoid(x)
-    log_one_minus = logsigmoid(E.neg(x))
-    pos = E.mul(t, log_sig)
+    log_one_minus = logsigmoid(neg(x))
+    pos = mul(t, log_sig)
     if pos_weight is not None:
-        pos = E.mul(pos, pos_weight)
-    loss = E.neg(E.add(pos, E.mul(E.rsub(t, 1), log_one_minus)))
+        pos = mul(pos, pos_weight)
+    loss = neg(add(pos, mul(rsub(t, 1), log_one_minus)))
     if weight is not None:
-        loss = E.mul(loss, weight)
+        loss = mul(loss, weight)
     return _reduce(loss, _reduction(size_average, reduce, reduction))
 
 
@@ -626,12 +642,12 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     x = tensor_arg(input, "kl_div")
     t = tensor_arg(target, "kl_div", "target", 2)
     if log_target:
-        loss = E.mul(E.exp(t), E.sub(t, x))
+        loss = mul(exp(t), sub(t, x))
     else:
-        safe_log = E.log(E.where(E.gt(t, 0), t, 1.0))
-        loss = E.where(E.gt(t, 0), E.mul(t, E.sub(safe_log, x)), 0.0)
+        safe_log = log(where(gt(t, 0), t, 1.0))
+        loss = where(gt(t, 0), mul(t, sub(safe_log, x)), 0.0)
     if reduction == "batchmean" and size_average is None and reduce is None:
-        return E.div(R.sum(loss), x._data.shape[0]) if x._data.ndim else R.sum(loss)
+        return div(broadcast.sum(loss), x._data.shape[0]) if x._data.ndim else broadcast.sum(loss)
     red = _reduction(size_average, reduce, reduction)
     if red == "mean":
         warnings.warn(
@@ -652,14 +668,14 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     # as torch: normalise each input by its norm (clamped to eps, the clamp not differentiated), then take the dot
     na = _clamped_norm(a, dim, eps)
     nb = _clamped_norm(b, dim, eps)
-    return R.sum(E.mul(E.div(a, na), E.div(b, nb)), dim)
+    return broadcast.sum(mul(div(a, na), div(b, nb)), dim)
 
 
 def _clamped_norm(x: Tensor, dim: int, eps: float) -> Tensor:
-    n = L.vector_norm(x, 2, dim, True)
+    n = vector_norm(x, 2, dim, True)
     nd = n._data
     if (nd < eps).any():
-        n = E.add(n, wrap((np.maximum(nd, eps) - nd).astype(nd.dtype)))
+        n = add(n, wrap((np.maximum(nd, eps) - nd).astype(nd.dtype)))
     return n
 
 
@@ -668,16 +684,16 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
     a = tensor_arg(x1, "pairwise_distance", "x1")
     b = tensor_arg(x2, "pairwise_distance", "x2", 2)
-    return L.vector_norm(E.add(E.sub(a, b), eps), p, -1, keepdim)
+    return vector_norm(add(sub(a, b), eps), p, -1, keepdim)
 
 
 @op(namespace=NN_FUNCTIONAL)
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``."""
     x = tensor_arg(input, "normalize")
-    n = E.clamp(L.vector_norm(x, p, dim, keepdim=True), min=eps)
-    res = E.div(x, n)
-    return res if out is None else E.write_out(out, res, "normalize")
+    n = clamp(vector_norm(x, p, dim, keepdim=True), min=eps)
+    res = div(x, n)
+    return res if out is None else write_out(out, res, "normalize")
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -687,7 +703,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     w = tensor_arg(weight, "embedding", "weight", 2)
     if idx._data.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int")
-    flat = S.reshape(idx, (-1,))
+    flat = reshape(idx, (-1,))
     n_rows = w._data.shape[0]
     if flat._data.size and (flat._data.min() < 0 or flat._data.max() >= n_rows):
         raise IndexError("index out of range in self")
@@ -702,7 +718,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             from .._tensor import bump_version
 
             bump_version(w)
-    out = I.index_select(w, 0, flat)
+    out = index_select(w, 0, flat)
     if (padding_idx is not None or scale_grad_by_freq) and w._requires_grad and GRAD.enabled:
         gscale = np.ones(flat._data.shape, dtype=w._data.dtype)
         if padding_idx is not None:
@@ -713,8 +729,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             gscale = gscale / counts[inverse.reshape(-1)]
         gscale = gscale.astype(w._data.dtype)[:, None]
         # same values, with the gradient of each looked-up row scaled by gscale
-        out = E.add(E.mul(out, wrap(gscale)), wrap(out._data * (1 - gscale)))
-    return S.reshape(out, idx._data.shape + (w._data.shape[1],))
+        out = add(mul(out, wrap(gscale)), wrap(out._data * (1 - gscale)))
+    return reshape(out, idx._data.shape + (w._data.shape[1],))
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -728,13 +744,13 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
             f"but got input of size{list(x._data.shape)}"
         )
     dims = tuple(range(x._data.ndim - len(shape), x._data.ndim))
-    mu = R.mean(x, dims, keepdim=True)
-    var = R.var(x, dims, keepdim=True, correction=0)
-    y = E.mul(E.sub(x, mu), E.rsqrt(E.add(var, eps)))
+    mu = mean(x, dims, keepdim=True)
+    var = reduction_ops.var(x, dims, keepdim=True, correction=0)
+    y = mul(sub(x, mu), rsqrt(add(var, eps)))
     if weight is not None:
-        y = E.mul(y, weight)
+        y = mul(y, weight)
     if bias is not None:
-        y = E.add(y, bias)
+        y = add(y, bias)
     return y
 
 
@@ -753,7 +769,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     # negative pads crop
     crop = tuple(slice(-lo if lo < 0 else None, hi if hi < 0 else None) for lo, hi in widths)
-    x = I.basic_getitem(x, crop) if any(lo < 0 or hi < 0 for lo, hi in widths) else x
+    x = basic_getitem(x, crop) if any(lo < 0 or hi < 0 for lo, hi in widths) else x
     widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     a = x._data
     kwargs = {"constant_values": 0 if value is None else value} if np_mode == "constant" else {}
@@ -771,10 +787,10 @@ class PadBackward0(Node):
     def backward(self, g: Tensor) -> tuple:
         if self.mode == "constant":
             key = tuple(slice(lo, lo + s) for (lo, _), s in zip(self.widths, self.shape))
-            return (I.basic_getitem(g, key),)
+            return (basic_getitem(g, key),)
         # reflect/replicate/circular: each output element came from one input element
         index = np.arange(int(np.prod(self.shape))).reshape(self.shape)
         src = np.pad(index, self.widths, mode=self.mode)
-        flat_g = S.reshape(g, (-1,))
-        out = I.index_put_key(wrap(np.zeros(int(np.prod(self.shape)), dtype=g._data.dtype)), (src.reshape(-1),), flat_g, accumulate=True)
-        return (S.reshape(out, self.shape),)
+        flat_g = reshape(g, (-1,))
+        out = index_put_key(wrap(np.zeros(int(np.prod(self.shape)), dtype=g._data.dtype)), (src.reshape(-1),), flat_g, accumulate=True)
+        return (reshape(out, self.shape),)

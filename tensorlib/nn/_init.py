@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops import creation as C
-from ..ops._util import bump_version, tensor_arg, writable
+from .._tensor import bump_version
+from ..ops._util import tensor_arg, writable
 from .._registry import NN_INIT, op, public
+from ..ops import creation
 
 
 def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:
@@ -60,7 +61,7 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 
 def _rng(generator: Any) -> np.random.Generator:
-    return C._rng(generator)
+    return creation._rng(generator)
 
 
 @op(namespace=NN_INIT)

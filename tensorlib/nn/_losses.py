@@ -9,12 +9,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..ops import elementwise as E
-from ..ops import reduction as R
-from ..ops import shape as S
-from ..ops._util import Tensor, tensor_arg, wrap
+from .._tensor import Tensor
+from ..ops._util import tensor_arg, wrap
 from ._functional import _reduce, _reduction, logsigmoid, pairwise_distance
 from .._registry import NN_FUNCTIONAL, op
+from ..ops.arithmetic import add, div, mul, rsub, sub
+from ..ops.comparison import eq, gt, ne
+from ..ops.selection import clamp_min, minimum, where
+from ..ops.shape import reshape, unsqueeze
+from ..ops.unary import exp, log, log1p, sqrt
+from ..ops.power import square
+from ..ops import reduction as reduction_ops
+from ..ops import unary
+from ..ops import broadcast
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -33,10 +40,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f"{n} and channel size = {channels}."
             )
         if x.dim() >= 2:
-            w = S.reshape(w, (1, n) + (1,) * (x.dim() - 2))
+            w = reshape(w, (1, n) + (1,) * (x.dim() - 2))
     elif w.dim() > 0:
-        w = S.reshape(w, ())
-    return E.where(E.gt(x, 0), x, E.mul(w, x))
+        w = reshape(w, ())
+    return where(gt(x, 0), x, mul(w, x))
 
 
 def _check_same(a: Tensor, b: Tensor, fname: str) -> None:
@@ -60,7 +67,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {x1.shape}, input2: {x2.shape}, target: {y.shape} "
         )
-    loss = E.clamp_min(E.add(E.mul(E.neg(y), E.sub(x1, x2)), margin), 0)
+    loss = clamp_min(add(mul(unary.neg(y), sub(x1, x2)), margin), 0)
     return _reduce(loss, red)
 
 
@@ -72,9 +79,9 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     y = tensor_arg(target, "hinge_embedding_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
     zero = wrap(x._data.dtype.type(0))
-    from_margin = E.where(E.ne(y, 1), E.clamp_min(E.rsub(x, margin), 0), zero)
-    from_input = E.where(E.ne(y, -1), x, zero)
-    return _reduce(E.add(from_margin, from_input), red)
+    from_margin = where(ne(y, 1), clamp_min(rsub(x, margin), 0), zero)
+    from_input = where(ne(y, -1), x, zero)
+    return _reduce(add(from_margin, from_input), red)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -85,7 +92,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     y = tensor_arg(target, "soft_margin_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
     _check_same(x, y, "soft_margin_loss")
-    return _reduce(E.log1p(E.exp(E.neg(E.mul(y, x)))), red)
+    return _reduce(log1p(exp(unary.neg(mul(y, x)))), red)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -95,11 +102,11 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     x = tensor_arg(input, "multilabel_soft_margin_loss")
     y = tensor_arg(target, "multilabel_soft_margin_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
-    loss = E.neg(E.add(E.mul(y, logsigmoid(x)), E.mul(E.rsub(y, 1), logsigmoid(E.neg(x)))))
+    loss = unary.neg(add(mul(y, logsigmoid(x)), mul(rsub(y, 1), logsigmoid(unary.neg(x)))))
     if weight is not None:
-        loss = E.mul(loss, weight)
+        loss = mul(loss, weight)
     classes = x.shape[-1] if x.dim() else 1
-    loss = E.div(R.sum(loss, -1), classes) if x.dim() else loss
+    loss = div(broadcast.sum(loss, -1), classes) if x.dim() else loss
     return _reduce(loss, red)
 
 
@@ -121,14 +128,14 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     if x1.dim() not in (1, 2):
         raise RuntimeError(f"cosine_embedding_loss: Expected 1D or 2D input, but got {x1.dim()}D input")
     d = x1.dim() - 1
-    prod = R.sum(E.mul(x1, x2), d)
-    m1 = E.add(R.sum(E.mul(x1, x1), d), _COS_EPS)
-    m2 = E.add(R.sum(E.mul(x2, x2), d), _COS_EPS)
-    cos = E.div(prod, E.sqrt(E.mul(m1, m2)))
+    prod = broadcast.sum(mul(x1, x2), d)
+    m1 = add(broadcast.sum(mul(x1, x1), d), _COS_EPS)
+    m2 = add(broadcast.sum(mul(x2, x2), d), _COS_EPS)
+    cos = div(prod, sqrt(mul(m1, m2)))
     zero = wrap(cos._data.dtype.type(0))
-    pos = E.where(E.eq(y, 1), E.rsub(cos, 1), zero)
-    neg = E.where(E.eq(y, -1), E.clamp_min(E.sub(cos, margin), 0), zero)
-    return _reduce(E.add(pos, neg), red)
+    pos = where(eq(y, 1), rsub(cos, 1), zero)
+    neg = where(eq(y, -1), clamp_min(sub(cos, margin), 0), zero)
+    return _reduce(add(pos, neg), red)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -148,8 +155,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     d_pos = pairwise_distance(a, pz, p, eps)
     d_neg = pairwise_distance(a, n, p, eps)
     if swap:
-        d_neg = E.minimum(d_neg, pairwise_distance(pz, n, p, eps))
-    return _reduce(E.clamp_min(E.add(E.sub(d_pos, d_neg), margin), 0), red)
+        d_neg = minimum(d_neg, pairwise_distance(pz, n, p, eps))
+    return _reduce(clamp_min(add(sub(d_pos, d_neg), margin), 0), red)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -160,14 +167,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     y = tensor_arg(target, "poisson_nll_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
     if log_input:
-        loss = E.sub(E.exp(x), E.mul(y, x))
+        loss = sub(exp(x), mul(y, x))
     else:
-        loss = E.sub(x, E.mul(y, E.log(E.add(x, eps))))
+        loss = sub(x, mul(y, log(add(x, eps))))
     if full:
         # Stirling's approximation of log(target!), counted only where target > 1
         yd = y.detach()
-        stirling = E.add(E.sub(E.mul(yd, E.log(yd)), yd), E.mul(E.log(E.mul(yd, 2 * math.pi)), 0.5))
-        loss = E.add(loss, E.where(E.gt(yd, 1), stirling, wrap(stirling._data.dtype.type(0))))
+        stirling = add(sub(mul(yd, log(yd)), yd), mul(log(mul(yd, 2 * math.pi)), 0.5))
+        loss = add(loss, where(gt(yd, 1), stirling, wrap(stirling._data.dtype.type(0))))
     return _reduce(loss, red)
 
 
@@ -183,7 +190,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
         var = full_like(x, float(var))
     if var.shape != x.shape:
         if x.shape[:-1] == var.shape:
-            var = S.unsqueeze(var, -1)
+            var = unsqueeze(var, -1)
         elif not (x.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1):
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
@@ -191,10 +198,10 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     if bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")
     # clamp the variance for stability without changing its gradient
-    var = E.add(var, wrap((var.detach()._data.clip(min=eps) - var._data).astype(var._data.dtype)))
-    loss = E.mul(E.add(E.log(var), E.div(E.square(E.sub(x, y)), var)), 0.5)
+    var = add(var, wrap((var.detach()._data.clip(min=eps) - var._data).astype(var._data.dtype)))
+    loss = mul(add(log(var), div(square(sub(x, y)), var)), 0.5)
     if full:
-        loss = E.add(loss, 0.5 * math.log(2 * math.pi))
+        loss = add(loss, 0.5 * math.log(2 * math.pi))
     return _reduce(loss, reduction)
 
 
@@ -210,21 +217,21 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     unbatched = x.dim() <= 1
-    xb = S.reshape(x, (1, -1)) if unbatched else x
-    yb = S.reshape(y, (-1, 1))
+    xb = reshape(x, (1, -1)) if unbatched else x
+    yb = reshape(y, (-1, 1))
     classes = xb.shape[1]
     picked = I.gather(xb, 1, yb)
-    margins = E.clamp_min(E.add(E.sub(xb, picked), margin), 0)
+    margins = clamp_min(add(sub(xb, picked), margin), 0)
     if p == 2:
-        margins = E.mul(margins, margins)
+        margins = mul(margins, margins)
     if weight is not None:
-        margins = E.mul(margins, S.reshape(I.index_select(weight, 0, S.reshape(yb, (-1,))), (-1, 1)))
+        margins = mul(margins, reshape(I.index_select(weight, 0, reshape(yb, (-1,))), (-1, 1)))
     from ..ops.creation import ones_like
 
     keep = ones_like(margins)
     keep = I.scatter(keep, 1, yb, 0.0)
-    loss = E.div(R.sum(E.mul(margins, keep), 1), classes)
+    loss = div(broadcast.sum(mul(margins, keep), 1), classes)
     if unbatched:
-        loss = S.reshape(loss, ())
+        loss = reshape(loss, ())
     return _reduce(loss, red)
 

@@ -12,13 +12,19 @@ import warnings
 
 import numpy as np
 
-from ..ops import creation as C
-from ..ops import elementwise as E
-from ..ops import reduction as R
-from ..ops import shape as S
-from ..ops._util import Tensor, bump_version, tensor_arg, wrap, writable
+from .._tensor import Tensor
+from .._tensor import bump_version
+from ..ops._util import tensor_arg, wrap, writable
 from ._pooling import Taps, _LinearMapNode, _node_class, linear_map
 from .._registry import NN_FUNCTIONAL, op
+from ..ops.arithmetic import add, div, mul, sub
+from ..ops.creation import _rng
+from ..ops.inplace import add_, mul_
+from ..ops.shape import reshape
+from ..ops.unary import rsqrt
+from ..ops import arithmetic
+from ..ops import reduction
+from ..ops import power
 
 __all__ = [
     "alpha_dropout", "batch_norm", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout", "group_norm",
@@ -41,16 +47,16 @@ def _update(buf: Tensor, momentum: float, value: np.ndarray) -> None:
 
 def _normalize(x: Tensor, dims: tuple, eps: float) -> tuple[Tensor, Tensor, Tensor]:
     """``(x - mean) / sqrt(var + eps)`` over ``dims`` with the biased variance; also the mean and variance."""
-    mean = R.mean(x, dims, keepdim=True)
-    var = R.var(x, dims, keepdim=True, correction=0)
-    return E.mul(E.sub(x, mean), E.rsqrt(E.add(var, eps))), mean, var
+    mean = reduction.mean(x, dims, keepdim=True)
+    var = reduction.var(x, dims, keepdim=True, correction=0)
+    return mul(sub(x, mean), rsqrt(add(var, eps))), mean, var
 
 
 def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple) -> Tensor:
     if weight is not None:
-        y = E.mul(y, S.reshape(weight, shape))
+        y = mul(y, reshape(weight, shape))
     if bias is not None:
-        y = E.add(y, S.reshape(bias, shape))
+        y = add(y, reshape(bias, shape))
     return y
 
 
@@ -90,8 +96,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if running_var is not None:
             _update(running_var, momentum, var._data.reshape(c) * (n / max(n - 1, 1)))
     else:
-        mean = S.reshape(running_mean, shape)
-        y = E.mul(E.sub(x, mean), E.rsqrt(E.add(S.reshape(running_var, shape), eps)))
+        mean = reshape(running_mean, shape)
+        y = mul(sub(x, mean), rsqrt(add(reshape(running_var, shape), eps)))
     return _affine(y, weight, bias, shape)
 
 
@@ -124,7 +130,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
-        y = E.mul(E.sub(x, S.reshape(running_mean, shape)), E.rsqrt(E.add(S.reshape(running_var, shape), eps)))
+        y = mul(sub(x, reshape(running_mean, shape)), rsqrt(add(reshape(running_var, shape), eps)))
     return _affine(y, weight, bias, shape)
 
 
@@ -146,9 +152,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
             shown = [0] if weight is None else list(weight._data.shape)
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {shown} and input of shape {list(a.shape)}")
-    grouped = S.reshape(x, (n, num_groups, -1))
+    grouped = reshape(x, (n, num_groups, -1))
     y, _, _ = _normalize(grouped, (2,), eps)
-    return _affine(S.reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))
+    return _affine(reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -164,8 +170,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     # channel window [i - size // 2, i + (size - 1) // 2], zero outside, always divided by size
     pos = (np.arange(c) - size // 2)[:, None] + np.arange(size)
     taps = Taps(np.clip(pos, 0, c - 1), np.full(pos.shape, 1.0 / size), c, (pos >= 0) & (pos < c))
-    avg = linear_map(E.mul(x, x), ((1, taps),), _node_class("AvgPool3DBackward0", _LinearMapNode))
-    return E.div(x, E.pow(E.add(E.mul(avg, alpha), k), beta))
+    avg = linear_map(mul(x, x), ((1, taps),), _node_class("AvgPool3DBackward0", _LinearMapNode))
+    return div(x, power.pow(add(mul(avg, alpha), k), beta))
 
 
 # -- channel-wise dropout ----------------------------------------------------------------------------------------
@@ -183,7 +189,7 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | Non
         return x
     a = x._data
     shape = a.shape if lead is None else a.shape[:lead] + (1,) * (a.ndim - lead)
-    keep = (C._rng(None).random(shape) >= p).astype(a.dtype)
+    keep = (_rng(None).random(shape) >= p).astype(a.dtype)
     if p == 1.0:
         scale, shift = np.zeros_like(keep), None
     elif alpha:
@@ -194,10 +200,10 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | Non
     else:
         scale, shift = keep / (1 - p), None
     if inplace:
-        out = E.mul_(x, wrap(scale.astype(a.dtype)))
-        return E.add_(out, wrap(shift.astype(a.dtype))) if shift is not None else out
-    out = E.mul(x, wrap(scale.astype(a.dtype)))
-    return E.add(out, wrap(shift.astype(a.dtype))) if shift is not None else out
+        out = mul_(x, wrap(scale.astype(a.dtype)))
+        return add_(out, wrap(shift.astype(a.dtype))) if shift is not None else out
+    out = mul(x, wrap(scale.astype(a.dtype)))
+    return add(out, wrap(shift.astype(a.dtype))) if shift is not None else out
 
 
 @op(namespace=NN_FUNCTIONAL)

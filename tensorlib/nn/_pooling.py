@@ -16,12 +16,18 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node
-from ..ops import elementwise as E
-from ..ops import indexing as I
-from ..ops import shape as S
-from ..ops._util import GRAD, Tensor, record, tensor_arg, wrap
+from ..ops._util import GRAD, record, tensor_arg, wrap
+from .._tensor import Tensor
 from ._conv import int_tuple
 from .._registry import NN_FUNCTIONAL, op
+from ..ops._pointwise import _type_title
+from ..ops.arithmetic import mul
+from ..ops.indexing import scatter_into_zeros
+from ..ops.shape import permute, reshape
+from ..ops.unary import relu, sign
+from ..ops import arithmetic
+from ..ops import unary
+from ..ops import power
 
 __all__ = [
     "Taps", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
@@ -180,10 +186,10 @@ class _MaxNode(Node):
 
     def backward(self, g: Tensor) -> tuple:
         lead = self.shape[: len(self.shape) - self.nd]
-        flat_g = S.reshape(g, lead + (-1,))
+        flat_g = reshape(g, lead + (-1,))
         index = self.index.reshape(lead + (-1,))
-        out = I.scatter_into_zeros(flat_g, len(lead), index, lead + (math.prod(self.shape[len(lead):]),))
-        return (S.reshape(out, self.shape),)
+        out = scatter_into_zeros(flat_g, len(lead), index, lead + (math.prod(self.shape[len(lead):]),))
+        return (reshape(out, self.shape),)
 
 
 def _max_result(x: Tensor, nd: int, windows: list, node_name: str) -> tuple[Tensor, Tensor]:
@@ -510,7 +516,7 @@ def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {shown} with dimension {dim} being empty")
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"{fname}\" not implemented for '{E._type_title(a.dtype)}'")
+        raise NotImplementedError(f"\"{fname}\" not implemented for '{_type_title(a.dtype)}'")
     return size, sizes
 
 
@@ -598,11 +604,11 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
 def _lp_pool(input: Tensor, nd: int, norm_type: float, kernel_size: Any, stride: Any, ceil_mode: bool) -> Tensor:
     x = tensor_arg(input, f"lp_pool{nd}d")
     avg = (avg_pool1d, avg_pool2d, avg_pool3d)[nd - 1]
-    out = avg(E.pow(x, norm_type), kernel_size, stride, 0, ceil_mode)
+    out = avg(power.pow(x, norm_type), kernel_size, stride, 0, ceil_mode)
     k = int_tuple(kernel_size, nd, f"lp_pool{nd}d", "kernel_size") or (kernel_size,)
     # sign * relu(|.|) only clears negatives left by rounding; the scale turns the mean back into a sum
-    summed = E.mul(E.mul(E.sign(out), E.relu(E.abs(out))), math.prod(k))
-    return E.pow(summed, 1.0 / norm_type)
+    summed = mul(mul(sign(out), relu(unary.abs(out))), math.prod(k))
+    return power.pow(summed, 1.0 / norm_type)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -766,7 +772,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                            ", ".join(f"{c}: {n}" for c, n in zip(names, out)) + ")")
     ft = x._data.dtype.type if x._data.dtype.kind == "f" else np.float32
     if mode not in ("nearest", "nearest-exact") and x._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{E._type_title(x._data.dtype)}'")
+        raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{_type_title(x._data.dtype)}'")
     maps = []
     for i in reversed(range(nd)):
         sc = None if scales is None else scales[i]
@@ -823,9 +829,9 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
     n = len(lead)
-    y = S.reshape(x, tuple(lead) + (c // (r * r), r, r, h, w))
-    y = S.permute(y, list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2])
-    return S.reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
+    y = reshape(x, tuple(lead) + (c // (r * r), r, r, h, w))
+    y = permute(y, list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2])
+    return reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -840,6 +846,6 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
             raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
                                f"input.size({dim})={n} is not divisible by {r}")
     k = len(lead)
-    y = S.reshape(x, tuple(lead) + (c, h // r, r, w // r, r))
-    y = S.permute(y, list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3])
-    return S.reshape(y, tuple(lead) + (c * r * r, h // r, w // r))
+    y = reshape(x, tuple(lead) + (c, h // r, r, w // r, r))
+    y = permute(y, list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3])
+    return reshape(y, tuple(lead) + (c * r * r, h // r, w // r))

@@ -8,7 +8,8 @@ import numpy as np
 
 from .._dtype import DEFAULT
 from .._repr import tensor_repr
-from .._tensor import Tensor, _disabled_torch_function_impl, _init
+from .._tensor import Tensor
+from .._tensor import _disabled_torch_function_impl, _init
 
 
 class _ParameterMeta(type):

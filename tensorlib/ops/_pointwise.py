@@ -2,9 +2,8 @@
 
 ``reduce_to`` sums a broadcast gradient back to its operand's shape;
 ``inplace_apply`` and ``commit_inplace`` turn any out-of-place op into its
-in-place form (every family's ``op_`` goes through them). The op families live
-in ``arithmetic``, ``unary``, ``comparison``, ``selection``, ``conversion``,
-``special`` and ``inplace``; ``elementwise`` re-exports them all.
+in-place form (every family's ``op_`` goes through them, and the registry
+derives the simple ``op_`` variants from them).
 """
 
 from __future__ import annotations
@@ -15,20 +14,12 @@ import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, save_input
 from .._dtype import FROM_NP
-from ._util import (
-    GRAD,
-    Tensor,
-    broadcast_error,
-    bump_version,
-    check_inplace,
-    needs_grad,
-    type_title,
-    wrap,
-    writable,
-    write_out,
-)
-from . import reduction as _red
+from ._util import GRAD, broadcast_error, check_inplace, needs_grad, type_title, wrap, writable, write_out
+from .._tensor import Tensor
+from .._tensor import bump_version
 from .conversion import clone, to_dtype
+from .broadcast import sum_to_size
+from .._autograd.views import rebase_history
 
 
 ndarray = np.ndarray
@@ -50,7 +41,7 @@ def reduce_to(g: Tensor, meta: tuple) -> Tensor:
     """Sum a broadcast gradient back to an operand's shape and cast it to its dtype."""
     shape, npdt = meta
     if g._data.shape != shape:
-        g = _red.sum_to_size(g, shape)
+        g = sum_to_size(g, shape)
     if g._data.dtype != npdt:
         g = to_dtype(g, FROM_NP[npdt])
     return g
@@ -80,7 +71,6 @@ def _apply2(fn: Any, a: Any, b: Any) -> np.ndarray:
 
 class ZeroGradBackward(Node):
     """For piecewise-constant ops: the gradient is zero everywhere it exists."""
-
     __slots__ = ("metas",)
 
     def apply(self, grads: list) -> tuple:
@@ -130,7 +120,6 @@ def commit_inplace(self: Tensor, res: Tensor, fname: str) -> Tensor:
         np.copyto(dst, src, casting="unsafe")
     bump_version(self)
     if res._grad_fn is not None:
-        from .._autograd.views import rebase_history
 
         rebase_history(self, res)
     return self

@@ -13,7 +13,8 @@ from .._autograd.engine import grad_accumulator
 from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node
 from .._dtype import FROM_NP, PROMOTE
-from .._tensor import Tensor, _new, _wrap, bump_version, refresh_view
+from .._tensor import Tensor
+from .._tensor import _new, _wrap, bump_version, refresh_view
 
 __all__ = [
     "GRAD",

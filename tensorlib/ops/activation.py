@@ -9,18 +9,23 @@ import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, unpack
 from . import _erf
-from . import elementwise as E
-from . import reduction as R
-from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim
+from ._util import GRAD, record, tensor_arg, wrap, wrap_dim
+from .._tensor import Tensor
 from .._registry import SPECIAL, TENSORLIB, op
+from ._util import not_implemented
+from .arithmetic import mul, neg, sub
+from .conversion import to_dtype
+from .unary import _real_in_float, _unary, exp
+from . import reduction
+from . import broadcast
 
 
 def _softmax_input(input: Tensor, dim: Any, dtype: Any, fname: str) -> tuple[Tensor, int]:
     x = tensor_arg(input, fname)
     if dtype is not None:
-        x = E.to_dtype(x, dtype)
+        x = to_dtype(x, dtype)
     if x._data.dtype.kind != "f":
-        raise E.not_implemented(f"{fname}_lastdim_kernel_impl", x._data.dtype)
+        raise not_implemented(f"{fname}_lastdim_kernel_impl", x._data.dtype)
     if dim is None:
         # torch's legacy implicit-dim rule
         nd = x._data.ndim
@@ -46,8 +51,8 @@ class SoftmaxBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         y = unpack(self, self.result)
-        s = R.sum(E.mul(g, y), self.dim, keepdim=True) if y._data.ndim else E.mul(g, y)
-        return (E.mul(y, E.sub(g, s)),)
+        s = broadcast.sum(mul(g, y), self.dim, keepdim=True) if y._data.ndim else mul(g, y)
+        return (mul(y, sub(g, s)),)
 
 
 @op(variants="function method")
@@ -70,8 +75,8 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         y = unpack(self, self.result)
-        s = R.sum(g, self.dim, keepdim=True) if y._data.ndim else g
-        return (E.sub(g, E.mul(E.exp(y), s)),)
+        s = broadcast.sum(g, self.dim, keepdim=True) if y._data.ndim else g
+        return (sub(g, mul(exp(y), s)),)
 
 
 @op(variants="function method")
@@ -97,22 +102,22 @@ def _erfc_np(a: np.ndarray) -> np.ndarray:
 
 
 def _erf_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
-    return E.mul(g, E.mul(E.exp(E.neg(E.mul(x, x))), 2.0 / math.sqrt(math.pi)))
+    return mul(g, mul(exp(neg(mul(x, x))), 2.0 / math.sqrt(math.pi)))
 
 
-erf = E._unary(
-    "erf", _erf_np, _erf_grad, "x", "Elementwise Gauss error function.", other_dtypes=E._real_in_float("erf_vml_cpu"),
+erf = _unary(
+    "erf", _erf_np, _erf_grad, "x", "Elementwise Gauss error function.", other_dtypes=_real_in_float("erf_vml_cpu"),
     namespace=(TENSORLIB, SPECIAL),
 )
 
 
 def _erfc_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
-    return E.neg(_erf_grad(g, x, y))
+    return neg(_erf_grad(g, x, y))
 
 
-erfc = E._unary(
+erfc = _unary(
     "erfc", _erfc_np, _erfc_grad, "x", "Elementwise complementary error function.",
-    other_dtypes=E._real_in_float("erfc_vml_cpu"), namespace=(TENSORLIB, SPECIAL),
+    other_dtypes=_real_in_float("erfc_vml_cpu"), namespace=(TENSORLIB, SPECIAL),
 )
 
 def _erfinv_np(a: np.ndarray) -> np.ndarray:
@@ -121,12 +126,12 @@ def _erfinv_np(a: np.ndarray) -> np.ndarray:
 
 def _erfinv_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     # d erfinv(x)/dx = sqrt(pi)/2 * exp(erfinv(x)^2)
-    return E.mul(g, E.mul(E.exp(E.mul(y, y)), math.sqrt(math.pi) / 2.0))
+    return mul(g, mul(exp(mul(y, y)), math.sqrt(math.pi) / 2.0))
 
 
-erfinv = E._unary(
+erfinv = _unary(
     "erfinv", _erfinv_np, _erfinv_grad, "y", "Elementwise inverse error function (nan outside [-1, 1]).",
-    other_dtypes=E._real_in_float("erfinv_vml_cpu"), namespace=(TENSORLIB, SPECIAL),
+    other_dtypes=_real_in_float("erfinv_vml_cpu"), namespace=(TENSORLIB, SPECIAL),
 )
 
 for _fn in (erf, erfc, erfinv):

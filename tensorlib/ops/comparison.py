@@ -9,7 +9,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .._autograd.graph import Node
-from ._util import GRAD, Tensor, binary_arrays, not_implemented, number_input, record, tensor_arg, wrap
+from ._util import binary_arrays, not_implemented, number_input, record, tensor_arg, wrap
+from .._tensor import Tensor
 from ._pointwise import _apply2, _arr, _finish
 from .._registry import op
 
@@ -190,28 +191,6 @@ def equal(input: Tensor, other: Tensor) -> bool:
     y = tensor_arg(other, "equal", "other", 2)
     a, b = x._data, y._data
     return a.shape == b.shape and bool(np.array_equal(a, b))
-
-
-@op(variants="function method")
-def nan_to_num(
-    input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *, out: Tensor | None = None
-) -> Tensor:
-    """Replace NaN and infinities with finite numbers."""
-    x = tensor_arg(input, "nan_to_num")
-    a = x._data
-    r = _arr(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))
-    if x._requires_grad and GRAD.enabled:
-        res, node = record(MaskedGradBackward, r, (x,))
-        node.mask = np.isfinite(a)
-        return _finish(res, out, "nan_to_num")
-    return _finish(wrap(r), out, "nan_to_num")
-
-
-class MaskedGradBackward(Node):
-    __slots__ = ("mask",)
-
-    def backward(self, g: Tensor) -> tuple:
-        return (_ar.mul(g, wrap(self.mask)),)
 
 
 # nan_to_num's gradient uses arithmetic, which imports names from this module: reached

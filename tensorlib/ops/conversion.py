@@ -1,15 +1,17 @@
-"""dtype conversion and copies: ``to_dtype``, ``clone``, ``positive``, ``zeros_like``, ``full_like_scalar``."""
+"""dtype conversion and copies (``to_dtype``, ``clone``, ``positive``, ``zeros_like``), complex parts (``conj``, ``real``)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node
+from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP
-from ._util import GRAD, Tensor, record, result_dtype, tensor_arg, wrap
+from ._util import GRAD, edge, record, result_dtype, tensor_arg, wrap
+from .._tensor import Tensor, _make_view
 from .._registry import op
 
 
@@ -22,8 +24,6 @@ class ToCopyBackward0(Node):
     def backward(self, g: Tensor) -> tuple:
         src = self.src_dtype
         if src.kind != "c" and g._data.dtype.kind == "c":
-            from .unary import real  # unary is built on this module
-
             g = real(g)
         return (to_dtype(g, FROM_NP[src]),)
 
@@ -35,7 +35,6 @@ def to_dtype(input: Tensor, dtype: _dtype.dtype, copy: bool = False) -> Tensor:
     if a.dtype is npdt and not copy:
         return input
     if a.dtype.kind == "c" and npdt.kind != "c":
-        import warnings
 
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         r = a.real.astype(npdt)
@@ -120,3 +119,50 @@ def can_cast(from_: _dtype.dtype, to: _dtype.dtype) -> bool:
     """Whether torch's casting rules allow ``from_`` to be cast to ``to`` in an in-place op."""
     order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
     return order[from_.np.kind] <= order[to.np.kind]
+
+
+class ConjBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        return (conj(g),)
+
+
+@op(variants="function method")
+def conj(input: Tensor) -> Tensor:
+    """Complex conjugate (the tensor itself for real dtypes)."""
+    x = tensor_arg(input, "conj")
+    if x._data.dtype.kind != "c":
+        return x
+    r = np.conj(x._data)
+    if x._requires_grad and GRAD.enabled:
+        res, _ = record(ConjBackward0, r, (x,))
+        return res
+    return wrap(r)
+
+
+class RealBackward0(Node):
+    __slots__ = ("meta",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (to_dtype(g, FROM_NP[self.meta[1]]),)
+
+
+def _part_view(x: Tensor, data: np.ndarray, node_cls: type) -> Tensor:
+    """A view of complex ``x`` around one of its parts (``data``), recorded as ``node_cls``."""
+    t = _make_view(x, data)
+    if x._requires_grad and GRAD.enabled:
+        node = new_node(node_cls, (edge(x),))
+        node.meta = (x._data.shape, x._data.dtype)
+        t._grad_fn = node
+        t._requires_grad = True
+    return t
+
+
+@op()
+def real(input: Tensor) -> Tensor:
+    """The real part (a view for complex tensors, the tensor itself for real ones)."""
+    x = tensor_arg(input, "real")
+    if x._data.dtype.kind != "c":
+        return x
+    return _part_view(x, x._data.real, RealBackward0)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import pickle
 import math
 from typing import Any, Sequence
 
 import numpy as np
 
 from .. import _dtype
-from .._dtype import FROM_NP, dtype as DType
+from .._dtype import FROM_NP
+from .._dtype import dtype as DType
 from .._size import Size
-from .._tensor import Tensor, _wrap, device as _device
-from ._util import not_implemented, tensor_arg, write_out
+from .._tensor import Tensor, device as _device
+from .._tensor import _wrap, bump_version
+from ._util import check_inplace, not_implemented, tensor_arg, writable, write_out
 from .._registry import op, public
+from .conversion import to_dtype
 
 _pybool = type(True)
 
@@ -23,7 +27,6 @@ _pybool = type(True)
 @public()
 class Generator:
     """A source of random numbers (a seeded NumPy ``PCG64`` stream)."""
-
     def __init__(self, device: Any = "cpu") -> None:
         _device(device)
         self._initial_seed = 67280421310721
@@ -51,12 +54,10 @@ class Generator:
 
     def get_state(self) -> Tensor:
         """The generator state as a uint8 tensor (for ``set_state``)."""
-        import pickle
 
         return _wrap(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> "Generator":
-        import pickle
 
         self._rng.bit_generator.state = pickle.loads(tensor_arg(new_state, "set_state", "new_state")._data.tobytes())
         return self
@@ -249,7 +250,6 @@ def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tens
     if isinstance(data, Tensor):
         if dtype is None or data._data.dtype == dtype.np:
             return data
-        from .elementwise import to_dtype
 
         return to_dtype(data, dtype)
     if isinstance(data, np.ndarray) and data.dtype in FROM_NP and (dtype is None or data.dtype == dtype.np):
@@ -630,7 +630,6 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
 
 
 def _fill_random(self: Tensor, a: np.ndarray, fname: str) -> Tensor:
-    from ._util import bump_version, check_inplace, writable
 
     check_inplace(self, fname)
     dst = writable(self)

@@ -1,19 +1,28 @@
 """Indexing: ``t[key]``, ``t[key] = v``, gather/scatter, index_select, masks.
 
-Sorting and searching are in ``sorting``; their names are re-exported here.
+Sorting and searching are in ``sorting``.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, save_input
+from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, rename_grad_fn, save_input
 from .._tensor import _make_view
-from . import elementwise as E
-from ._util import GRAD, Tensor, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable, bump_version
+from ._util import GRAD, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable
+from .._tensor import Tensor
+from .._tensor import bump_version
 from .._registry import op
+from ._pointwise import _meta, _type_title, inplace_apply, reduce_to
+from ._util import type_title, write_out
+from .arithmetic import div, mul
+from .comparison import logical_not
+from .shape import reshape
+from .broadcast import broadcast_tensors, expand, sum as _sum
+from .conversion import clone
 
 ndarray = np.ndarray
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -99,7 +108,6 @@ def _reraise_index(e: Exception, shape: tuple) -> Exception:
 
 class SliceBackward0(Node):
     """Backward of basic indexing (slices, ints, None, Ellipsis): embed into zeros."""
-
     __slots__ = ("key", "shape")
 
     def backward(self, g: Tensor) -> tuple:
@@ -108,7 +116,6 @@ class SliceBackward0(Node):
 
 class IndexBackward0(Node):
     """Backward of advanced indexing: scatter-add into zeros (repeated indices accumulate)."""
-
     __slots__ = ("key", "shape")
 
     def backward(self, g: Tensor) -> tuple:
@@ -143,7 +150,6 @@ def basic_getitem(x: Tensor, key: Any) -> Tensor:
 
 class SelectBackward0(SliceBackward0):
     """Backward of indexing a single position (``x[i]``): embed into zeros."""
-
     __slots__ = ()
 
 
@@ -250,7 +256,6 @@ def _is_basic(p: Any) -> bool:
 
 class IndexPutBackward0(Node):
     """``out = input`` with ``values`` written at ``key`` (the out-of-place form of ``input[key] = values``)."""
-
     __slots__ = ("key", "values_meta", "accumulate")
 
     def apply(self, grads: list) -> tuple:
@@ -262,9 +267,9 @@ class IndexPutBackward0(Node):
             else:
                 mask = np.ones(g._data.shape, dtype=bool)
                 mask[self.key] = False
-                gi = E.mul(g, wrap(mask))
+                gi = mul(g, wrap(mask))
         if self.needs(1):
-            gv = E.reduce_to(_getitem_converted(g, self.key, False), self.values_meta)
+            gv = reduce_to(_getitem_converted(g, self.key, False), self.values_meta)
         return gi, gv
 
 
@@ -284,7 +289,7 @@ def index_put_key(input: Tensor, key: Any, values: Any, accumulate: bool = False
     if GRAD.enabled and (input._requires_grad or (isinstance(values, Tensor) and values._requires_grad)):
         res, node = record(IndexPutBackward0, a, (input, values))
         node.key = key
-        node.values_meta = E._meta(values)
+        node.values_meta = _meta(values)
         node.accumulate = accumulate
         return res
     return wrap(a)
@@ -301,7 +306,7 @@ def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
 @op(variants="function method")
 def index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
     """In-place :func:`index_put`."""
-    return E.inplace_apply(self, index_put, (indices, values, accumulate), {}, "index_put_")
+    return inplace_apply(self, index_put, (indices, values, accumulate), {}, "index_put_")
 
 
 @op(variants="method", name="__setitem__")
@@ -321,7 +326,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
     recording = GRAD.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
     if recording and self._data.dtype.kind in "fc":
-        E.inplace_apply(self, index_put_key, (nk, value), {}, "__setitem__")
+        inplace_apply(self, index_put_key, (nk, value), {}, "__setitem__")
         return
     a = writable(self)
     try:
@@ -379,9 +384,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     if x._requires_grad and GRAD.enabled:
         res, node = record(GatherBackward0, r, (x,))
         node.dim, node.index, node.shape = d, idx, a.shape
-        return res if out is None else E.write_out(out, res, "gather")
+        return res if out is None else write_out(out, res, "gather")
     res = wrap(r)
-    return res if out is None else E.write_out(out, res, "gather")
+    return res if out is None else write_out(out, res, "gather")
 
 
 def _src_grad(g: Tensor, dim: int, index: np.ndarray, src_shape: tuple) -> Tensor:
@@ -430,7 +435,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 @op(variants="method")
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """In-place :func:`scatter_add`."""
-    return E.inplace_apply(self, scatter_add, (dim, index, src), {}, "scatter_add_")
+    return inplace_apply(self, scatter_add, (dim, index, src), {}, "scatter_add_")
 
 
 class ScatterBackward0(Node):
@@ -442,7 +447,7 @@ class ScatterBackward0(Node):
         if self.needs(0):
             mask = np.ones(g._data.shape, dtype=bool)
             mask[_along_key(self.index, self.dim)] = False
-            gi = E.mul(g, wrap(mask))
+            gi = mul(g, wrap(mask))
         if self.src_shape is not None and self.needs(1):
             gs = _src_grad(g, self.dim, self.index, self.src_shape)
         return gi, gs
@@ -487,7 +492,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 @op(variants="method")
 def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
     """In-place :func:`scatter`."""
-    return E.inplace_apply(self, scatter, (dim, index, src), {"value": value, "reduce": reduce}, "scatter_")
+    return inplace_apply(self, scatter, (dim, index, src), {"value": value, "reduce": reduce}, "scatter_")
 
 
 class IndexSelectBackward0(Node):
@@ -519,9 +524,9 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
     if x._requires_grad and GRAD.enabled:
         res, node = record(IndexSelectBackward0, r, (x,))
         node.dim, node.index, node.shape = d, idx.reshape(-1), a.shape
-        return res if out is None else E.write_out(out, res, "index_select")
+        return res if out is None else write_out(out, res, "index_select")
     res = wrap(r)
-    return res if out is None else E.write_out(out, res, "index_select")
+    return res if out is None else write_out(out, res, "index_select")
 
 
 @op(variants="function method")
@@ -534,7 +539,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     if idx.ndim > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim}")
     if idx.dtype.kind not in "iu":
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {E.type_title(idx.dtype)}")
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {type_title(idx.dtype)}")
     idx = idx.reshape(-1)
     ss = src._data.shape
     if x._data.ndim and ss and (ss[d] if d < len(ss) else 1) != idx.size:
@@ -544,7 +549,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
         )
     _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, RuntimeError, 0)
     key = (slice(None),) * d + (idx,)
-    scaled = src if alpha == 1 else E.mul(src, alpha)
+    scaled = src if alpha == 1 else mul(src, alpha)
     return index_put_key(x, key, scaled, accumulate=True)
 
 
@@ -557,7 +562,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     if idx.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     if idx.dtype.kind not in "iu":
-        raise RuntimeError(f"index_fill_(): Expected dtype int64 for index but got: {E.type_title(idx.dtype)}")
+        raise RuntimeError(f"index_fill_(): Expected dtype int64 for index but got: {type_title(idx.dtype)}")
     idx = idx.reshape(-1)
     _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
     key = (slice(None),) * d + (idx,)
@@ -578,11 +583,10 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     n = x._data.size
     i = idx._data
     if i.dtype.kind not in "iu":
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {E.type_title(i.dtype)}")
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {type_title(i.dtype)}")
     if i.size and (i.min() < -n or i.max() >= n):
         bad = i.max() if i.max() >= n else i.min()
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    from .shape import reshape
 
     return getitem(reshape(x, (-1,)), idx)
 
@@ -592,7 +596,6 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     """:func:`gather` after broadcasting (or of the flattened tensor if ``dim`` is None)."""
     x = tensor_arg(input, "take_along_dim")
     idx = tensor_arg(indices, "take_along_dim", "indices", 2)
-    from .shape import reshape
 
     if idx._data.dtype.kind in "iu" and idx._data.size and idx._data.min() < 0:
         # negative indices count from the end here (gather itself refuses them)
@@ -606,7 +609,6 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     xs[d] = x._data.shape[d]
     is_ = list(shape)
     is_[d] = idx._data.shape[d]
-    from .shape import expand
 
     return gather(expand(x, xs), d, wrap(np.broadcast_to(idx._data, is_)))
 
@@ -620,19 +622,18 @@ class MaskedFillBackward0(Node):
     def apply(self, grads: list) -> tuple:
         g = grads[0]
         m = self.mask
-        gi = E.mul(g, wrap(~m)) if self.needs(0) else None
+        gi = mul(g, wrap(~m)) if self.needs(0) else None
         gv = None
         if self.needs(1):
-            from .reduction import sum as _sum
 
-            gv = _sum(E.mul(g, wrap(m)))
+            gv = _sum(mul(g, wrap(m)))
         return gi, gv
 
 
 def _mask_arg(mask: Any, fname: str) -> np.ndarray:
     m = tensor_arg(mask, fname, "mask", 2)._data
     if m.dtype.kind != "b":
-        raise RuntimeError(f"{fname} only supports boolean masks, but got mask with dtype {E._type_title(m.dtype)}")
+        raise RuntimeError(f"{fname} only supports boolean masks, but got mask with dtype {_type_title(m.dtype)}")
     return m
 
 
@@ -668,7 +669,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 @op(variants="method")
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """In-place :func:`masked_fill`."""
-    return E.inplace_apply(self, masked_fill, (mask, value), {}, "masked_fill_")
+    return inplace_apply(self, masked_fill, (mask, value), {}, "masked_fill_")
 
 
 @op(variants="function method")
@@ -676,11 +677,10 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
     """The elements of ``input`` where ``mask`` (broadcast) is true, as a 1-D tensor."""
     x = tensor_arg(input, "masked_select")
     m = _mask_arg(mask, "masked_select")
-    from .shape import broadcast_tensors
 
     xb, mb = broadcast_tensors(x, wrap(m))
     res = getitem(xb, mb)
-    return res if out is None else E.write_out(out, res, "masked_select")
+    return res if out is None else write_out(out, res, "masked_select")
 
 
 @op(variants="function method")
@@ -689,7 +689,6 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     x = tensor_arg(input, "masked_scatter")
     m = np.broadcast_to(_mask_arg(mask, "masked_scatter"), x._data.shape)
     n = int(m.sum())
-    from .shape import reshape
 
     src = reshape(tensor_arg(source, "masked_scatter", "source", 3), (-1,))
     if src._data.size < n:
@@ -700,28 +699,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 @op(variants="method")
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """In-place :func:`masked_scatter`."""
-    return E.inplace_apply(self, masked_scatter, (mask, source), {}, "masked_scatter_")
-
-
-@op(variants="function method")
-def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
-    """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
-    x = tensor_arg(input, "nonzero")
-    a = x._data
-    if as_tuple:
-        if a.ndim == 0:
-            return (wrap(np.nonzero(a.reshape(1))[0].astype(np.int64)),)
-        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(a))
-    r = np.argwhere(a).astype(np.int64) if a.ndim else np.zeros((int(bool(a)), 0), dtype=np.int64)
-    res = wrap(r)
-    return res if out is None else E.write_out(out, res, "nonzero")
-
-
-@op(variants="function method")
-def argwhere(input: Tensor) -> Tensor:
-    """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
-    return nonzero(input)
-
+    return inplace_apply(self, masked_scatter, (mask, source), {}, "masked_scatter_")
 
 
 # -- copies of ``input`` with a part replaced ------------------------------------------------------
@@ -737,7 +715,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if idx.ndim > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
     if idx.dtype != np.int64:
-        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {E.type_title(idx.dtype)}")
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {type_title(idx.dtype)}")
     if src._data.dtype != x._data.dtype:
         raise RuntimeError(
             f"index_copy_(): self and source expected to have the same dtype, but got (self) "
@@ -751,7 +729,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 @op(variants="method")
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """In-place :func:`index_copy`."""
-    return E.inplace_apply(self, index_copy, (dim, index, source), {}, "index_copy_")
+    return inplace_apply(self, index_copy, (dim, index, source), {}, "index_copy_")
 
 
 def _scatter_part(fname: str, input: Tensor, src: Tensor, key: tuple) -> Tensor:
@@ -813,7 +791,6 @@ _IDENTITY = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}
 
 class ScatterReduceBackward0(Node):
     """amax/amin: the gradient is shared by every value equal to the result; prod: result / value."""
-
     __slots__ = ("self_", "src", "result", "dim", "index", "reduce", "include_self", "src_shape")
     _saved_slots = ("self_", "src", "result")
 
@@ -824,9 +801,9 @@ class ScatterReduceBackward0(Node):
         key = _along_key(idx, d)
         src_part = s._data[tuple(slice(0, n) for n in idx.shape)]
         if self.reduce == "prod":
-            gy = E.mul(g, y)
-            gi = E.div(gy, x) if self.include_self else E.mul(g, wrap(~_hits(x._data.shape, key)))
-            gs = E.div(gather(gy, d, wrap(idx)), _part(s, idx))
+            gy = mul(g, y)
+            gi = div(gy, x) if self.include_self else mul(g, wrap(~_hits(x._data.shape, key)))
+            gs = div(gather(gy, d, wrap(idx)), _part(s, idx))
         else:
             # ties share the gradient: count every value equal to its target's result
             yv = y._data
@@ -835,9 +812,9 @@ class ScatterReduceBackward0(Node):
             count = self_eq.astype(yv.dtype)
             np.add.at(count, key, src_eq.astype(yv.dtype))
             count = np.where(count == 0, 1, count)
-            share = E.div(g, wrap(count))
-            gi = E.mul(share, wrap(self_eq | ~_hits(yv.shape, key)))
-            gs = E.mul(gather(share, d, wrap(idx)), wrap(src_eq))
+            share = div(g, wrap(count))
+            gi = mul(share, wrap(self_eq | ~_hits(yv.shape, key)))
+            gs = mul(gather(share, d, wrap(idx)), wrap(src_eq))
         if gs._data.shape != self.src_shape:
             gs = embed(gs, tuple(slice(0, n) for n in idx.shape), self.src_shape, basic=True)
         return (gi if self.needs(0) else None), (gs if self.needs(1) else None)
@@ -871,7 +848,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     key = _along_key(idx, d)
     if reduce in ("sum", "mean"):
         hits = wrap(_hits(a.shape, key))
-        base = x if include_self else E.mul(x, E.logical_not(hits))
+        base = x if include_self else mul(x, logical_not(hits))
         total = scatter_add(base, d, index, s)
         if reduce == "sum":
             return total
@@ -880,8 +857,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         count += 1 if include_self else 0
         count = np.where(count == 0, 1, count)
         if a.dtype.kind in "iu":  # integer means round down, as in torch
-            return E.div(total, wrap(count), rounding_mode="floor")
-        return E.div(total, wrap(count.astype(a.dtype)))
+            return div(total, wrap(count), rounding_mode="floor")
+        return div(total, wrap(count.astype(a.dtype)))
     r = a.copy()
     if not include_self:
         r[key] = _IDENTITY[reduce] if a.dtype.kind == "f" or reduce == "prod" else (
@@ -899,7 +876,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 @op(variants="method")
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
     """In-place :func:`scatter_reduce`."""
-    return E.inplace_apply(self, scatter_reduce, (dim, index, src, reduce), {"include_self": include_self}, "scatter_reduce_")
+    return inplace_apply(self, scatter_reduce, (dim, index, src, reduce), {"include_self": include_self}, "scatter_reduce_")
 
 
 def _diagonal_filled(input: Tensor, fill_value: Any, wrap: bool) -> Tensor:
@@ -923,11 +900,90 @@ def _diagonal_filled(input: Tensor, fill_value: Any, wrap: bool) -> Tensor:
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     """Write ``fill_value`` on the main diagonal in place (for tall matrices, ``wrap`` restarts it every cols + 1 rows)."""
     x = tensor_arg(self, "fill_diagonal_")
-    return E.inplace_apply(x, _diagonal_filled, (fill_value, wrap), {}, "fill_diagonal_")
+    return inplace_apply(x, _diagonal_filled, (fill_value, wrap), {}, "fill_diagonal_")
 
 
-# Sorting and searching build on gather above; imported last, so that ``indexing.sort``
-# and friends keep working.
-from .sorting import (  # noqa: E402, F401 - re-exported
-    argsort, bincount, bucketize, kthvalue, msort, searchsorted, sort, topk, unique, unique_consecutive,
-)
+@op(variants="function method")
+def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """A view of ``length`` entries of ``dim`` from ``start``."""
+    x = tensor_arg(input, "narrow")
+    a = x._data
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    start = int(start)
+    if start < 0:
+        start += size
+    if start < 0 or start > size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    key = (slice(None),) * d + (slice(start, start + length),)
+
+    return basic_getitem(x, key)
+
+
+@op(variants="function method")
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
+    x = tensor_arg(input, "select")
+    a = x._data
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d]
+    i = int(index)
+    if i < -size or i >= size:
+        raise IndexError(f"select(): index {i} out of range for tensor of size {list(a.shape)} at dimension {d}")
+    key = (slice(None),) * d + (i,)
+
+    return basic_getitem(x, key)
+
+
+@op(variants="function method")
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor).
+
+    With only a tensor of counts, ``repeat_interleave(counts)`` repeats each index
+    ``counts[i]`` times.
+    """
+    x = tensor_arg(input, "repeat_interleave")
+    if repeats is None:
+        c = x._data
+        if c.ndim != 1 or c.dtype.kind not in "iu":
+            raise RuntimeError("repeats has to be a 1D tensor of integers")
+        return wrap(np.repeat(np.arange(c.size, dtype=np.int64), c))
+    if dim is None:
+        x = reshape(x, (-1,))
+        dim = 0
+    d = wrap_dim(dim, x._data.ndim)
+    reps = repeats._data if isinstance(repeats, Tensor) else repeats
+    index = np.repeat(np.arange(x._data.shape[d]), reps)
+
+    return index_select(x, d, wrap(index.astype(np.int64)))
+
+
+@op(variants="function method")
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """:func:`narrow`, copied."""
+    return rename_grad_fn(clone(narrow(input, dim, start, length)), "NarrowCopyBackward0")
+
+
+@op()
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
+
+    x = tensor_arg(input, "combinations")
+    if x._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return wrap(np.empty((0,), dtype=x._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = np.array(list(pick(range(x._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    if rows.shape[0] == 0:
+        return wrap(np.empty((0, r) if r > 1 else (0,), dtype=x._data.dtype))
+    out = index_select(x, 0, wrap(rows.reshape(-1)))
+    return reshape(out, rows.shape) if r > 1 else out

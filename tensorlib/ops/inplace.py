@@ -12,14 +12,18 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node
-from ._util import GRAD, Tensor, broadcast_error, bump_version, check_inplace, record, tensor_arg, type_title, writable
-from . import reduction as _red
+from ._util import GRAD, broadcast_error, check_inplace, record, tensor_arg, type_title, writable
+from .._tensor import Tensor
+from .._tensor import bump_version
 from ._pointwise import _meta, inplace_apply, reduce_to
-from .arithmetic import _check_alpha, add, div, float_power, floor_divide, fmod, mul, pow, remainder, sub
-from .comparison import nan_to_num
+from .arithmetic import _check_alpha, add, div, floor_divide, fmod, mul, remainder, sub
 from .conversion import zeros_like
-from .selection import clamp_, lerp
+from .selection import clamp_, lerp, nan_to_num
 from .._registry import op
+from . import reduction
+from .power import float_power, pow
+from .._autograd.views import rebase_history
+from . import broadcast
 
 
 # -- fast in-place arithmetic (optimizers, init, the seeds' ``output += ...``) -------------
@@ -175,7 +179,7 @@ class FillBackward(Node):
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
-        gv = _red.sum(g) if self.needs(1) else None
+        gv = broadcast.sum(g) if self.needs(1) else None
         return zeros_like(g), gv
 
 
@@ -199,7 +203,6 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     bump_version(self)
     if GRAD.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         res, node = record(FillBackward, a.copy(), (self, value))
-        from .._autograd.views import rebase_history
 
         rebase_history(self, res)
     return self
@@ -235,7 +238,6 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     if GRAD.enabled and (self._requires_grad or s._requires_grad) and a.dtype.kind in "fc":
         res, node = record(CopyBackwards, a.copy(), (self, s))
         node.src_meta = _meta(s)
-        from .._autograd.views import rebase_history
 
         rebase_history(self, res)
     return self

@@ -11,9 +11,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._autograd.graph import Node, rename_grad_fn
-from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim, write_out
-from .shape import atleast_1d, atleast_2d, atleast_3d, meshgrid, narrow, reshape, select, unsqueeze
+from ._util import GRAD, record, tensor_arg, wrap, wrap_dim, write_out
+from .._tensor import Tensor
+from .shape import atleast_1d, atleast_2d, atleast_3d, reshape, unsqueeze
 from .._registry import op
+from .broadcast import meshgrid
+from .._dtype import FROM_NP, PROMOTE
+from .indexing import narrow, select
 
 
 # -- concatenation and splitting ----------------------------------------------------------
@@ -78,7 +82,6 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
     dt = parts[0]._data.dtype
     for p in parts[1:]:
         if p._data.dtype != dt:
-            from .._dtype import FROM_NP, PROMOTE
 
             dt = PROMOTE[(FROM_NP[dt], FROM_NP[p._data.dtype])].np
     r = np.concatenate([p._data for p in parts], axis=d, dtype=dt)
@@ -281,7 +284,6 @@ def block_diag(*tensors: Tensor) -> Tensor:
         ts.append(reshape(t_, (1, -1)) if t_._data.ndim < 2 else t_)
     if not ts:
         return wrap(np.zeros((1, 0)))
-    from .._dtype import FROM_NP, PROMOTE
 
     dt = ts[0]._data.dtype
     for t_ in ts[1:]:

@@ -7,11 +7,28 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
-from . import elementwise as E
-from . import reduction as R
-from . import shape as S
-from ._util import GRAD, Tensor, record, tensor_arg, wrap, wrap_dim, write_out
+from ._util import GRAD, record, tensor_arg, wrap, wrap_dim, write_out
+from .._tensor import Tensor
 from .._registry import LINALG, TENSORLIB, op
+from ._pointwise import _type_title, inplace_apply
+from ._util import not_implemented, type_title
+from .arithmetic import add, div, mul, neg, sub
+from .conversion import clone, conj, to_dtype, zeros_like
+from .reduction import amax, amin
+from ._util import normalize_dims
+from .selection import where
+from .shape import movedim, permute, reshape, squeeze, transpose, unsqueeze
+from .join_split import stack
+from .unary import log, sgn
+from . import arithmetic
+from . import comparison
+from . import reduction
+from . import shape as shape_ops
+from . import unary
+from .broadcast import _expand_back, expand, sum_to_size
+from .indexing import select
+from . import broadcast
+from . import power
 
 
 def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
@@ -38,7 +55,7 @@ def _mismatch(x: Tensor, y: Tensor) -> RuntimeError:
 def _same_dtype(x: Tensor, y: Tensor, fname: str) -> tuple[np.ndarray, np.ndarray]:
     a, b = x._data, y._data
     if a.dtype.kind == "b" and b.dtype.kind == "b":
-        raise E.not_implemented("addmm_impl_cpu_", a.dtype)
+        raise not_implemented("addmm_impl_cpu_", a.dtype)
     if a.dtype != b.dtype:
         raise _mismatch(x, y)
     return a, b
@@ -49,8 +66,8 @@ class MmBackward0(Node):
     _saved_slots = ("self_", "mat2")
 
     def backward(self, g: Tensor) -> tuple:
-        ga = mm(g, E.conj(S.t(unpack(self, self.mat2)))) if self.needs(0) else None
-        gb = mm(E.conj(S.t(unpack(self, self.self_))), g) if self.needs(1) else None
+        ga = mm(g, conj(shape_ops.t(unpack(self, self.mat2)))) if self.needs(0) else None
+        gb = mm(conj(shape_ops.t(unpack(self, self.self_))), g) if self.needs(1) else None
         return ga, gb
 
 
@@ -83,20 +100,20 @@ class MatmulBackward0(Node):
         a = unpack(self, self.self_)
         b = unpack(self, self.other)
         a1, b1 = a._data.ndim == 1, b._data.ndim == 1
-        a2 = S.unsqueeze(a, 0) if a1 else a
-        b2 = S.unsqueeze(b, -1) if b1 else b
+        a2 = unsqueeze(a, 0) if a1 else a
+        b2 = unsqueeze(b, -1) if b1 else b
         g2 = g
         if a1:
-            g2 = S.unsqueeze(g2, -2 if not b1 else 0)
+            g2 = unsqueeze(g2, -2 if not b1 else 0)
         if b1:
-            g2 = S.unsqueeze(g2, -1)
+            g2 = unsqueeze(g2, -1)
         ga = gb = None
         if self.needs(0):
-            ga = R.sum_to_size(matmul(g2, E.conj(S.transpose(b2, -1, -2))), a2._data.shape)
-            ga = S.reshape(ga, a._data.shape) if a1 else ga
+            ga = sum_to_size(matmul(g2, conj(transpose(b2, -1, -2))), a2._data.shape)
+            ga = reshape(ga, a._data.shape) if a1 else ga
         if self.needs(1):
-            gb = R.sum_to_size(matmul(E.conj(S.transpose(a2, -1, -2)), g2), b2._data.shape)
-            gb = S.reshape(gb, b._data.shape) if b1 else gb
+            gb = sum_to_size(matmul(conj(transpose(a2, -1, -2)), g2), b2._data.shape)
+            gb = reshape(gb, b._data.shape) if b1 else gb
         return ga, gb
 
 
@@ -123,7 +140,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         raise _mismatch(x, y)
     if a.dtype.kind == "b":
         kernel = "dot" if a.ndim == b.ndim == 1 else ("addmv_impl_cpu" if b.ndim == 1 or a.ndim == 1 else "addmm_impl_cpu_")
-        raise E.not_implemented(kernel, a.dtype)
+        raise not_implemented(kernel, a.dtype)
     k_a = a.shape[-1]
     k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
     if k_a != k_b:
@@ -163,7 +180,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     y = tensor_arg(mat2, "bmm", "mat2", 2)
     a, b = x._data, y._data
     if a.dtype.kind == "b":
-        raise E.not_implemented("bmm", a.dtype)
+        raise not_implemented("bmm", a.dtype)
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -208,7 +225,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
 @op(variants="function method")
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
-    x = E.conj(tensor_arg(input, "vdot"))
+    x = conj(tensor_arg(input, "vdot"))
     return dot(x, other, out=out) if out is not None else rename_grad_fn(dot(x, other), "VdotBackward0")
 
 
@@ -219,8 +236,8 @@ def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     x = tensor_arg(input, "inner")
     y = tensor_arg(other, "inner", "other", 2)
     if x._data.ndim == 0 or y._data.ndim == 0:
-        return E.mul(x, y, out=out)
-    return matmul(x, S.transpose(y, -1, -2) if y._data.ndim > 1 else y, out=out) if y._data.ndim <= 2 else _finish(
+        return mul(x, y, out=out)
+    return matmul(x, transpose(y, -1, -2) if y._data.ndim > 1 else y, out=out) if y._data.ndim <= 2 else _finish(
         tensordot(x, y, ([-1], [-1])), out, "inner"
     )
 
@@ -232,7 +249,7 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     y = tensor_arg(vec2, "outer", "vec2", 2)
     if x._data.ndim != 1 or y._data.ndim != 1:
         raise RuntimeError("outer: expected 1-D tensors")
-    return E.mul(S.unsqueeze(x, 1), S.unsqueeze(y, 0), out=out)
+    return mul(unsqueeze(x, 1), unsqueeze(y, 0), out=out)
 
 
 ger = outer
@@ -241,11 +258,11 @@ ger = outer
 def _beta_x_plus_alpha_prod(x: Tensor, beta: Any, prod: Tensor, alpha: Any, out: Tensor | None, fname: str) -> Tensor:
     """``beta * x + alpha * prod`` for the add*mm family; ``beta == 0`` ignores ``x`` (even its nan and inf)."""
     if alpha != 1:
-        prod = E.mul(prod, alpha)
-    base = x if beta == 1 else (E.mul(x, beta) if beta != 0 else E.zeros_like(x))
+        prod = mul(prod, alpha)
+    base = x if beta == 1 else (mul(x, beta) if beta != 0 else zeros_like(x))
     if out is not None:
-        return E.add(base, prod, out=out)
-    return rename_grad_fn(E.add(base, prod), node_name(fname))
+        return add(base, prod, out=out)
+    return rename_grad_fn(add(base, prod), node_name(fname))
 
 @op(variants="function method")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
@@ -274,19 +291,19 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
 @op(variants="method")
 def addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addmm`."""
-    return E.inplace_apply(self, addmm, (mat1, mat2), {"beta": beta, "alpha": alpha}, "addmm_")
+    return inplace_apply(self, addmm, (mat1, mat2), {"beta": beta, "alpha": alpha}, "addmm_")
 
 
 @op(variants="function method")
 def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addmv`."""
-    return E.inplace_apply(self, addmv, (mat, vec), {"beta": beta, "alpha": alpha}, "addmv_")
+    return inplace_apply(self, addmv, (mat, vec), {"beta": beta, "alpha": alpha}, "addmv_")
 
 
 @op(variants="method")
 def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`baddbmm`."""
-    return E.inplace_apply(self, baddbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "baddbmm_")
+    return inplace_apply(self, baddbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "baddbmm_")
 
 
 @op()
@@ -314,10 +331,10 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     free_a = [d for d in range(x._data.ndim) if d not in da]
     free_b = [d for d in range(y._data.ndim) if d not in db]
     k = int(np.prod([x._data.shape[d] for d in da])) if da else 1
-    xa = S.reshape(S.permute(x, free_a + da), (-1, k))
-    yb = S.reshape(S.permute(y, db + free_b), (k, -1))
+    xa = reshape(permute(x, free_a + da), (-1, k))
+    yb = reshape(permute(y, db + free_b), (k, -1))
     shape = [x._data.shape[d] for d in free_a] + [y._data.shape[d] for d in free_b]
-    return _finish(S.reshape(mm(xa, yb), shape), out, "tensordot")
+    return _finish(reshape(mm(xa, yb), shape), out, "tensordot")
 
 
 @op()
@@ -350,7 +367,7 @@ def einsum(equation: str, *operands: Any) -> Tensor:
             c = next(ch for ch in term if term.count(ch) > 1)
             p = term.index(c)
             q = term.index(c, p + 1)
-            o = S.diagonal(o, 0, p, q)
+            o = shape_ops.diagonal(o, 0, p, q)
             term = "".join(ch for k, ch in enumerate(term) if k not in (p, q)) + c
         terms[i], ops[i] = term, o
     sizes: dict[str, int] = {}
@@ -369,10 +386,10 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     # sum indices not in the output, then order as rhs
     drop = [i for i, c in enumerate(cur_term) if c not in rhs]
     if drop:
-        cur = R.sum(cur, drop)
+        cur = broadcast.sum(cur, drop)
         cur_term = "".join(c for c in cur_term if c in rhs)
     if cur_term != rhs:
-        cur = S.permute(cur, [cur_term.index(c) for c in rhs])
+        cur = permute(cur, [cur_term.index(c) for c in rhs])
     return cur
 
 
@@ -411,31 +428,31 @@ def _contract_pair(a: Tensor, ta: str, b: Tensor, tb: str, keep: set, sizes: dic
     # sum away indices used by nobody else first
     sa = [i for i, c in enumerate(ta) if c in only_a and c not in keep]
     if sa:
-        a = R.sum(a, sa)
+        a = broadcast.sum(a, sa)
         ta = "".join(c for c in ta if not (c in only_a and c not in keep))
         only_a = [c for c in only_a if c in keep]
     sb = [i for i, c in enumerate(tb) if c in only_b and c not in keep]
     if sb:
-        b = R.sum(b, sb)
+        b = broadcast.sum(b, sb)
         tb = "".join(c for c in tb if not (c in only_b and c not in keep))
         only_b = [c for c in only_b if c in keep]
-    a = S.permute(a, [ta.index(c) for c in batch + only_a + contract])
-    b = S.permute(b, [tb.index(c) for c in batch + contract + only_b])
+    a = permute(a, [ta.index(c) for c in batch + only_a + contract])
+    b = permute(b, [tb.index(c) for c in batch + contract + only_b])
     nb = [sizes[c] for c in batch]
     na = int(np.prod([a._data.shape[len(batch) + i] for i in range(len(only_a))])) if only_a else 1
     nk = int(np.prod([sizes[c] for c in contract])) if contract else 1
     nbb = int(np.prod([b._data.shape[len(batch) + len(contract) + i] for i in range(len(only_b))])) if only_b else 1
-    a = S.reshape(S.expand(a, nb + list(a._data.shape[len(batch):])) if batch else a, nb + [na, nk])
-    b = S.reshape(S.expand(b, nb + list(b._data.shape[len(batch):])) if batch else b, nb + [nk, nbb])
+    a = reshape(expand(a, nb + list(a._data.shape[len(batch):])) if batch else a, nb + [na, nk])
+    b = reshape(expand(b, nb + list(b._data.shape[len(batch):])) if batch else b, nb + [nk, nbb])
     r = matmul(a, b)
     out_shape = nb + [sizes[c] for c in only_a] + [sizes[c] for c in only_b]
-    return S.reshape(r, out_shape), "".join(batch + only_a + only_b)
+    return reshape(r, out_shape), "".join(batch + only_a + only_b)
 
 
 def _masked(x: Tensor, mask: np.ndarray, node: str) -> Tensor:
     if x._data.dtype.kind == "b":
         return wrap(x._data & mask)
-    return rename_grad_fn(E.mul(x, wrap(mask)), node)
+    return rename_grad_fn(mul(x, wrap(mask)), node)
 
 
 @op(variants="function method")
@@ -461,13 +478,13 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
 @op(variants="method")
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
     """In-place :func:`tril`."""
-    return E.inplace_apply(self, tril, (diagonal,), {}, "tril_")
+    return inplace_apply(self, tril, (diagonal,), {}, "tril_")
 
 
 @op(variants="method")
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
     """In-place :func:`triu`."""
-    return E.inplace_apply(self, triu, (diagonal,), {}, "triu_")
+    return inplace_apply(self, triu, (diagonal,), {}, "triu_")
 
 
 @op(variants="function method")
@@ -475,10 +492,10 @@ def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor."""
     x = tensor_arg(input, "trace")
     if x._data.dtype.kind == "b":
-        raise E.not_implemented("trace", x._data.dtype)
+        raise not_implemented("trace", x._data.dtype)
     if x._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x._data.ndim}")
-    return rename_grad_fn(R.sum(S.diagonal(x)), "TraceBackward0")
+    return rename_grad_fn(broadcast.sum(shape_ops.diagonal(x)), "TraceBackward0")
 
 
 # -- norms -------------------------------------------------------------------------------------
@@ -493,24 +510,24 @@ class LinalgVectorNormBackward0(Node):
         y = unpack(self, self.result)
         shape = x._data.shape
         dims, keep = self.dims, self.keepdim
-        gx = R._expand_back(g, dims, shape, keep)
-        yx = R._expand_back(y, dims, shape, keep)
+        gx = _expand_back(g, dims, shape, keep)
+        yx = _expand_back(y, dims, shape, keep)
         p = self.ord
         if p == 0:
-            return (E.zeros_like(x),)
+            return (zeros_like(x),)
         if p == 1:
-            return (E.mul(gx, E.sgn(x)),)
+            return (mul(gx, sgn(x)),)
         if p in (float("inf"), float("-inf")):
-            ax = E.abs(x)
-            mask = E.to_dtype(E.eq(ax, yx), x.dtype)
-            count = R._expand_back(R.sum(mask, dims, keepdim=keep), dims, shape, keep)
-            return (E.div(E.mul(E.mul(gx, E.sgn(x)), mask), count),)
-        safe = E.where(E.eq(yx, 0), 1.0, yx)
+            ax = unary.abs(x)
+            mask = to_dtype(comparison.eq(ax, yx), x.dtype)
+            count = _expand_back(broadcast.sum(mask, dims, keepdim=keep), dims, shape, keep)
+            return (div(mul(mul(gx, sgn(x)), mask), count),)
+        safe = where(comparison.eq(yx, 0), 1.0, yx)
         if p == 2:
-            d = E.div(x if x._data.dtype.kind != "c" else x, safe)
-            return (E.where(E.eq(yx, 0), 0.0, E.mul(gx, d)),)
-        d = E.div(E.mul(x, E.pow(E.abs(x), p - 2)), E.pow(safe, p - 1))
-        return (E.where(E.eq(yx, 0), 0.0, E.mul(gx, d)),)
+            d = div(x if x._data.dtype.kind != "c" else x, safe)
+            return (where(comparison.eq(yx, 0), 0.0, mul(gx, d)),)
+        d = div(mul(x, power.pow(unary.abs(x), p - 2)), power.pow(safe, p - 1))
+        return (where(comparison.eq(yx, 0), 0.0, mul(gx, d)),)
 
 
 @op(namespace=LINALG)
@@ -518,11 +535,11 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     """The ``ord``-norm of ``x`` over ``dim`` (all elements by default)."""
     t = tensor_arg(x, "vector_norm", "x")
     if dtype is not None:
-        t = E.to_dtype(t, dtype)
+        t = to_dtype(t, dtype)
     a = t._data
     if a.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {E._type_title(a.dtype)}")
-    dims = tuple(range(a.ndim)) if dim is None else R.normalize_dims(dim, a.ndim)
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_type_title(a.dtype)}")
+    dims = tuple(range(a.ndim)) if dim is None else normalize_dims(dim, a.ndim)
     ab = np.abs(a)
     if ord == float("inf"):
         r = np.max(ab, axis=dims, keepdims=keepdim) if a.size else np.zeros(())
@@ -567,23 +584,23 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if ord == "fro":
         return vector_norm(x, 2, (d0, d1), keepdim, dtype=dtype)
     if ord == "nuc":
-        moved = S.movedim(x, (d0, d1), (-2, -1))
+        moved = movedim(x, (d0, d1), (-2, -1))
         s = svdvals(moved)
-        res = R.sum(s, -1)
+        res = broadcast.sum(s, -1)
         if keepdim:
-            res = S.unsqueeze(S.unsqueeze(res, min(d0, d1)), max(d0, d1))
+            res = unsqueeze(unsqueeze(res, min(d0, d1)), max(d0, d1))
         return res
-    ab = E.abs(x)
+    ab = unary.abs(x)
     if ord in (1, -1):
-        col = R.sum(ab, d0, keepdim=True)
-        res = (R.amax if ord == 1 else R.amin)(col, d1, keepdim=True)
+        col = broadcast.sum(ab, d0, keepdim=True)
+        res = (amax if ord == 1 else amin)(col, d1, keepdim=True)
     elif ord in (float("inf"), float("-inf")):
-        row = R.sum(ab, d1, keepdim=True)
-        res = (R.amax if ord > 0 else R.amin)(row, d0, keepdim=True)
+        row = broadcast.sum(ab, d1, keepdim=True)
+        res = (amax if ord > 0 else amin)(row, d0, keepdim=True)
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if not keepdim:
-        res = S.squeeze(res, (d0, d1))
+        res = squeeze(res, (d0, d1))
     return res
 
 
@@ -596,8 +613,8 @@ class InverseBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         inv_ = unpack(self, self.result)
-        it = E.conj(S.transpose(inv_, -1, -2))
-        return (E.neg(matmul(matmul(it, g), it)),)
+        it = conj(transpose(inv_, -1, -2))
+        return (neg(matmul(matmul(it, g), it)),)
 
 
 def _square(x: Tensor, fname: str) -> np.ndarray:
@@ -605,7 +622,7 @@ def _square(x: Tensor, fname: str) -> np.ndarray:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.{fname}: A must be batches of square matrices, but they are {a.shape[-2] if a.ndim > 1 else 1} by {a.shape[-1] if a.ndim else 1} matrices")
     if a.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as input. Got {E._type_title(a.dtype)}")
+        raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as input. Got {_type_title(a.dtype)}")
     return a
 
 
@@ -633,8 +650,8 @@ class DetBackward0(Node):
         a = unpack(self, self.self_)
         d = unpack(self, self.result)
         # d det / dA = det * A^-T (A invertible)
-        inv_t = E.conj(S.transpose(inv(a), -1, -2))
-        return (E.mul(S.unsqueeze(S.unsqueeze(E.mul(g, E.conj(d)), -1), -1), inv_t),)
+        inv_t = conj(transpose(inv(a), -1, -2))
+        return (mul(unsqueeze(unsqueeze(mul(g, conj(d)), -1), -1), inv_t),)
 
 
 @op(variants="function method", namespace=(TENSORLIB, LINALG))
@@ -658,10 +675,10 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None)
     _square(x, "solve")
     b = tensor_arg(B, "solve", "B", 2)
     if not left:
-        return _finish(S.transpose(solve(S.transpose(x, -1, -2), S.transpose(b, -1, -2)), -1, -2), out, "solve")
+        return _finish(transpose(solve(transpose(x, -1, -2), transpose(b, -1, -2)), -1, -2), out, "solve")
     vec = b._data.ndim == x._data.ndim - 1
-    res = matmul(inv(x), S.unsqueeze(b, -1) if vec else b)
-    return _finish(S.squeeze(res, -1) if vec else res, out, "solve")
+    res = matmul(inv(x), unsqueeze(b, -1) if vec else b)
+    return _finish(squeeze(res, -1) if vec else res, out, "solve")
 
 
 @op(namespace=LINALG)
@@ -682,7 +699,7 @@ class SvdvalsBackward0(Node):
     def backward(self, g: Tensor) -> tuple:
         # d s_i / dA = u_i v_i^T
         u, vh = wrap(self.u), wrap(self.vh)
-        return (matmul(E.mul(u, S.unsqueeze(g, -2)), vh),)
+        return (matmul(mul(u, unsqueeze(g, -2)), vh),)
 
 
 @op(variants="function method", namespace=(TENSORLIB, LINALG))
@@ -691,9 +708,9 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
     x = tensor_arg(input, "cross")
     y = tensor_arg(other, "cross", "other", 2)
     if x._data.dtype.kind == "b":
-        raise E.not_implemented("cross", x._data.dtype)
+        raise not_implemented("cross", x._data.dtype)
     if x._data.dtype != y._data.dtype:
-        raise RuntimeError(f"expected scalar type {E.type_title(x._data.dtype)} but found {E.type_title(y._data.dtype)}")
+        raise RuntimeError(f"expected scalar type {type_title(x._data.dtype)} but found {type_title(y._data.dtype)}")
     if dim is None:
         dim = next((i for i, s in enumerate(x._data.shape) if s == 3), None)
         if dim is None:
@@ -703,12 +720,12 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
         raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {x._data.shape[d]} and {y._data.shape[d]}")
 
     def comp(t: Tensor, i: int) -> Tensor:
-        return S.select(t, d, i)
+        return select(t, d, i)
 
-    c0 = E.sub(E.mul(comp(x, 1), comp(y, 2)), E.mul(comp(x, 2), comp(y, 1)))
-    c1 = E.sub(E.mul(comp(x, 2), comp(y, 0)), E.mul(comp(x, 0), comp(y, 2)))
-    c2 = E.sub(E.mul(comp(x, 0), comp(y, 1)), E.mul(comp(x, 1), comp(y, 0)))
-    return _finish(S.stack([c0, c1, c2], d), out, "cross")
+    c0 = sub(mul(comp(x, 1), comp(y, 2)), mul(comp(x, 2), comp(y, 1)))
+    c1 = sub(mul(comp(x, 2), comp(y, 0)), mul(comp(x, 0), comp(y, 2)))
+    c2 = sub(mul(comp(x, 0), comp(y, 1)), mul(comp(x, 1), comp(y, 0)))
+    return _finish(stack([c0, c1, c2], d), out, "cross")
 
 
 @op()
@@ -718,12 +735,12 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     b = tensor_arg(x2, "cdist", "x2", 2)
     for name, t in (("X1", a), ("X2", b)):
         if t._data.dtype.kind != "f":
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {E.type_title(t._data.dtype)}")
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {type_title(t._data.dtype)}")
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected scalar type {E.type_title(a._data.dtype)} but found {E.type_title(b._data.dtype)}")
+        raise RuntimeError(f"expected scalar type {type_title(a._data.dtype)} but found {type_title(b._data.dtype)}")
     if a._data.shape[-1] != b._data.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} X2: {b._data.shape[-1]}")
-    diff = E.sub(S.unsqueeze(a, -2), S.unsqueeze(b, -3))
+    diff = sub(unsqueeze(a, -2), unsqueeze(b, -3))
     return rename_grad_fn(vector_norm(diff, p, -1), "CdistBackward0")
 
 
@@ -739,9 +756,9 @@ def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     xs = (1,) * (n - x._data.ndim) + x._data.shape
     ys = (1,) * (n - y._data.ndim) + y._data.shape
     # interleave: x as (a0, 1, a1, 1, ...) times y as (1, b0, 1, b1, ...)
-    xi = S.reshape(x, tuple(v for s in xs for v in (s, 1)))
-    yi = S.reshape(y, tuple(v for s in ys for v in (1, s)))
-    return _finish(S.reshape(E.mul(xi, yi), tuple(a * b for a, b in zip(xs, ys))), out, "kron")
+    xi = reshape(x, tuple(v for s in xs for v in (s, 1)))
+    yi = reshape(y, tuple(v for s in ys for v in (1, s)))
+    return _finish(reshape(mul(xi, yi), tuple(a * b for a, b in zip(xs, ys))), out, "kron")
 
 
 @op(variants="function method")
@@ -756,20 +773,20 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     x = tensor_arg(input, "addbmm")
-    prod = R.sum(bmm(batch1, batch2), 0)
+    prod = broadcast.sum(bmm(batch1, batch2), 0)
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addbmm")
 
 
 @op(variants="method")
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addr`."""
-    return E.inplace_apply(self, addr, (vec1, vec2), {"beta": beta, "alpha": alpha}, "addr_")
+    return inplace_apply(self, addr, (vec1, vec2), {"beta": beta, "alpha": alpha}, "addr_")
 
 
 @op(variants="method")
 def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """In-place :func:`addbmm`."""
-    return E.inplace_apply(self, addbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "addbmm_")
+    return inplace_apply(self, addbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "addbmm_")
 
 
 @op(variants="function method")
@@ -785,7 +802,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     if n == 0:  # the identity, still attached to the graph (with a zero gradient) as in torch
-        return E.add(E.mul(x, 0), wrap(np.eye(a.shape[-1], dtype=a.dtype)))
+        return add(mul(x, 0), wrap(np.eye(a.shape[-1], dtype=a.dtype)))
     base = inv(x) if n < 0 else x
     result = None
     # square-and-multiply
@@ -796,16 +813,25 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         k >>= 1
         if k:
             base = matmul(base, base)
-    return result if result is not x else E.clone(x)
+    return result if result is not x else clone(x)
 
 
 @op(variants="function method")
 def logdet(input: Tensor) -> Tensor:
     """``log(det(input))`` (nan for a negative determinant, -inf for a singular matrix)."""
-    return E.log(det(tensor_arg(input, "logdet")))
+    return log(det(tensor_arg(input, "logdet")))
 
 
 @op(variants="function method")
 def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The inverse of square matrices (batched); ``linalg.inv`` by torch's older name."""
     return inv(tensor_arg(input, "inverse"), out=out)
+
+
+@op(variants="function method")
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The ``p``-norm of ``input - other``."""
+    x = tensor_arg(input, "dist")
+    y = tensor_arg(other, "dist", "other", 2)
+
+    return rename_grad_fn(vector_norm(sub(x, y), p), "DistBackward0")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -10,11 +11,21 @@ from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, named_node_class, rename_grad_fn, save_input, unpack
 from .._dtype import FROM_NP
 from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
-from ..return_types import nanmedian as _nanmedian_t
-from . import elementwise as E
-from . import shape as S
-from ._util import GRAD, Tensor, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, wrap_dim, write_out
+from ..return_types import cummax as _cummax_t, cummin as _cummin_t, nanmedian as _nanmedian_t
+from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, wrap_dim, write_out
+from .._tensor import Tensor
 from .._registry import SPECIAL, TENSORLIB, op
+from ._pointwise import _type_title, inplace_apply
+from .arithmetic import add, div, mul, sub
+from .comparison import eq, isfinite, isnan, logical_not, logical_xor
+from .conversion import conj, full_like_scalar, real, to_dtype
+from .selection import lerp, maximum, minimum, where
+from .join_split import cat
+from .shape import flip, movedim, permute, reshape, squeeze, unsqueeze
+from .unary import exp, log, sqrt
+from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, expand_to, sum
+from .sorting import check_sortable, sort
+from .indexing import gather, narrow, scatter_into_zeros
 
 ndarray = np.ndarray
 
@@ -27,93 +38,6 @@ def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
     return result if out is None else write_out(out, result, fname)
 
 
-def _expand_back(g: Tensor, dims: tuple, shape: tuple, keepdim: bool) -> Tensor:
-    """Undo a reduction's shape change on a gradient: re-insert reduced dims and broadcast."""
-    if not keepdim and dims and len(shape) and g._data.ndim:
-        kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
-        g = S.reshape(g, kept)
-    return S.expand_to(g, shape)
-
-
-def sum_to_size(g: Tensor, shape: Any) -> Tensor:
-    """Sum ``g`` down to ``shape``, the inverse of broadcasting it there."""
-    shape = tuple(shape)
-    gs = g._data.shape
-    if gs == shape:
-        return g
-    lead = len(gs) - len(shape)
-    if lead < 0:
-        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(gs)}")
-    dims = list(range(lead))
-    for i, s in enumerate(shape):
-        if s == 1 and gs[lead + i] != 1:
-            dims.append(lead + i)
-        elif s != gs[lead + i] and s != 1:
-            raise RuntimeError(f"size {list(shape)} is not expandable to size {list(gs)}")
-    if dims:
-        g = sum(g, dims, keepdim=True)
-    if lead:
-        g = S.reshape(g, shape)
-    return g
-
-
-def _reduce_dtype(a: np.ndarray, dtype: Any) -> Any:
-    if dtype is not None:
-        return dtype.np
-    if a.dtype.kind in "biu":
-        return np.int64
-    return None
-
-
-class SumBackward0(Node):
-    """Backward of a sum over all elements."""
-
-    __slots__ = ("dims", "shape", "keepdim")
-
-    def backward(self, g: Tensor) -> tuple:
-        return (_expand_back(g, self.dims, self.shape, self.keepdim),)
-
-
-class SumBackward1(SumBackward0):
-    """Backward of a sum over some dims."""
-
-    __slots__ = ()
-
-
-_add_reduce = np.add.reduce
-_empty = np.empty
-
-
-@op(variants="function method")
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A001
-    """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
-    x = input if type(input) is Tensor else tensor_arg(input, "sum")
-    a = x._data
-    if dtype is not None:
-        a = a.astype(dtype.np)
-    if a.dtype.kind in "biu":
-        rdt = np.int64
-    else:
-        rdt = None
-    if dim is None:
-        dims = None
-        # reducing into a 0-d array skips NumPy's scalar result and its conversion back to an array
-        r = _add_reduce(a, None, rdt, None, True) if keepdim else _add_reduce(a, None, rdt, _empty((), rdt or a.dtype))
-        node_cls = SumBackward0
-    else:
-        dims = normalize_dims(dim, a.ndim)
-        r = _add_reduce(a, dims, rdt, None, keepdim)
-        node_cls = SumBackward1
-    if type(r) is not ndarray:
-        r = np.asarray(r)
-    if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
-        res, node = record(node_cls, r, (x,))
-        node.dims = tuple(range(a.ndim)) if dims is None else dims
-        node.shape, node.keepdim = a.shape, keepdim
-        return _finish(res, out, "sum")
-    return wrap(r) if out is None else write_out(out, wrap(r), "sum")
-
-
 @op(variants="function method")
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Sum treating NaN as zero."""
@@ -122,7 +46,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     if kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
     if kind == "f":
-        x = E.where(E.isnan(x), 0.0, x)
+        x = where(isnan(x), 0.0, x)
     if out is not None:
         return sum(x, dim, keepdim, dtype=dtype, out=out)
     return rename_grad_fn(sum(x, dim, keepdim, dtype=dtype), "NansumBackward0")
@@ -132,7 +56,7 @@ class MeanBackward0(Node):
     __slots__ = ("dims", "shape", "keepdim", "count")
 
     def backward(self, g: Tensor) -> tuple:
-        return (_expand_back(E.div(g, self.count), self.dims, self.shape, self.keepdim),)
+        return (_expand_back(div(g, self.count), self.dims, self.shape, self.keepdim),)
 
 
 _MEAN_DIM_NODE = named_node_class(MeanBackward0, "MeanBackward1")  # the dim overload
@@ -148,7 +72,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if a.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {E._type_title(a.dtype)}"
+            f"Got: {_type_title(a.dtype)}"
         )
     dims = normalize_dims(dim, a.ndim)
     count = 1
@@ -181,8 +105,8 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         raise RuntimeError(
             f"nanmean(): expected input to have floating point or complex dtype but got {type_title(x._data.dtype)}"
         )
-    mask = E.logical_not(E.isnan(x))
-    return E.div(nansum(x, dim, keepdim, dtype=dtype), sum(mask, dim, keepdim))
+    mask = logical_not(isnan(x))
+    return div(nansum(x, dim, keepdim, dtype=dtype), sum(mask, dim, keepdim))
 
 
 class ProdBackward0(Node):
@@ -195,9 +119,9 @@ class ProdBackward0(Node):
         shape = x._data.shape
         gx = _expand_back(g, self.dims, shape, self.keepdim)
         if not np.any(x._data == 0):
-            return (E.div(E.mul(gx, _expand_back(y, self.dims, shape, self.keepdim)), x),)
+            return (div(mul(gx, _expand_back(y, self.dims, shape, self.keepdim)), x),)
         # Dividing by the input fails at zeros: multiply by the product of the other elements.
-        return (E.mul(gx, _prod_of_others(x, self.dims)),)
+        return (mul(gx, _prod_of_others(x, self.dims)),)
 
 
 _PROD_DIM_NODE = named_node_class(ProdBackward0, "ProdBackward1")  # the dim overload
@@ -206,19 +130,19 @@ _PROD_DIM_NODE = named_node_class(ProdBackward0, "ProdBackward1")  # the dim ove
 def _prod_of_others(x: Tensor, dims: tuple) -> Tensor:
     """Each element's product of the other elements of its reduction slice, differentiably (zeros allowed)."""
     if not dims:
-        return E.full_like_scalar(1, x)
+        return full_like_scalar(1, x)
     nd = x._data.ndim
     perm = [d for d in range(nd) if d not in dims] + list(dims)
-    moved = S.permute(x, perm)
+    moved = permute(x, perm)
     lead = moved._data.shape[: nd - len(dims)]
-    flat = S.reshape(moved, lead + (-1,))
+    flat = reshape(moved, lead + (-1,))
     n = flat._data.shape[-1]
     one = wrap(np.ones(lead + (1,), dtype=x._data.dtype))
     # exclusive products from the left and from the right, multiplied
-    left = cumprod(S.cat([one, S.narrow(flat, -1, 0, n - 1)], -1), -1)
-    right = S.flip(cumprod(S.cat([one, S.narrow(S.flip(flat, (-1,)), -1, 0, n - 1)], -1), -1), (-1,))
-    others = S.reshape(E.mul(left, right), moved._data.shape)
-    return S.permute(others, tuple(int(i) for i in np.argsort(perm)))
+    left = cumprod(cat([one, narrow(flat, -1, 0, n - 1)], -1), -1)
+    right = flip(cumprod(cat([one, narrow(flip(flat, (-1,)), -1, 0, n - 1)], -1), -1), (-1,))
+    others = reshape(mul(left, right), moved._data.shape)
+    return permute(others, tuple(int(i) for i in np.argsort(perm)))
 
 
 @op(variants="function method")
@@ -249,7 +173,6 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
 
 class MaxBackward1(Node):
     """max()/min() over all elements: ties share the gradient evenly."""
-
     __slots__ = ("self_", "result")
     _saved_slots = ("self_", "result")
 
@@ -257,22 +180,20 @@ class MaxBackward1(Node):
         x = unpack(self, self.self_)
         y = unpack(self, self.result)
         # a NaN result came from the NaNs
-        mask = E.isnan(x) if np.isnan(y._data).all() and y._data.dtype.kind == "f" else E.eq(x, y)
+        mask = isnan(x) if np.isnan(y._data).all() and y._data.dtype.kind == "f" else eq(x, y)
         count = int(np.count_nonzero(mask._data))
-        return (E.mul(E.div(g, count), mask),)
+        return (mul(div(g, count), mask),)
 
 
 class MaxBackward0(Node):
     """max/min along a dim: the gradient goes to the selected index."""
-
     __slots__ = ("indices", "dim", "shape", "keepdim")
 
     def backward(self, g: Tensor) -> tuple:
         idx = self.indices
         if not self.keepdim:
-            g = S.unsqueeze(g, self.dim)
+            g = unsqueeze(g, self.dim)
             idx = np.expand_dims(idx, self.dim)
-        from .indexing import scatter_into_zeros
 
         return (scatter_into_zeros(g, self.dim, idx, self.shape),)
 
@@ -287,7 +208,7 @@ _NANMEDIAN_ALL_NODE = named_node_class(MaxBackward1, "NanmedianBackward0")
 def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, out: Any) -> Any:
     x = tensor_arg(input, fname)
     if isinstance(dim, Tensor):
-        return (E.maximum if is_max else E.minimum)(x, dim, out=out)
+        return (maximum if is_max else minimum)(x, dim, out=out)
     a = x._data
     if a.dtype.kind == "c":
         if dim is None:
@@ -362,9 +283,9 @@ class AmaxBackward0(Node):
         y = unpack(self, self.result)
         shape = x._data.shape
         yx = _expand_back(y, self.dims, shape, self.keepdim)
-        mask = E.to_dtype(E.eq(x, yx), FROM_NP[g._data.dtype])
+        mask = to_dtype(eq(x, yx), FROM_NP[g._data.dtype])
         count = _expand_back(sum(mask, self.dims, keepdim=self.keepdim), self.dims, shape, self.keepdim)
-        return (E.div(E.mul(_expand_back(g, self.dims, shape, self.keepdim), mask), count),)
+        return (div(mul(_expand_back(g, self.dims, shape, self.keepdim), mask), count),)
 
 
 _AMIN_NODE = named_node_class(AmaxBackward0, "AminBackward0")
@@ -472,19 +393,18 @@ def var(
     n = 1
     for d in dims:
         n *= x._data.shape[d]
-    centered = E.sub(x, mean(x, dims, keepdim=True))
-    sq = E.mul(centered, E.conj(centered)) if x._data.dtype.kind == "c" else E.mul(centered, centered)
+    centered = sub(x, mean(x, dims, keepdim=True))
+    sq = mul(centered, conj(centered)) if x._data.dtype.kind == "c" else mul(centered, centered)
     denom = n - c
     if denom <= 0:
-        import warnings
 
         warnings.warn(
             "var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
             "(input numel divided by output numel).", UserWarning, stacklevel=3,
         )
-    res = rename_grad_fn(E.div(sum(sq, dims, keepdim=keepdim), denom if denom > 0 else 0.0), "VarBackward0")
+    res = rename_grad_fn(div(sum(sq, dims, keepdim=keepdim), denom if denom > 0 else 0.0), "VarBackward0")
     if x._data.dtype.kind == "c":
-        res = E.real(res)
+        res = real(res)
     return _finish(res, out, "var")
 
 
@@ -496,10 +416,10 @@ def std(
     """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
     v = var(input, dim, unbiased, keepdim, correction=correction)
     if not (v._requires_grad and GRAD.enabled and np.any(v._data == 0)):
-        return _finish(rename_grad_fn(E.sqrt(v), "StdBackward0"), out, "std")
+        return _finish(rename_grad_fn(sqrt(v), "StdBackward0"), out, "std")
     # sqrt's gradient at 0 is infinite: route zero variances around it
-    zero = E.eq(v, 0)
-    return _finish(rename_grad_fn(E.where(zero, 0.0, E.sqrt(E.where(zero, 1.0, v))), "StdBackward0"), out, "std")
+    zero = eq(v, 0)
+    return _finish(rename_grad_fn(where(zero, 0.0, sqrt(where(zero, 1.0, v))), "StdBackward0"), out, "std")
 
 
 @op(variants="function method")
@@ -521,14 +441,14 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
     """``log(sum(exp(input), dim))`` computed without overflow."""
     x = tensor_arg(input, "logsumexp")
     if x._data.dtype.kind not in "fc":
-        x = E.to_dtype(x, _dtype.DEFAULT.float)
+        x = to_dtype(x, _dtype.DEFAULT.float)
     dims = normalize_dims(dim, x._data.ndim)
     m = np.max(x._data, axis=dims, keepdims=True) if x._data.size else np.zeros((1,) * x._data.ndim, x._data.dtype)
     m = np.where(np.isfinite(m), m, 0)
-    shifted = E.sub(x, wrap(m))
-    res = E.add(E.log(sum(E.exp(shifted), dims, keepdim=True)), wrap(m))
+    shifted = sub(x, wrap(m))
+    res = add(log(sum(exp(shifted), dims, keepdim=True)), wrap(m))
     if not keepdim:
-        res = S.reshape(res, tuple(s for i, s in enumerate(res._data.shape) if i not in dims))
+        res = reshape(res, tuple(s for i, s in enumerate(res._data.shape) if i not in dims))
     return _finish(rename_grad_fn(res, "LogsumexpBackward0"), out, "logsumexp")
 
 
@@ -567,7 +487,7 @@ class CumsumBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         d = self.dim
-        return (S.flip(cumsum(S.flip(g, (d,)), d), (d,)),)
+        return (flip(cumsum(flip(g, (d,)), d), (d,)),)
 
 
 @op(variants="function method")
@@ -595,13 +515,13 @@ class CumprodBackward0(Node):
 
 
 def _reverse_cumsum(t: Tensor, d: int) -> Tensor:
-    return S.flip(cumsum(S.flip(t, (d,)), d), (d,))
+    return flip(cumsum(flip(t, (d,)), d), (d,))
 
 
 def _cumprod_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
     """``dL/dx_i = sum_{k >= i} g_k prod_{j <= k, j != i} x_j``, written with differentiable ops."""
     if not np.any(x._data == 0):
-        return E.div(_reverse_cumsum(E.mul(g, y), d), x)
+        return div(_reverse_cumsum(mul(g, y), d), x)
     # Let z be the first zero of each slice, h = prod_{j < z} x_j and
     # t = sum_{k >= z} g_k prod_{z < j <= k} x_j. Then exactly:
     #   i < z: sum_{k < z} g_k y_k / x_i + h x_z t / x_i
@@ -619,30 +539,30 @@ def _cumprod_grad(g: Tensor, x: Tensor, y: Tensor, d: int) -> Tensor:
         return wrap(np.moveaxis(cond, -1, d))
 
     before, at, after = m(k < z), m(k == z), m(k > z)
-    x_after = E.where(after, x, 1.0)
-    head = prod(E.where(before, x, 1.0), d, keepdim=True)
-    tail = sum(E.mul(E.mul(g, cumprod(x_after, d)), E.logical_not(before)), d, keepdim=True)
-    num = _reverse_cumsum(E.mul(E.mul(g, y), before), d)
-    out = E.mul(head, E.mul(tail, at))
+    x_after = where(after, x, 1.0)
+    head = prod(where(before, x, 1.0), d, keepdim=True)
+    tail = sum(mul(mul(g, cumprod(x_after, d)), logical_not(before)), d, keepdim=True)
+    num = _reverse_cumsum(mul(mul(g, y), before), d)
+    out = mul(head, mul(tail, at))
     if GRAD.enabled and (g._requires_grad or x._requires_grad):
-        x_z = sum(E.mul(x, at), d, keepdim=True)
-        hz = E.mul(head, x_z)
-        num = E.add(num, E.mul(hz, tail))
+        x_z = sum(mul(x, at), d, keepdim=True)
+        hz = mul(head, x_z)
+        num = add(num, mul(hz, tail))
         rest = _cumprod_grad(g, x_after, cumprod(x_after, d), d)
-        out = E.add(out, E.mul(E.mul(hz, rest), after))
-    return E.add(out, E.mul(E.div(num, E.where(before, x, 1.0)), before))
+        out = add(out, mul(mul(hz, rest), after))
+    return add(out, mul(div(num, where(before, x, 1.0)), before))
 
 
 @op(variants="method")
 def cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In-place :func:`cumsum`."""
-    return E.inplace_apply(self, cumsum, (dim,), {"dtype": dtype}, "cumsum_")
+    return inplace_apply(self, cumsum, (dim,), {"dtype": dtype}, "cumsum_")
 
 
 @op(variants="method")
 def cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """In-place :func:`cumprod`."""
-    return E.inplace_apply(self, cumprod, (dim,), {"dtype": dtype}, "cumprod_")
+    return inplace_apply(self, cumprod, (dim,), {"dtype": dtype}, "cumprod_")
 
 
 @op(variants="function method")
@@ -663,16 +583,6 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = 
     return _finish(wrap(r), out, "cumprod")
 
 
-def check_sortable(a: np.ndarray, fname: str) -> None:
-    """torch's errors for sorting-based ops on dtypes without an order (complex; bool for some)."""
-    kind = a.dtype.kind
-    if kind == "c" or (kind == "b" and fname in ("median", "kthvalue", "topk")):
-        if fname in ("sort", "topk"):
-            name = "Sort" if fname == "sort" else fname
-            raise RuntimeError(f"{'' if kind == 'b' else ' '}{name} does not support {'bool' if kind == 'b' else 'complex'} dtypes on CPU")
-        raise not_implemented(fname + "_cpu", a.dtype)
-
-
 @op(variants="function method")
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The lower median of all elements, or ``(values, indices)`` along ``dim``; NaN if a NaN is present."""
@@ -689,7 +599,6 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
     x = tensor_arg(input, fname)
     a = x._data
     check_sortable(a, "median")
-    from .indexing import gather
 
     if dim is None:
         if a.size == 0:
@@ -710,7 +619,7 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
     idx = _median_indices(a, d, ignore_nan)
     values = gather(x, d, wrap(idx))
     if not keepdim:
-        values = S.squeeze(values, d)
+        values = squeeze(values, d)
         idx = np.squeeze(idx, d)
     values = rename_grad_fn(values, "NanmedianBackward1" if ignore_nan else "MedianBackward1")
     return (_nanmedian_t if ignore_nan else _median_t)(values, wrap(idx.astype(np.int64)))
@@ -749,12 +658,11 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
         v = uniq[np.argmax(counts)]
         idxs[i] = np.nonzero(row == v)[0][-1]
     idxs = idxs.reshape(moved.shape[:-1])
-    from .indexing import gather
 
     gi = np.expand_dims(idxs, d)
     values = gather(x, d, wrap(gi))
     if not keepdim:
-        values = S.squeeze(values, d)
+        values = squeeze(values, d)
     else:
         idxs = gi
     return _mode_t(rename_grad_fn(values, "ModeBackward0"), wrap(idxs))
@@ -765,11 +673,9 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
 
 class CummaxBackward0(Node):
     """The gradient of each running extreme goes to the element it came from."""
-
     __slots__ = ("indices", "dim", "shape")
 
     def backward(self, g: Tensor) -> tuple:
-        from .indexing import scatter_into_zeros
 
         return (scatter_into_zeros(g, self.dim, self.indices, self.shape),)
 
@@ -799,7 +705,6 @@ def _cum_extreme(input: Tensor, dim: int, fname: str, is_max: bool) -> Any:
     idx = np.moveaxis(idx, -1, d).reshape(a.shape)
     values = np.take_along_axis(a if a.ndim else a.reshape(1), idx if a.ndim else idx.reshape(1), axis=d)
     values = values.reshape(a.shape)
-    from ..return_types import cummax as _cummax_t, cummin as _cummin_t
 
     cls = _cummax_t if is_max else _cummin_t
     if x._requires_grad and GRAD.enabled and a.dtype.kind == "f":
@@ -830,10 +735,10 @@ class LogcumsumexpBackward0(Node):
         # (largest) output so that neither exponential overflows in common ranges
         x, y, d = unpack(self, self.self_), unpack(self, self.result), self.dim
         n = x._data.shape[d] if x._data.ndim else 1
-        c = S.narrow(y, d, n - 1, 1) if x._data.ndim else y
-        c = E.where(E.isfinite(c), c, 0.0)
-        acc = _reverse_cumsum(E.mul(g, E.exp(E.sub(c, y))), d) if x._data.ndim else E.mul(g, E.exp(E.sub(c, y)))
-        return (E.mul(acc, E.exp(E.sub(x, c))),)
+        c = narrow(y, d, n - 1, 1) if x._data.ndim else y
+        c = where(isfinite(c), c, 0.0)
+        acc = _reverse_cumsum(mul(g, exp(sub(c, y))), d) if x._data.ndim else mul(g, exp(sub(c, y)))
+        return (mul(acc, exp(sub(x, c))),)
 
 
 @op(variants="function method")
@@ -844,7 +749,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     if a.dtype.kind != "f":
         if a.dtype.kind == "c":
             raise not_implemented("logcumsumexp_out_cpu", a.dtype)
-        x = E.to_dtype(x, _dtype.DEFAULT.float)
+        x = to_dtype(x, _dtype.DEFAULT.float)
         a = x._data
     d = wrap_dim(dim, a.ndim)
     r = np.logaddexp.accumulate(a, axis=d) if a.ndim else a.copy()
@@ -864,24 +769,14 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     d = wrap_dim(dim, x._data.ndim)
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
-        x = S.cat([p if p._data.ndim else S.expand(S.reshape(p, (1,) * x._data.ndim), x._data.shape[:d] + (1,) + x._data.shape[d + 1 :]) for p in parts], d)
+        x = cat([p if p._data.ndim else expand(reshape(p, (1,) * x._data.ndim), x._data.shape[:d] + (1,) + x._data.shape[d + 1 :]) for p in parts], d)
     for _ in range(n):
         size = x._data.shape[d]
         if size == 0:
             break
-        later, earlier = S.narrow(x, d, 1, size - 1), S.narrow(x, d, 0, size - 1)
-        x = E.logical_xor(later, earlier) if x._data.dtype.kind == "b" else E.sub(later, earlier)
+        later, earlier = narrow(x, d, 1, size - 1), narrow(x, d, 0, size - 1)
+        x = logical_xor(later, earlier) if x._data.dtype.kind == "b" else sub(later, earlier)
     return x
-
-
-@op(variants="function method")
-def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
-    """The ``p``-norm of ``input - other``."""
-    x = tensor_arg(input, "dist")
-    y = tensor_arg(other, "dist", "other", 2)
-    from .linalg import vector_norm
-
-    return rename_grad_fn(vector_norm(E.sub(x, y), p), "DistBackward0")
 
 
 # -- quantiles and histograms --------------------------------------------------------------------------------
@@ -892,8 +787,6 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, fname: str,
               ignore_nan: bool) -> Tensor:
     """Quantiles from the sorted values: a gather of the neighbouring ranks and a lerp (so differentiable)."""
-    from . import indexing as I
-
     x = tensor_arg(input, fname)
     a = x._data
     if a.dtype not in (np.float32, np.float64):
@@ -921,11 +814,11 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
         )
     ndim = a.ndim
     if dim is None:
-        src, d = S.reshape(x, (-1,)), 0
+        src, d = reshape(x, (-1,)), 0
     else:
         d = wrap_dim(dim, ndim)
-        src = x if ndim else S.reshape(x, (1,))
-    srt = S.movedim(I.sort(src, d).values, d, -1)  # (..., n), NaN last
+        src = x if ndim else reshape(x, (1,))
+    srt = movedim(sort(src, d).values, d, -1)  # (..., n), NaN last
     sd = srt._data
     n = sd.shape[-1]
     nan = np.isnan(sd)
@@ -940,31 +833,31 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
         idx_lo = idx_hi = np.round(rank)
     else:
         idx_lo, idx_hi = lo, np.ceil(rank)
-    big = S.expand(S.unsqueeze(srt, 0), (len(qs),) + sd.shape)
+    big = expand(unsqueeze(srt, 0), (len(qs),) + sd.shape)
 
     def at(idx: np.ndarray) -> Tensor:
         index = wrap(idx.astype(np.int64)[..., None])
-        return S.squeeze(I.gather(big, -1, index), -1)
+        return squeeze(gather(big, -1, index), -1)
 
     v_lo = at(idx_lo)
     if interpolation in ("linear", "midpoint"):
         v_hi = at(idx_hi)
         w = (rank - lo) if interpolation == "linear" else np.full(rank.shape, 0.5)
-        res = E.lerp(v_lo, v_hi, wrap(w.astype(a.dtype)))
+        res = lerp(v_lo, v_hi, wrap(w.astype(a.dtype)))
     else:
         res = v_lo
     invalid = (counts == 0) if ignore_nan else nan.any(-1)
     if invalid.any():
-        res = E.where(wrap(np.broadcast_to(invalid, res._data.shape)), float("nan"), res)
+        res = where(wrap(np.broadcast_to(invalid, res._data.shape)), float("nan"), res)
     if keepdim:
         if dim is None:
-            res = S.reshape(res, (len(qs),) + (1,) * ndim)
+            res = reshape(res, (len(qs),) + (1,) * ndim)
         elif ndim:
-            res = S.unsqueeze(res, d + 1)
+            res = unsqueeze(res, d + 1)
     elif dim is not None and not ndim:
-        res = S.reshape(res, (len(qs),))
+        res = reshape(res, (len(qs),))
     if scalar_q:
-        res = S.squeeze(res, 0)
+        res = squeeze(res, 0)
     return res
 
 

@@ -11,18 +11,10 @@ from .._autograd.graph import Node, named_node_class, node_name, save_input, unp
 from .._dtype import FROM_NP
 from ._util import (
     GRAD,
-    Tensor,
-    binary_arrays,
-    broadcast_error,
-    bump_version,
-    check_inplace,
-    needs_grad,
-    not_implemented,
-    record,
-    tensor_arg,
-    wrap,
-    writable,
+    binary_arrays, broadcast_error, check_inplace, needs_grad, not_implemented, record, tensor_arg, wrap, writable, write_out,
 )
+from .._tensor import Tensor
+from .._tensor import bump_version
 from ._pointwise import _apply2, _arr, _finish, _load, _meta, _save, _type_title, inplace_apply, reduce_to
 from .arithmetic import add, mul, rsub, sub
 from .comparison import eq, gt, lt
@@ -250,7 +242,6 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
     """Elements of ``input`` where ``condition`` holds, else of ``other``; with one argument, ``nonzero(as_tuple=True)``."""
     c = tensor_arg(condition, "where", "condition", 1)
     if input is None and other is None:
-        from .indexing import nonzero
 
         return nonzero(c, as_tuple=True)
     if input is None or other is None:
@@ -343,3 +334,45 @@ def _c_name(npdt: np.dtype) -> str:
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "complex64": "c10::complex<float>",
             "complex128": "c10::complex<double>", "int64": "long int", "int32": "int", "int16": "short int",
             "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[npdt.name]
+
+
+@op(variants="function method")
+def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
+    """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
+    x = tensor_arg(input, "nonzero")
+    a = x._data
+    if as_tuple:
+        if a.ndim == 0:
+            return (wrap(np.nonzero(a.reshape(1))[0].astype(np.int64)),)
+        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(a))
+    r = np.argwhere(a).astype(np.int64) if a.ndim else np.zeros((int(bool(a)), 0), dtype=np.int64)
+    res = wrap(r)
+    return res if out is None else write_out(out, res, "nonzero")
+
+
+@op(variants="function method")
+def argwhere(input: Tensor) -> Tensor:
+    """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
+    return nonzero(input)
+
+
+@op(variants="function method")
+def nan_to_num(
+    input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *, out: Tensor | None = None
+) -> Tensor:
+    """Replace NaN and infinities with finite numbers."""
+    x = tensor_arg(input, "nan_to_num")
+    a = x._data
+    r = _arr(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(MaskedGradBackward, r, (x,))
+        node.mask = np.isfinite(a)
+        return _finish(res, out, "nan_to_num")
+    return _finish(wrap(r), out, "nan_to_num")
+
+
+class MaskedGradBackward(Node):
+    __slots__ = ("mask",)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (mul(g, wrap(self.mask)),)

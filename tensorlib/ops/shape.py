@@ -1,7 +1,7 @@
 """Shape ops: views (view, reshape, transpose, expand, ...) and copies (flip, roll, repeat, ...).
 
 Views share memory and the version counter with their base, as in torch. Joining and
-splitting (cat, stack, split, chunk, ...) are in ``join_split``; their names are re-exported here.
+splitting (cat, stack, split, chunk, ...) are in ``join_split``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,12 @@ from .._autograd.graph import Node, new_node, rename_grad_fn
 from .._dtype import dtype as DType
 from .._size import Size
 from .._tensor import _make_view, legacy_type_name
-from ._util import GRAD, Tensor, bump_version, check_inplace, edge, record, tensor_arg, wrap, wrap_dim
+from ._util import GRAD, check_inplace, edge, record, tensor_arg, wrap, wrap_dim
+from .._tensor import Tensor
+from .._tensor import bump_version
 from .._registry import op, public
+from .conversion import clone, conj
+from .._autograd.views import put_region, region_index
 
 
 def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor) -> tuple[Tensor, Any]:
@@ -415,114 +419,6 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 moveaxis = movedim
 
 
-class ExpandBackward0(Node):
-    __slots__ = ("shape",)
-
-    def backward(self, g: Tensor) -> tuple:
-        from .reduction import sum_to_size
-
-        return (sum_to_size(g, self.shape),)
-
-
-@op(variants="method")
-def expand(input: Tensor, *sizes: Any) -> Tensor:
-    """A broadcast view with ``sizes`` (-1 keeps a dim); new dims are added in front."""
-    x = tensor_arg(input, "expand")
-    a = x._data
-    target = list(_shape_arg(sizes, "expand"))
-    if len(target) < a.ndim:
-        raise RuntimeError(
-            f"expand({legacy_type_name(a.dtype)}{{{list(a.shape)}}}, size={target}): the number of sizes provided "
-            f"({len(target)}) must be greater or equal to the number of dimensions in the tensor ({a.ndim})"
-        )
-    lead = len(target) - a.ndim
-    for i, s in enumerate(target):
-        if i < lead:
-            if s < 0:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
-                )
-            continue
-        cur = a.shape[i - lead]
-        if s == -1:
-            target[i] = cur
-        elif cur != 1 and s != cur:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
-                f"dimension {i}.  Target sizes: {list(sizes[0] if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)) else sizes)}.  "
-                f"Tensor sizes: {list(a.shape)}"
-            )
-    target_t = tuple(target)
-    data = a.view() if target_t == a.shape else broadcast_view(a, target_t)
-    t_, node = _view_result(x, data, ExpandBackward0)
-    if node is not None:
-        node.shape = a.shape
-    return t_
-
-
-def expand_to(x: Tensor, shape: tuple) -> Tensor:
-    """:func:`expand` for internal callers that already know ``shape`` is valid (no argument checks)."""
-    a = x._data
-    if a.shape == shape:
-        return x
-    t_, node = _view_result(x, broadcast_view(a, shape), ExpandBackward0)
-    if node is not None:
-        node.shape = a.shape
-    return t_
-
-
-def broadcast_view(a: np.ndarray, shape: tuple) -> np.ndarray:
-    """A read-only view of ``a`` broadcast to ``shape`` (which must be valid).
-
-    Built directly with zero strides when ``a`` is contiguous: ``np.broadcast_to``
-    costs several times more on small arrays.
-    """
-    if a.flags.c_contiguous:
-        lead = len(shape) - a.ndim
-        strides = [0] * lead
-        for size, have, stride in zip(shape[lead:], a.shape, a.strides):
-            strides.append(0 if have == 1 and size != 1 else stride)
-        r = np.ndarray(shape, a.dtype, a, 0, tuple(strides))
-        r.flags.writeable = False
-        return r
-    return np.broadcast_to(a, shape)
-
-
-@op(variants="method")
-def expand_as(input: Tensor, other: Tensor) -> Tensor:
-    """:func:`expand` to ``other``'s shape."""
-    return expand(input, tensor_arg(other, "expand_as", "other", 2)._data.shape)
-
-
-@op(variants="function method")
-def broadcast_to(input: Tensor, size: Any) -> Tensor:
-    """:func:`expand` to ``size``."""
-    return expand(input, size)
-
-
-@op()
-def broadcast_tensors(*tensors: Tensor) -> tuple:
-    """Expand all tensors to their common broadcast shape."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    shapes = [tensor_arg(t_, "broadcast_tensors", "tensors", i + 1)._data.shape for i, t_ in enumerate(tensors)]
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape: {shapes}") from None
-    return tuple(expand(t_, shape) for t_ in tensors)
-
-
-@public()
-def broadcast_shapes(*shapes: Any) -> Size:
-    """The shape that tensors of ``shapes`` broadcast to."""
-    norm = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
-    try:
-        return Size(np.broadcast_shapes(*norm))
-    except ValueError:
-        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape: {norm}") from None
-
-
 class AliasBackward0(Node):
     __slots__ = ()
 
@@ -542,10 +438,8 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     x = tensor_arg(input, "contiguous")
     if x._data.flags.c_contiguous:
         return x
-    from .elementwise import clone
 
     return clone(x)
-
 
 
 @op()
@@ -563,47 +457,6 @@ def atleast_2d(input: Tensor) -> Tensor:
     if n >= 2:
         return x
     return reshape(x, (1, 1) if n == 0 else (1,) + x._data.shape)
-
-
-@op(variants="function method")
-def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
-    """A view of ``length`` entries of ``dim`` from ``start``."""
-    x = tensor_arg(input, "narrow")
-    a = x._data
-    if a.ndim == 0:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, a.ndim)
-    size = a.shape[d]
-    start = int(start)
-    if start < 0:
-        start += size
-    if start < 0 or start > size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    if length < 0 or start + length > size:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    key = (slice(None),) * d + (slice(start, start + length),)
-    from .indexing import basic_getitem
-
-    return basic_getitem(x, key)
-
-
-@op(variants="function method")
-def select(input: Tensor, dim: int, index: int) -> Tensor:
-    """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
-    x = tensor_arg(input, "select")
-    a = x._data
-    if a.ndim == 0:
-        raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, a.ndim)
-    size = a.shape[d]
-    i = int(index)
-    if i < -size or i >= size:
-        raise IndexError(f"select(): index {i} out of range for tensor of size {list(a.shape)} at dimension {d}")
-    key = (slice(None),) * d + (i,)
-    from .indexing import basic_getitem
-
-    return basic_getitem(x, key)
-
 
 
 class FlipBackward0(Node):
@@ -667,77 +520,6 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
         node.shifts, node.dims = sh, ds
         return res
     return wrap(r)
-
-
-class RepeatBackward0(Node):
-    __slots__ = ("repeats", "shape")
-
-    def backward(self, g: Tensor) -> tuple:
-        from .reduction import sum as _sum
-
-        lead = len(self.repeats) - len(self.shape)
-        shape = (1,) * lead + tuple(self.shape)
-        # view each repeated dim as (repeat, size) and sum the repeats away
-        split_shape = []
-        for r, s in zip(self.repeats, shape):
-            split_shape += [r, s]
-        g2 = reshape(g, split_shape)
-        g2 = _sum(g2, tuple(range(0, len(split_shape), 2)))
-        return (reshape(g2, self.shape),)
-
-
-@op(variants="method")
-def repeat(input: Tensor, *sizes: Any) -> Tensor:
-    """Tile the tensor ``sizes[i]`` times along each dim (new dims in front)."""
-    x = tensor_arg(input, "repeat")
-    reps = _shape_arg(sizes, "repeat")
-    a = x._data
-    if len(reps) < a.ndim:
-        raise RuntimeError(
-            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
-        )
-    r = np.tile(a, reps)
-    if x._requires_grad and GRAD.enabled:
-        res, node = record(RepeatBackward0, r, (x,))
-        node.repeats, node.shape = reps, a.shape
-        return res
-    return wrap(r)
-
-
-@op(variants="function method")
-def tile(input: Tensor, dims: Any) -> Tensor:
-    """Like :func:`repeat`, but missing leading repeats count as 1."""
-    x = tensor_arg(input, "tile")
-    if not isinstance(dims, (tuple, list, Size)):
-        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    reps = _shape_arg(tuple(dims), "tile")
-    if len(reps) < x._data.ndim:
-        reps = (1,) * (x._data.ndim - len(reps)) + reps
-    return repeat(x, reps)
-
-
-@op(variants="function method")
-def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
-    """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor).
-
-    With only a tensor of counts, ``repeat_interleave(counts)`` repeats each index
-    ``counts[i]`` times.
-    """
-    x = tensor_arg(input, "repeat_interleave")
-    if repeats is None:
-        c = x._data
-        if c.ndim != 1 or c.dtype.kind not in "iu":
-            raise RuntimeError("repeats has to be a 1D tensor of integers")
-        return wrap(np.repeat(np.arange(c.size, dtype=np.int64), c))
-    if dim is None:
-        x = reshape(x, (-1,))
-        dim = 0
-    d = wrap_dim(dim, x._data.ndim)
-    reps = repeats._data if isinstance(repeats, Tensor) else repeats
-    index = np.repeat(np.arange(x._data.shape[d]), reps)
-    from .indexing import index_select
-
-    return index_select(x, d, wrap(index.astype(np.int64)))
 
 
 @op(variants="function method")
@@ -805,7 +587,6 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     if x._data.ndim == 1:
         return diag_embed(x, diagonal, 0, 1)
     if x._data.ndim == 2:
-        from .elementwise import clone
 
         return clone(globals()["diagonal"](x, diagonal, 0, 1))
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{x._data.ndim}D")
@@ -814,8 +595,6 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 @op(variants="function method")
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims."""
-    from .elementwise import conj
-
     return conj(transpose(input, -2, -1))
 
 
@@ -826,14 +605,6 @@ def adjoint(input: Tensor) -> Tensor:
 def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-D tensor (a view when the memory allows)."""
     return reshape(tensor_arg(input, "ravel"), (-1,))
-
-
-@op(variants="function method")
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """:func:`narrow`, copied."""
-    from .elementwise import clone
-
-    return rename_grad_fn(clone(narrow(input, dim, start, length)), "NarrowCopyBackward0")
 
 
 @op(variants="function method")
@@ -856,10 +627,8 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
         return flip(x, (d0, d1))
     if k == 3:
         return flip(transpose(x, d0, d1), (d1,))
-    from .elementwise import clone
 
     return clone(x)
-
 
 
 @op()
@@ -872,33 +641,6 @@ def atleast_3d(input: Tensor) -> Tensor:
     return reshape(x, (1, 1, 1) if not s else (1,) + s + (1,) if len(s) == 1 else s + (1,))
 
 
-
-@op()
-def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
-    """Coordinate grids from 1-D tensors (``indexing='ij'`` by default, ``'xy'`` swaps the first two)."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    ts = [tensor_arg(t_, "meshgrid", "tensors", i + 1) for i, t_ in enumerate(tensors)]
-    if indexing is None:
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
-    for t_ in ts:
-        if t_._data.ndim > 1:
-            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + repr(t_))
-    flat = [reshape(t_, (-1,)) for t_ in ts]
-    swap = indexing == "xy" and len(flat) >= 2
-    if swap:
-        flat[0], flat[1] = flat[1], flat[0]
-    shape = tuple(t_._data.shape[0] for t_ in flat)
-    n = len(flat)
-    grids = [expand(reshape(t_, tuple(-1 if j == i else 1 for j in range(n))), shape) for i, t_ in enumerate(flat)]
-    if swap:  # 'xy' is 'ij' on the first two inputs swapped, with the outputs swapped back
-        grids[0], grids[1] = grids[1], grids[0]
-    return tuple(grids)
-
-
-
 @op(variants="function method")
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""
@@ -907,11 +649,9 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 
 class UnfoldBackward0(Node):
     """Backward of :func:`unfold`: every window's gradient added back where it came from (windows may overlap)."""
-
     __slots__ = ("index", "shape")
 
     def backward(self, g: Tensor) -> tuple:
-        from .._autograd.views import put_region
 
         return (put_region(g, self.index, self.shape),)
 
@@ -921,7 +661,6 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """All windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim (a view)."""
     from numpy.lib.stride_tricks import as_strided
 
-    from .._autograd.views import region_index
 
     x = tensor_arg(input, "unfold")
     a = x._data
@@ -944,33 +683,3 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         node.index = region_index(x._data, data)
         node.shape = x._data.shape
     return t_
-
-
-@op()
-def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
-    """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
-    import itertools
-
-    from . import indexing as I
-
-    x = tensor_arg(input, "combinations")
-    if x._data.ndim != 1:
-        raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
-    if r < 0:
-        raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    if r == 0:
-        return wrap(np.empty((0,), dtype=x._data.dtype))
-    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    rows = np.array(list(pick(range(x._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    if rows.shape[0] == 0:
-        return wrap(np.empty((0, r) if r > 1 else (0,), dtype=x._data.dtype))
-    out = I.index_select(x, 0, wrap(rows.reshape(-1)))
-    return reshape(out, rows.shape) if r > 1 else out
-
-
-# Joining and splitting build on the views above; imported last, so that ``shape.cat``
-# and friends keep working.
-from .join_split import (  # noqa: E402, F401 - re-exported
-    block_diag, cartesian_prod, cat, CatBackward0, chunk, column_stack, concat, concatenate, dsplit, dstack, hsplit,
-    hstack, row_stack, split, split_with_sizes, stack, tensor_split, unbind, vsplit, vstack,
-)

@@ -11,11 +11,13 @@ import numpy as np
 from .._autograd.graph import rename_grad_fn
 
 from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
-from . import elementwise as E
-from ._util import Tensor, tensor_arg, wrap, wrap_dim, write_outs
+from .._tensor import Tensor
+from ._util import tensor_arg, wrap, wrap_dim, write_outs
 from .indexing import gather
-from .reduction import check_sortable
 from .._registry import op
+from ._util import not_implemented
+from .conversion import clone
+from .shape import squeeze
 
 
 # -- sorting -------------------------------------------------------------------------------
@@ -48,7 +50,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     check_sortable(a, "sort")
     d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
-        res = _sort_t(E.clone(x), wrap(np.zeros((), dtype=np.int64)))
+        res = _sort_t(clone(x), wrap(np.zeros((), dtype=np.int64)))
     else:
         idx = _sort_indices(a, d, descending).astype(np.int64)
         res = _sort_t(rename_grad_fn(gather(x, d, wrap(idx)), "SortBackward0"), wrap(idx))
@@ -88,7 +90,6 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     idx = np.take(_sort_indices(a, d, False), [k - 1], axis=d).astype(np.int64)
     values = gather(x, d, wrap(idx))
-    from .shape import squeeze
 
     if not keepdim:
         values = squeeze(values, d)
@@ -101,7 +102,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     """The distinct elements (sorted), optionally with inverse indices and counts."""
     x = tensor_arg(input, "unique")
     if x._data.dtype.kind == "c":
-        raise E.not_implemented("unique", x._data.dtype)
+        raise not_implemented("unique", x._data.dtype)
     if dim is not None:
         vals, inv, counts = np.unique(x._data, return_inverse=True, return_counts=True, axis=wrap_dim(dim, x._data.ndim))
     else:
@@ -178,3 +179,13 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """Bucket index of each element of ``input`` given 1-D sorted ``boundaries``."""
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def check_sortable(a: np.ndarray, fname: str) -> None:
+    """torch's errors for sorting-based ops on dtypes without an order (complex; bool for some)."""
+    kind = a.dtype.kind
+    if kind == "c" or (kind == "b" and fname in ("median", "kthvalue", "topk")):
+        if fname in ("sort", "topk"):
+            name = "Sort" if fname == "sort" else fname
+            raise RuntimeError(f"{'' if kind == 'b' else ' '}{name} does not support {'bool' if kind == 'b' else 'complex'} dtypes on CPU")
+        raise not_implemented(fname + "_cpu", a.dtype)

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
-from ._util import GRAD, Tensor, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
+from ._util import GRAD, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
+from .._tensor import Tensor
 from ._pointwise import (
     ZeroGradBackward,
     _apply2,
@@ -24,12 +25,13 @@ from ._pointwise import (
     ndarray,
     reduce_to,
 )
-from .arithmetic import add, div, mul, rsub, sub
+from .arithmetic import add, div, mul, neg, rsub, sub
 from .comparison import eq, gt, le, logical_and, logical_or, lt
 from .conversion import to_dtype
 from .selection import where
-from .unary import _LN2, _unary, cos, exp, exp2, log, neg, reciprocal
+from .unary import _LN2, _unary, cos, exp, exp2, log, reciprocal, sigmoid
 from .._registry import SPECIAL, TENSORLIB, op
+from .activation import erfc, log_softmax, softmax
 
 
 # -- more binary and unary functions -------------------------------------------------------------
@@ -123,7 +125,6 @@ def _logaddexp2_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
 
 def _x_times(log_fn: Callable) -> Callable:
     """``x * log_fn(y)`` with ``0 * log_fn(y)`` taken as 0 (unless ``y`` is nan), as torch's xlogy and xlog1py."""
-
     def np_fn(a: np.ndarray, b: Any) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             r = a * log_fn(b)
@@ -369,30 +370,22 @@ _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 @op(namespace=SPECIAL)
 def expit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The logistic sigmoid ``1 / (1 + exp(-x))``."""
-    from .unary import sigmoid
-
     return sigmoid(input, out=out)
 
 
 @op(namespace=SPECIAL)
 def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The standard normal distribution function: the area under the Gaussian density left of ``x``."""
-    from .activation import erfc
-
     return mul(erfc(mul(input, -_INV_SQRT2)), 0.5, out=out)
 
 
 @op(namespace=SPECIAL, name="softmax")
 def special_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
-    from .activation import softmax
-
     return softmax(input, dim, dtype)
 
 
 @op(namespace=SPECIAL, name="log_softmax")
 def special_log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
-    from .activation import log_softmax
-
     return log_softmax(input, dim, dtype)

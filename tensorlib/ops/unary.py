@@ -12,11 +12,12 @@ import numpy as np
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, node_name, save_input, unpack
 from .._dtype import FROM_NP
-from ._util import GRAD, Tensor, not_implemented, record, tensor_arg, wrap
+from ._util import GRAD, not_implemented, record, tensor_arg, wrap
+from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, ndarray
-from .arithmetic import _conj, add, div, mul, pow, rsub, sub
+from .arithmetic import _conj, add, div, mul, neg, rsub, sub
 from .comparison import gt
-from .conversion import to_dtype, zeros_like
+from .conversion import _part_view, to_dtype, zeros_like
 from .._registry import SPECIAL, TENSORLIB, op
 
 
@@ -149,7 +150,6 @@ def _relu_other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
     return np_fn(a)
 
 
-
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
@@ -162,7 +162,7 @@ log10 = _unary("log10", np.log10, lambda g, x, y: div(g, mul(x, _LN10)), "x", "E
 log1p = _unary("log1p", np.log1p, lambda g, x, y: div(g, add(x, 1)), "x", "Elementwise log(1 + x).", namespace=(TENSORLIB, SPECIAL))
 sqrt = _unary("sqrt", np.sqrt, lambda g, x, y: div(g, mul(_conj(y), 2)), "y", "Elementwise square root.")
 rsqrt = _unary(
-    "rsqrt", lambda a: 1 / np.sqrt(a), lambda g, x, y: mul(g, mul(pow(y, 3), -0.5)), "y", "Elementwise 1 / sqrt(x)."
+    "rsqrt", lambda a: 1 / np.sqrt(a), lambda g, x, y: mul(g, mul(mul(mul(y, y), y), -0.5)), "y", "Elementwise 1 / sqrt(x)."
 )
 sin = _unary("sin", np.sin, lambda g, x, y: mul(g, cos(x)), "x", "Elementwise sine.")
 cos = _unary("cos", np.cos, lambda g, x, y: mul(g, neg(sin(x))), "x", "Elementwise cosine.")
@@ -208,10 +208,6 @@ sigmoid = _unary(
 reciprocal = _unary(
     "reciprocal", lambda a: 1 / a, lambda g, x, y: mul(g, neg(mul(y, y))), "y", "Elementwise 1 / x."
 )
-@op(variants="function method", inplace="function method")
-def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """Elementwise x ** 2."""
-    return pow(tensor_arg(input, "square"), 2, out=out)
 
 
 def _abs_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
@@ -289,89 +285,12 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
     return _finish(wrap(r), out, "round")
 
 
-class NegBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, g: Tensor) -> tuple:
-        return (neg(g),)
-
-
-@op(variants="function method", aliases=("negative",), inplace="function method")
-def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """Elementwise negation."""
-    x = tensor_arg(input, "neg")
-    a = x._data
-    if a.dtype.kind == "b":
-        raise RuntimeError(
-            "Negation, the `-` operator, on a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-    r = _arr(np.negative(a))
-    if x._requires_grad and GRAD.enabled:
-        res, _ = record(NegBackward0, r, (x,))
-        return _finish(res, out, "neg")
-    return _finish(wrap(r), out, "neg")
-
-
-
-class ConjBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, g: Tensor) -> tuple:
-        return (conj(g),)
-
-
-@op(variants="function method")
-def conj(input: Tensor) -> Tensor:
-    """Complex conjugate (the tensor itself for real dtypes)."""
-    x = tensor_arg(input, "conj")
-    if x._data.dtype.kind != "c":
-        return x
-    r = np.conj(x._data)
-    if x._requires_grad and GRAD.enabled:
-        res, _ = record(ConjBackward0, r, (x,))
-        return res
-    return wrap(r)
-
-
-class RealBackward0(Node):
-    __slots__ = ("meta",)
-
-    def backward(self, g: Tensor) -> tuple:
-        return (to_dtype(g, FROM_NP[self.meta[1]]),)
-
-
 class ImagBackward0(Node):
     __slots__ = ("meta",)
 
     def backward(self, g: Tensor) -> tuple:
         # the imaginary part moves along i: the gradient is g * 1j
         return (mul(to_dtype(g, FROM_NP[self.meta[1]]), 1j),)
-
-
-def _part_view(x: Tensor, data: np.ndarray, node_cls: type) -> Tensor:
-    """A view of complex ``x`` around one of its parts (``data``), recorded as ``node_cls``."""
-    from .._tensor import _make_view
-
-    t = _make_view(x, data)
-    if x._requires_grad and GRAD.enabled:
-        from ._util import edge
-        from .._autograd.graph import new_node
-
-        node = new_node(node_cls, (edge(x),))
-        node.meta = _meta(x)
-        t._grad_fn = node
-        t._requires_grad = True
-    return t
-
-
-@op()
-def real(input: Tensor) -> Tensor:
-    """The real part (a view for complex tensors, the tensor itself for real ones)."""
-    x = tensor_arg(input, "real")
-    if x._data.dtype.kind != "c":
-        return x
-    return _part_view(x, x._data.real, RealBackward0)
 
 
 @op()
@@ -381,4 +300,3 @@ def imag(input: Tensor) -> Tensor:
     if x._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     return _part_view(x, x._data.imag, ImagBackward0)
-

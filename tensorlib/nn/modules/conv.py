@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...ops import creation as C
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.creation import empty
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -54,9 +54,9 @@ class _ConvNd(Module):
         self.output_padding, self.groups, self.padding_mode = _tuple(output_padding, n), groups, padding_mode
         self._reversed_padding_repeated_twice = self._padding_for_pad()
         shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
-        self.weight = Parameter(C.empty(*shape, *self.kernel_size, dtype=dtype))
+        self.weight = Parameter(empty(*shape, *self.kernel_size, dtype=dtype))
         if bias:
-            self.bias = Parameter(C.empty(out_channels, dtype=dtype))
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

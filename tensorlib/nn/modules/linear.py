@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ...ops import creation as C
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.creation import empty
 
 
 def _empty(*shape: int, dtype: Any = None) -> Any:
-    return C.empty(*shape, dtype=dtype)
+    return empty(*shape, dtype=dtype)
 
 
 class Identity(Module):

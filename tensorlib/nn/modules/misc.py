@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...ops import creation as C
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.creation import empty, ones, zeros
 
 
 def _F() -> Any:
@@ -70,9 +70,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(C.ones(self.normalized_shape, dtype=dtype))
+            self.weight = Parameter(ones(self.normalized_shape, dtype=dtype))
             if bias:
-                self.bias = Parameter(C.zeros(self.normalized_shape, dtype=dtype))
+                self.bias = Parameter(zeros(self.normalized_shape, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -103,7 +103,7 @@ class Embedding(Module):
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            self.weight = Parameter(C.empty(num_embeddings, embedding_dim, dtype=dtype), requires_grad=not _freeze)
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, dtype=dtype), requires_grad=not _freeze)
             init.normal_(self.weight)
             if padding_idx is not None:
                 self.weight._data[padding_idx] = 0

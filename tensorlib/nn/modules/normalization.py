@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import _wrap, bump_version
-from ...ops import creation as C
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.creation import empty, ones, zeros
 
 
 def _F() -> Any:
@@ -30,17 +30,17 @@ class _NormBase(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
-            self.weight = Parameter(C.empty(num_features, dtype=dtype))
+            self.weight = Parameter(empty(num_features, dtype=dtype))
             if bias:
-                self.bias = Parameter(C.empty(num_features, dtype=dtype))
+                self.bias = Parameter(empty(num_features, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", C.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", C.ones(num_features, dtype=dtype))
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
             self.register_buffer("num_batches_tracked", _wrap(np.array(0, dtype=np.int64)))
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
@@ -167,9 +167,9 @@ class GroupNorm(Module):
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         if affine:
-            self.weight = Parameter(C.ones(num_channels, dtype=dtype))
+            self.weight = Parameter(ones(num_channels, dtype=dtype))
             if bias:
-                self.bias = Parameter(C.zeros(num_channels, dtype=dtype))
+                self.bias = Parameter(zeros(num_channels, dtype=dtype))
             else:
                 self.register_parameter("bias", None)
         else:

@@ -13,13 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from ...ops import creation as C
-from ...ops import elementwise as E
-from ...ops import shape as S
-from ..._tensor import Tensor, _wrap
+from ..._tensor import Tensor
+from ..._tensor import _wrap
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.arithmetic import add, mul, rsub
+from ...ops.creation import empty, zeros
+from ...ops.selection import where
+from ...ops.join_split import cat, chunk, stack
+from ...ops.shape import squeeze, transpose, unsqueeze
+from ...ops.unary import relu, sigmoid, tanh
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -34,23 +38,23 @@ def _rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, 
     """One time step given the input projection ``gi``; ``h`` is ``(h, c)`` for LSTM."""
     if mode == "LSTM":
         hp, c = h
-        gates = E.add(gi, _linear(hp, w_hh, b_hh))
-        i, f, g, o = S.chunk(gates, 4, -1)
-        c2 = E.add(E.mul(E.sigmoid(f), c), E.mul(E.sigmoid(i), E.tanh(g)))
-        h2 = E.mul(E.sigmoid(o), E.tanh(c2))
+        gates = add(gi, _linear(hp, w_hh, b_hh))
+        i, f, g, o = chunk(gates, 4, -1)
+        c2 = add(mul(sigmoid(f), c), mul(sigmoid(i), tanh(g)))
+        h2 = mul(sigmoid(o), tanh(c2))
         if w_hr is not None:
             h2 = _linear(h2, w_hr, None)
         return h2, c2
     if mode == "GRU":
         gh = _linear(h, w_hh, b_hh)
-        ir, iz, in_ = S.chunk(gi, 3, -1)
-        hr, hz, hn = S.chunk(gh, 3, -1)
-        r = E.sigmoid(E.add(ir, hr))
-        z = E.sigmoid(E.add(iz, hz))
-        n = E.tanh(E.add(in_, E.mul(r, hn)))
-        return E.add(E.mul(E.rsub(z, 1), n), E.mul(z, h))
-    pre = E.add(gi, _linear(h, w_hh, b_hh))
-    return E.tanh(pre) if mode == "RNN_TANH" else E.relu(pre)
+        ir, iz, in_ = chunk(gi, 3, -1)
+        hr, hz, hn = chunk(gh, 3, -1)
+        r = sigmoid(add(ir, hr))
+        z = sigmoid(add(iz, hz))
+        n = tanh(add(in_, mul(r, hn)))
+        return add(mul(rsub(z, 1), n), mul(z, h))
+    pre = add(gi, _linear(h, w_hh, b_hh))
+    return tanh(pre) if mode == "RNN_TANH" else relu(pre)
 
 
 class RNNBase(Module):
@@ -106,7 +110,7 @@ class RNNBase(Module):
                 if proj_size > 0:
                     params.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in params:
-                    setattr(self, name + suffix, Parameter(C.empty(*shape, dtype=dtype)))
+                    setattr(self, name + suffix, Parameter(empty(*shape, dtype=dtype)))
                     self._flat_weights_names.append(name + suffix)
         self.reset_parameters()
 
@@ -159,16 +163,16 @@ class RNNBase(Module):
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.shape[-1]}"
             )
         batched = input.dim() == 3
-        x = input if batched else S.unsqueeze(input, 1)
+        x = input if batched else unsqueeze(input, 1)
         if batched and self.batch_first:
-            x = S.transpose(x, 0, 1)
+            x = transpose(x, 0, 1)
         return x, batched
 
     def _initial(self, hx: Any, batch: int, size: int, dtype: Any, batched: bool, what: str) -> Tensor:
         directions = 2 if self.bidirectional else 1
         expected = (self.num_layers * directions, batch, size)
         if hx is None:
-            return C.zeros(*expected, dtype=dtype)
+            return zeros(*expected, dtype=dtype)
         if not isinstance(hx, Tensor):
             raise TypeError(f"{type(self).__name__}: expected {what} to be a Tensor, got {type(hx).__name__}")
         if batched and hx.dim() != 3:
@@ -179,7 +183,7 @@ class RNNBase(Module):
             raise RuntimeError(
                 f"For unbatched 2-D input, {what} should also be 2-D but got {hx.dim()}-D tensor"
             )
-        h = hx if batched else S.unsqueeze(hx, 1)
+        h = hx if batched else unsqueeze(hx, 1)
         if tuple(h.shape) != expected:
             raise RuntimeError(f"Expected hidden size {expected}, got {list(hx.shape)}")
         return h
@@ -206,9 +210,9 @@ class RNNBase(Module):
                     if lengths is not None and lengths[-1] <= t:  # some sequences have ended by step t
                         live = _wrap(np.asarray(lengths > t).reshape(-1, 1))
                         if mode == "LSTM":
-                            h_new = (E.where(live, h_new[0], h[0]), E.where(live, h_new[1], h[1]))
+                            h_new = (where(live, h_new[0], h[0]), where(live, h_new[1], h[1]))
                         else:
-                            h_new = E.where(live, h_new, h)
+                            h_new = where(live, h_new, h)
                     h = h_new
                     seq[t] = h[0] if mode == "LSTM" else h
                 if mode == "LSTM":
@@ -216,13 +220,13 @@ class RNNBase(Module):
                     c_n.append(h[1])
                 else:
                     h_n.append(h)
-                outs.append(S.stack(seq) if steps else C.zeros(0, x.shape[1], h0.shape[-1], dtype=x.dtype))
-            layer_input = outs[0] if directions == 1 else S.cat(outs, -1)
+                outs.append(stack(seq) if steps else zeros(0, x.shape[1], h0.shape[-1], dtype=x.dtype))
+            layer_input = outs[0] if directions == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 from .. import functional
 
                 layer_input = functional.dropout(layer_input, self.dropout, True)
-        return layer_input, S.stack(h_n), (S.stack(c_n) if mode == "LSTM" else None)
+        return layer_input, stack(h_n), (stack(c_n) if mode == "LSTM" else None)
 
     def _forward_packed(self, packed: Any, hx: Any) -> tuple:
         from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
@@ -278,11 +282,11 @@ class RNNBase(Module):
             c0 = None
         out, h_n, c_n = self._run(x, h0, c0)
         if batched and self.batch_first:
-            out = S.transpose(out, 0, 1)
+            out = transpose(out, 0, 1)
         if not batched:
-            out = S.squeeze(out, 1)
-            h_n = S.squeeze(h_n, 1)
-            c_n = S.squeeze(c_n, 1) if c_n is not None else None
+            out = squeeze(out, 1)
+            h_n = squeeze(h_n, 1)
+            c_n = squeeze(c_n, 1) if c_n is not None else None
         return (out, (h_n, c_n)) if self.mode == "LSTM" else (out, h_n)
 
 
@@ -331,11 +335,11 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(C.empty(num_chunks * hidden_size, input_size, dtype=dtype))
-        self.weight_hh = Parameter(C.empty(num_chunks * hidden_size, hidden_size, dtype=dtype))
+        self.weight_ih = Parameter(empty(num_chunks * hidden_size, input_size, dtype=dtype))
+        self.weight_hh = Parameter(empty(num_chunks * hidden_size, hidden_size, dtype=dtype))
         if bias:
-            self.bias_ih = Parameter(C.empty(num_chunks * hidden_size, dtype=dtype))
-            self.bias_hh = Parameter(C.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
@@ -366,13 +370,13 @@ class RNNCellBase(Module):
                 f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}"
             )
         batched = input.dim() == 2
-        x = input if batched else S.unsqueeze(input, 0)
+        x = input if batched else unsqueeze(input, 0)
         return x, batched
 
     def _hidden(self, h: Any, x: Tensor, batched: bool) -> Tensor:
         if h is None:
-            return C.zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
-        h = h if batched else S.unsqueeze(h, 0)
+            return zeros(x.shape[0], self.hidden_size, dtype=x.dtype)
+        h = h if batched else unsqueeze(h, 0)
         if tuple(h.shape) != (x.shape[0], self.hidden_size):
             raise RuntimeError(
                 f"Expected hidden size {(x.shape[0], self.hidden_size)}, got {list(h.shape)}"
@@ -395,7 +399,7 @@ class RNNCell(RNNCellBase):
         h = self._hidden(hx, x, batched)
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
         out = _rnn_step(mode, _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
-        return out if batched else S.squeeze(out, 0)
+        return out if batched else squeeze(out, 0)
 
 
 class LSTMCell(RNNCellBase):
@@ -411,7 +415,7 @@ class LSTMCell(RNNCellBase):
         c = self._hidden(None if hx is None else hx[1], x, batched)
         h2, c2 = _rnn_step("LSTM", _linear(x, self.weight_ih, self.bias_ih), (h, c), self.weight_hh, self.bias_hh)
         if not batched:
-            return S.squeeze(h2, 0), S.squeeze(c2, 0)
+            return squeeze(h2, 0), squeeze(c2, 0)
         return h2, c2
 
 
@@ -426,4 +430,4 @@ class GRUCell(RNNCellBase):
         x, batched = self._prepare(input, hx)
         h = self._hidden(hx, x, batched)
         out = _rnn_step("GRU", _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
-        return out if batched else S.squeeze(out, 0)
+        return out if batched else squeeze(out, 0)

@@ -7,15 +7,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...ops import creation as C
-from ...ops import elementwise as E
-from ..._tensor import Tensor, _wrap
+from ..._tensor import Tensor
+from ..._tensor import _wrap
 from .. import _init as init
 from ..parameter import Parameter
 from .container import ModuleList
 from .linear import Linear
 from .misc import Dropout, LayerNorm
 from .module import Module
+from ...ops.arithmetic import add
+from ...ops.creation import empty
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -50,23 +51,23 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(C.empty(3 * embed_dim, embed_dim, dtype=dtype))
+            self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, dtype=dtype))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         else:
-            self.q_proj_weight = Parameter(C.empty(embed_dim, embed_dim, dtype=dtype))
-            self.k_proj_weight = Parameter(C.empty(embed_dim, self.kdim, dtype=dtype))
-            self.v_proj_weight = Parameter(C.empty(embed_dim, self.vdim, dtype=dtype))
+            self.q_proj_weight = Parameter(empty(embed_dim, embed_dim, dtype=dtype))
+            self.k_proj_weight = Parameter(empty(embed_dim, self.kdim, dtype=dtype))
+            self.v_proj_weight = Parameter(empty(embed_dim, self.vdim, dtype=dtype))
             self.register_parameter("in_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(C.empty(3 * embed_dim, dtype=dtype))
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype))
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
         if add_bias_kv:
-            self.bias_k = Parameter(C.empty(1, 1, embed_dim, dtype=dtype))
-            self.bias_v = Parameter(C.empty(1, 1, embed_dim, dtype=dtype))
+            self.bias_k = Parameter(empty(1, 1, embed_dim, dtype=dtype))
+            self.bias_v = Parameter(empty(1, 1, embed_dim, dtype=dtype))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
@@ -144,11 +145,11 @@ class TransformerEncoderLayer(Module):
                 is_causal: bool = False) -> Tensor:
         x = src
         if self.norm_first:
-            x = E.add(x, self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal))
-            x = E.add(x, self._ff_block(self.norm2(x)))
+            x = add(x, self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal))
+            x = add(x, self._ff_block(self.norm2(x)))
         else:
-            x = self.norm1(E.add(x, self._sa_block(x, src_mask, src_key_padding_mask, is_causal)))
-            x = self.norm2(E.add(x, self._ff_block(x)))
+            x = self.norm1(add(x, self._sa_block(x, src_mask, src_key_padding_mask, is_causal)))
+            x = self.norm2(add(x, self._ff_block(x)))
         return x
 
 
@@ -194,15 +195,15 @@ class TransformerDecoderLayer(Module):
                 tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:
         x = tgt
         if self.norm_first:
-            x = E.add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal))
-            x = E.add(x, self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask,
+            x = add(x, self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = add(x, self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask,
                                          memory_is_causal))
-            x = E.add(x, self._ff_block(self.norm3(x)))
+            x = add(x, self._ff_block(self.norm3(x)))
         else:
-            x = self.norm1(E.add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)))
-            x = self.norm2(E.add(x, self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
+            x = self.norm1(add(x, self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal)))
+            x = self.norm2(add(x, self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
                                                     memory_is_causal)))
-            x = self.norm3(E.add(x, self._ff_block(x)))
+            x = self.norm3(add(x, self._ff_block(x)))
         return x
 
 

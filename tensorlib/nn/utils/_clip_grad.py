@@ -33,7 +33,7 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
     """The ``norm_type`` norm of all ``tensors`` together, as if they were concatenated into one vector."""
     from ...ops.creation import tensor
     from ...ops.linalg import vector_norm
-    from ...ops.shape import stack
+    from ...ops.join_split import stack
 
     ts = _tensors(tensors)
     p = _norm_type(norm_type)
@@ -55,7 +55,7 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
     """Scale the gradients by ``max_norm / total_norm`` when that is below one."""
-    from ...ops.elementwise import clamp
+    from ...ops.selection import clamp
 
     grads = _grads(parameters)
     if not grads:

@@ -11,7 +11,8 @@ from ..._registry import NN_UTILS, op
 @op(namespace=NN_UTILS)
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable)."""
-    from ...ops.shape import cat, reshape
+    from ...ops.join_split import cat
+    from ...ops.shape import reshape
 
     if isinstance(parameters, Tensor):
         parameters = [parameters]

@@ -83,7 +83,7 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
     The result is ``(longest, batch, *)``, or ``(batch, longest, *)`` with ``batch_first``.
     """
     from ...ops.creation import full
-    from ...ops.shape import cat, stack
+    from ...ops.join_split import cat, stack
 
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
@@ -111,7 +111,8 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) of sequences of the given lengths."""
     from ...ops.creation import tensor
     from ...ops.indexing import index_select
-    from ...ops.shape import cat, transpose
+    from ...ops.join_split import cat
+    from ...ops.shape import transpose
 
     lens = _lengths_array(lengths)
     if enforce_sorted:
@@ -147,7 +148,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
     """Undo :func:`pack_padded_sequence`: ``(padded, lengths)``, in the batch's original order."""
     from ...ops.creation import full, tensor
     from ...ops.indexing import index_select
-    from ...ops.shape import cat, stack, transpose
+    from ...ops.join_split import cat, stack
+    from ...ops.shape import transpose
 
     sizes = sequence.batch_sizes._data.astype(np.int64)
     steps = len(sizes)

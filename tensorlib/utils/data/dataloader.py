@@ -65,7 +65,7 @@ def default_collate(batch: Any) -> Any:
     dicts, named tuples and sequences are collated field by field; strings are kept as a list."""
     from ..._dtype import float64
     from ...ops.creation import as_tensor, tensor
-    from ...ops.shape import stack
+    from ...ops.join_split import stack
 
     elem = batch[0]
     if isinstance(elem, Tensor):

@@ -1,0 +1,153 @@
+"""Powers: pow, float_power and square, with their backward nodes.
+
+Above ``unary`` and ``selection``: the gradient of ``x ** p`` with respect to
+``p`` needs ``log`` and ``where``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._registry import op
+from .._tensor import Tensor
+from .unary import log
+from .comparison import eq, ge, logical_and
+from ._util import GRAD, binary_arrays, needs_grad, not_implemented, number_input, record, tensor_arg, wrap
+from ._pointwise import _apply2, _arr, _finish, _load, _meta, reduce_to
+from .selection import where
+from .arithmetic import mul, sub
+from .conversion import to_dtype, zeros_like
+
+
+class PowBackward0(Node):
+    """Tensor ** scalar."""
+
+    __slots__ = ("self_", "exponent")
+    _saved_slots = ("self_",)
+
+    def backward(self, g: Tensor) -> tuple:
+        p = self.exponent
+        x = unpack(self, self.self_)
+        if p == 0:
+            return (zeros_like(x),)
+        return (mul(mul(g, p), pow(x, p - 1)),)
+
+
+class PowBackward1(Node):
+    """Tensor ** Tensor."""
+
+    __slots__ = ("self_", "exponent", "result", "self_meta", "exp_meta")
+    _saved_slots = ("self_", "exponent", "result")
+
+    def backward(self, g: Tensor) -> tuple:
+        x = _load(self, self.self_)
+        p = _load(self, self.exponent)
+        ga = gb = None
+        if self.needs(0):
+            # where p == 0 the derivative is 0 even at x == 0
+            d = mul(p, pow(x, sub(p, 1)))
+            d = where(eq(p, 0), 0.0, d) if isinstance(p, Tensor) else d
+            ga = reduce_to(mul(g, d), self.self_meta)
+        if self.needs(1):
+            y = unpack(self, self.result)
+            d = mul(y, log(x)) if isinstance(x, Tensor) else mul(y, math.log(x) if x > 0 else float("nan"))
+            # 0 ** p with p >= 0 has gradient 0 w.r.t. p, as torch defines it
+            if isinstance(x, Tensor):
+                d = where(logical_and(eq(x, 0), ge(p, 0)), 0.0, d)
+            elif x == 0:
+                d = where(ge(p, 0), 0.0, d)
+            gb = reduce_to(mul(g, d), self.exp_meta)
+        return ga, gb
+
+
+@op(variants="function method")
+def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # noqa: A001 - torch's name
+    """``input ** exponent`` elementwise (either may be a scalar)."""
+    if not isinstance(input, Tensor):
+        if not isinstance(exponent, Tensor):
+            raise TypeError(f"pow(): argument 'input' must be Tensor or Number, not {type(input).__name__}")
+        return _pow_tensor(number_input(input, exponent, "pow"), exponent, out, scalar_base=input)
+    if isinstance(exponent, Tensor):
+        return _pow_tensor(input, exponent, out)
+    x = input
+    a, p = binary_arrays(x, exponent, "pow")
+    kind = a.dtype.kind
+    if kind != "f" and kind != "c":
+        if kind in "iu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if kind == "b":  # bool ** bool stays bool: x ** True is x, x ** False is True
+            r = a.copy() if p else np.ones_like(a)
+            return _finish(wrap(r), out, "pow")
+    if p == 2:
+        r = a * a
+    elif p == 0.5 and kind == "f":
+        r = np.sqrt(a)
+    else:
+        r = np.power(a, p)
+    r = _arr(r)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(PowBackward0, r, (x,))
+        node.self_ = save_input(x)
+        node.exponent = p
+        return _finish(res, out, "pow")
+    return _finish(wrap(r), out, "pow")
+
+
+def _pow_tensor(x: Tensor, e: Tensor, out: Any, scalar_base: Any = None) -> Tensor:
+    a, b = binary_arrays(x, e, "pow")
+    if a.dtype.kind in "iub":
+        r = _int_pow(a, b)
+    else:
+        r = _apply2(np.power, a, b)
+    if needs_grad(x, e):
+        res, node = record(PowBackward1, r, (x, e))
+        node.self_ = save_input(x) if scalar_base is None else scalar_base
+        node.exponent = save_input(e)
+        node.result = SavedTensor(res, True)
+        node.self_meta, node.exp_meta = _meta(x), _meta(e)
+        return _finish(res, out, "pow")
+    return _finish(wrap(r), out, "pow")
+
+
+def _int_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer powers with torch's rules: bool ** bool has no kernel; negative exponents give 1 / a ** -b in integers."""
+    if a.dtype.kind == "b":
+        raise not_implemented("pow", a.dtype)
+    neg = b < 0
+    if not np.any(neg):
+        return _apply2(np.power, a, b)
+    r = _apply2(np.power, a, np.where(neg, 0, b))
+    # 1 / a ** n truncates to 0 unless |a| == 1
+    odd = (b % 2) != 0
+    inv = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(r.dtype)
+    return np.where(neg, inv, r)
+
+
+@op(variants="function method")
+def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
+    """``input ** exponent`` computed in double precision (complex128 if either is complex)."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(f"float_power(): argument 'input' must be Tensor, not {type(input).__name__}")
+    cplx = any(
+        (v._data.dtype.kind == "c") if isinstance(v, Tensor) else isinstance(v, (complex, np.complexfloating))
+        for v in (input, exponent)
+    )
+    dt = _dtype.complex128 if cplx else _dtype.float64
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, Tensor):
+            return to_dtype(v, dt)
+        return complex(v) if cplx else float(v)
+
+    return pow(conv(input), conv(exponent), out=out)
+
+
+@op(variants="function method", inplace="function method")
+def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise x ** 2."""
+    return pow(tensor_arg(input, "square"), 2, out=out)
