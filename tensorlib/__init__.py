@@ -9,9 +9,12 @@ to their implementations (:mod:`tensorlib._registry`) and bound here.
 
 from __future__ import annotations
 
-from . import _legacy, _methods, _repr, _typeinfo, ops, serialization
+from . import _hooks, _legacy, _methods, _repr, _typeinfo, ops, serialization
 from ._autograd import anomaly_mode as _anomaly_mode
+from ._autograd import engine as _engine
 from ._autograd import grad_mode as _grad_mode
+from ._autograd import graph as _graph
+from ._autograd import views as _views
 from ._dtype import (
     bool,
     complex64,
@@ -51,6 +54,15 @@ __version__ = "0.1.0"
 
 for _cls in (Tensor, Size, dtype, device):
     _cls.__module__ = __name__
+
+# The Tensor class and the autograd engine sit below the ops and the printer: give them what they call.
+_hooks.install(
+    permute=ops.shape.permute, transpose=ops.shape.transpose, adjoint=ops.shape.adjoint, real=ops.conversion.real,
+    imag=ops.unary.imag, alias=ops.shape.alias, to_dtype=ops.conversion.to_dtype,
+    array_from_data=ops.creation.array_from_data, parse_size=ops.creation.parse_size, backward=_engine.backward,
+    add_hook=_graph.add_hook, regenerate_view_history=_views.regenerate_view_history, tensor_repr=_repr.tensor_repr,
+    add=ops.arithmetic.add, mul=ops.arithmetic.mul,
+)
 
 _build(__name__)
 # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).

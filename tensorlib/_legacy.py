@@ -16,6 +16,8 @@ from ._size import Size
 from ._tensor import _LEGACY_NAMES, _wrap
 from ._tensor import Tensor
 from ._registry import public
+from ._tensor import device as _device
+from .ops.creation import array_from_data, parse_size
 
 
 class tensortype(type):
@@ -32,8 +34,6 @@ class tensortype(type):
     def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
         device = kwargs.pop("device", None)
         if device is not None:
-            from ._tensor import device as _device
-
             _device(device)
         if kwargs:
             raise TypeError(
@@ -52,14 +52,11 @@ class tensortype(type):
             if isinstance(a, Size):
                 return _wrap(np.empty(tuple(a), dtype=npdt))
             if isinstance(a, (list, tuple, np.ndarray, range)):
-                from .ops.creation import array_from_data
-
                 return _wrap(array_from_data(a, cls.dtype))
             if isinstance(a, (float, complex, bool)):
                 raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
             if isinstance(a, str):
                 raise TypeError("new(): invalid data type 'str'")
-        from .ops.creation import parse_size
 
         return _wrap(np.empty(parse_size(args, "new"), dtype=npdt))
 

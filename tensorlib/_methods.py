@@ -29,6 +29,9 @@ from .ops.linalg import matmul
 from .ops.shape import flip
 from .ops.unary import reciprocal
 from .ops import broadcast, comparison, power, selection, unary
+from ._size import Size
+from ._tensor import _wrap, bump_version, device as _device
+from .ops._util import check_inplace, writable
 
 # -- methods with their own signatures ------------------------------------------------------
 
@@ -77,8 +80,6 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         else:
             raise TypeError(f"to() received an invalid combination of arguments: got {type(a).__name__}")
     if device is not None:
-        from ._tensor import device as _device
-
         _device(device)
     if dtype is None:
         return clone(self) if copy else self
@@ -136,9 +137,6 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 @op(variants="method")
 def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Apply a Python function to every element in place (slow; for tests and debugging)."""
-    from ._tensor import bump_version
-    from .ops._util import check_inplace, writable
-
     check_inplace(self, "apply_")
     a = writable(self)
     flat = a.reshape(-1)
@@ -236,8 +234,6 @@ class _ZeroGradBackward(Node):
     __slots__ = ("metas",)
 
     def backward(self, g: Tensor) -> tuple:
-        from ._tensor import _wrap
-
         return tuple(_wrap(np.zeros(*m)) if m is not None and self.needs(i) else None for i, m in enumerate(self.metas))
 
 
@@ -273,8 +269,6 @@ for _name, _title, _alias in (("eq", "Eq", None), ("ne", "Ne", "not_equal"), ("l
 @op(variants="method")
 def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Legacy constructor with this tensor's dtype: ``t.new(2, 3)`` (uninitialised), ``t.new([1, 2])`` (data)."""
-    from ._size import Size
-
     kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _dtype
 from ._registry import public
+from ._tensor import Tensor
 
 
 @dataclass
@@ -192,8 +193,6 @@ def _join_suffixes(body: str, suffixes: list[str], indent: int) -> str:
 
 def tensor_repr(t: Any, prefix: str | None = None) -> str:
     """``tensor([...], dtype=..., grad_fn=<...>)`` as torch prints it."""
-    from ._tensor import Tensor
-
     a = t._data
     if prefix is None:
         prefix = "tensor(" if type(t) is Tensor else f"{type(t).__name__}("

@@ -8,7 +8,9 @@ public surface is made overridable in :mod:`tensorlib.__init__`.
 
 from __future__ import annotations
 
+import copy
 import warnings
+import weakref
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -21,6 +23,7 @@ from dispatch import disabled_handler
 
 from ._protocol import protocol
 from ._size import Size
+from ._hooks import hooks
 from ._registry import public
 
 _new = object.__new__
@@ -234,60 +237,44 @@ class Tensor:
     @property
     def T(self) -> "Tensor":
         """The dimensions reversed."""
-        from .ops.shape import permute
-
-        return permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+        return hooks.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self) -> "Tensor":
         """The last two dimensions swapped."""
-        from .ops.shape import transpose
-
-        return transpose(self, -2, -1)
+        return hooks.transpose(self, -2, -1)
 
     @property
     def real(self) -> "Tensor":
         """The real part: a view for complex tensors, the tensor itself for real ones. Assigning writes into it."""
-        from .ops.conversion import real
-
-        return real(self)
+        return hooks.real(self)
 
     @real.setter
     def real(self, value: Any) -> None:
-        from .ops.conversion import real
-
-        real(self).copy_(value)
+        hooks.real(self).copy_(value)
 
     @property
     def imag(self) -> "Tensor":
         """The imaginary part of a complex tensor, as a view. Assigning writes into it."""
-        from .ops.unary import imag
-
-        return imag(self)
+        return hooks.imag(self)
 
     @imag.setter
     def imag(self, value: Any) -> None:
-        from .ops.unary import imag
-
-        imag(self).copy_(value)
+        hooks.imag(self).copy_(value)
 
     @property
     def H(self) -> "Tensor":
         """The conjugate transpose of a matrix (2-D tensor)."""
         if self._data.ndim not in (0, 2):
             raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.ndim}-D tensor.")
-        from .ops.shape import adjoint
-
-        return adjoint(self) if self._data.ndim == 2 else self
+        return hooks.adjoint(self) if self._data.ndim == 2 else self
 
     @property
     def mH(self) -> "Tensor":
         """The conjugate transpose of the last two dimensions."""
         if self._data.ndim < 2:
             raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self._data.ndim}-D tensor.")
-        from .ops.shape import adjoint
-
-        return adjoint(self)
+        return hooks.adjoint(self)
 
     @property
     def itemsize(self) -> int:
@@ -411,8 +398,6 @@ class Tensor:
         fn = self._grad_fn
         if fn is None:
             return
-        import weakref
-
         meta = self._get_meta()
         if meta.retains_grad:
             return
@@ -421,8 +406,7 @@ class Tensor:
 
     def register_hook(self, hook: Any) -> Any:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a non-None return replaces it."""
-        from ._autograd.graph import add_hook
-
+        add_hook = hooks.add_hook
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         fn = self._grad_fn
@@ -436,8 +420,6 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
         """Call ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
-        from ._autograd.graph import add_hook
-
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self._requires_grad:
@@ -445,7 +427,7 @@ class Tensor:
         meta = self._get_meta()
         if meta.post_acc_hooks is None:
             meta.post_acc_hooks = {}
-        return add_hook(meta.post_acc_hooks, hook)
+        return hooks.add_hook(meta.post_acc_hooks, hook)
 
     def backward(
         self,
@@ -455,17 +437,13 @@ class Tensor:
         inputs: Any = None,
     ) -> None:
         """Accumulate the gradient of this tensor w.r.t. graph leaves into their ``.grad``."""
-        from ._autograd.engine import backward
-
-        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
+        hooks.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
 
     def as_subclass(self, cls: type) -> "Tensor":
         """This tensor's data as an instance of ``cls`` (a Tensor subclass), still attached to the graph."""
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError(f"as_subclass(): cls must be a subclass of tensorlib.Tensor, got {cls!r}")
-        from .ops.shape import alias
-
-        return alias(self, cls)
+        return hooks.alias(self, cls)
 
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> "str | Tensor":
         """The legacy type name (``tensorlib.FloatTensor``), or a copy cast to ``dtype``."""
@@ -479,9 +457,7 @@ class Tensor:
             target = dtype.dtype
         else:
             raise TypeError(f"type(): invalid type {dtype!r}")
-        from .ops.conversion import to_dtype
-
-        return to_dtype(self, target)
+        return hooks.to_dtype(self, target)
 
     def cpu(self, memory_format: Any = None) -> "Tensor":
         return self
@@ -524,11 +500,9 @@ class Tensor:
         return int(a.reshape(()).item())
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        from ._repr import tensor_repr
-
         if self.__dict__.get("_is_param", False):  # a subclass instance made a Parameter
-            return f"Parameter({tensor_repr(self)})"
-        return tensor_repr(self)
+            return f"Parameter({hooks.tensor_repr(self)})"
+        return hooks.tensor_repr(self)
 
     def __format__(self, format_spec: str) -> str:
         if self._data.ndim == 0 and type(self) is Tensor:
@@ -553,7 +527,6 @@ class Tensor:
             )
         if id(self) in memo:
             return memo[id(self)]
-        import copy
 
         new = _new(type(self))
         _init(new, self._data.copy())
@@ -675,9 +648,8 @@ def refresh_view(t: Tensor) -> None:
     c = t._vc
     if c is None or c[0] == t._view_version:
         return
-    from ._autograd.views import regenerate_view_history
 
-    regenerate_view_history(t)
+    hooks.regenerate_view_history(t)
 
 
 _INTERNAL = frozenset({"_meta"})
@@ -788,12 +760,10 @@ def _legacy_construct(args: tuple, kwargs: dict) -> np.ndarray:
         if isinstance(a, Size):
             return np.empty(tuple(a), dtype=np_float)
         if isinstance(a, (list, tuple, np.ndarray)) or hasattr(a, "__array__"):
-            from .ops.creation import array_from_data
 
-            return array_from_data(a, _dtype.DEFAULT.float)
-    from .ops.creation import parse_size
+            return hooks.array_from_data(a, _dtype.DEFAULT.float)
 
-    return np.empty(parse_size(args, "new"), dtype=np_float)
+    return np.empty(hooks.parse_size(args, "new"), dtype=np_float)
 
 
 def _rebuild(cls: type, data: np.ndarray, requires_grad: bool, grad: Any, state: dict | None) -> Tensor:
@@ -823,9 +793,8 @@ def _convert(ret: Any, cls: type, args: tuple = (), kwargs: dict | None = None) 
                 return ret
             except TypeError:  # the subclass changed the layout (its own __slots__)
                 pass
-        from .ops.shape import alias
 
-        return alias(ret, cls)
+        return hooks.alias(ret, cls)
     if isinstance(ret, tuple):
         items = [_convert(r, cls, args, kwargs) for r in ret]
         if hasattr(ret, "_fields"):

@@ -20,6 +20,7 @@ from .._tensor import _wrap, refresh_view
 from .anomaly_mode import ANOMALY, check_outputs
 from .grad_mode import STATE
 from .graph import Node, new_node
+from .._hooks import hooks
 from .._registry import AUTOGRAD, op
 
 
@@ -93,9 +94,7 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 
 
 def _add(a: Tensor, b: Tensor) -> Tensor:
-    from ..ops.arithmetic import add
-
-    return add(a, b)
+    return hooks.add(a, b)
 
 
 def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any] | None) -> list[Tensor]:
@@ -402,3 +401,17 @@ def _pre_hooks(node: Node, hooks: Any, grads: list) -> list:
         if r is not None:
             grads = list(r)
     return grads
+
+
+def edge(t: Tensor) -> tuple:
+    """The graph edge a gradient for ``t`` flows into."""
+    if t._base is not None:
+        refresh_view(t)
+    fn = t._grad_fn
+    m = t._meta
+    if fn is not None:
+        return (fn, m.output_nr if m is not None else 0)
+    if t._requires_grad:
+        acc = m.grad_acc if m is not None else None
+        return (acc if acc is not None else grad_accumulator(t), 0)
+    return (None, 0)

@@ -13,6 +13,12 @@ from .._tensor import _make_view, _wrap
 from .grad_mode import STATE
 from .graph import FREED_MESSAGE, Node, SavedTensor, save_input
 from .._registry import AUTOGRAD, public
+from .._dtype import FROM_NP
+from .._tensor import bump_version
+from .engine import edge
+from ..ops.broadcast import sum_to_size
+from ..ops.conversion import to_dtype
+from .graph import new_node
 
 _LEGACY_MESSAGE = (
     "Legacy autograd function with non-static forward method is not supported. {name} must define forward and "
@@ -142,8 +148,6 @@ class BackwardCFunction(Node, FunctionCtx):
         shape, npdt = meta
         if g._data.shape != shape:
             if _expandable(shape, g._data.shape):
-                from ..ops.broadcast import sum_to_size
-
                 g = sum_to_size(g, shape)
             else:
                 raise RuntimeError(
@@ -151,9 +155,6 @@ class BackwardCFunction(Node, FunctionCtx):
                     f"but expected shape compatible with {list(shape)}"
                 )
         if g._data.dtype != npdt:
-            from .._dtype import FROM_NP
-            from ..ops.conversion import to_dtype
-
             g = to_dtype(g, FROM_NP[npdt])
         if not STATE.enabled:
             # A fresh object: the engine may keep it as a leaf's .grad, and the
@@ -261,7 +262,6 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output: Any, recording: b
     is_tuple = isinstance(output, tuple)
     outputs = output if is_tuple else (output,)
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
-    from ..ops._util import edge
 
     if recording:
         ctx.next_functions = tuple(
@@ -298,8 +298,6 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output: Any, recording: b
         elif not is_input and not is_dirty:
             o._requires_grad = False
         if is_dirty:
-            from .._tensor import bump_version
-
             if o._vc is None:
                 bump_version(o)
         results.append(o)
@@ -353,8 +351,6 @@ def once_differentiable(fn: Callable) -> Callable:
         grad_inputs = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
         if not grad_inputs:
             return outputs
-        from ..ops._util import edge
-        from .graph import new_node
 
         node = new_node(_OnceDifferentiableBackward, tuple(edge(a) for a in grad_inputs))
         node.fn_name = getattr(fn, "__qualname__", "backward")

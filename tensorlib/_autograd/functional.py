@@ -18,6 +18,8 @@ from .._tensor import _wrap
 from .engine import grad as _grad
 from .grad_mode import enable_grad
 from .._registry import AUTOGRAD_FUNCTIONAL, public
+from ..ops.join_split import stack
+from ..ops.shape import reshape
 
 
 def _as_tuple(x: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple]:
@@ -228,9 +230,6 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
 
 def _jacobian_rows(outs: tuple, ins: tuple, create_graph: bool, strict: bool) -> tuple:
     """For each output, for each input: the Jacobian of shape ``out.shape + in.shape``."""
-    from ..ops.shape import reshape
-    from ..ops.join_split import stack
-
     result = []
     for i, out in enumerate(outs):
         flat = reshape(out, (-1,))

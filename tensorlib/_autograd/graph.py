@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable
 from .._registry import AUTOGRAD, public
+from .._tensor import _wrap, legacy_type_name
 
 _new_object = object.__new__
 
@@ -208,7 +209,6 @@ class SavedTensor:
         t = self.tensor
         if t is not None:
             return t
-        from .._tensor import _wrap
 
         t = _wrap(self.data)
         t._vc = self.counter
@@ -248,8 +248,6 @@ FREED = _FreedSavedTensor()
 
 
 def _modified_message(saved: SavedTensor, node: Node) -> str:
-    from .._tensor import legacy_type_name
-
     if saved.tensor is not None:
         t = saved.tensor
         data = t._data

@@ -7,6 +7,7 @@ from typing import Any
 
 from .._tensor import Tensor
 from .._registry import AUTOGRAD, public
+from ..ops.creation import empty
 
 
 class _VariableMeta(type):
@@ -23,8 +24,6 @@ class Variable(metaclass=_VariableMeta):
             warnings.warn("volatile was removed and now has no effect. Use `with tensorlib.no_grad():` instead.",
                           UserWarning, stacklevel=2)
         if data is None:
-            from ..ops.creation import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")

@@ -15,10 +15,12 @@ import numpy as np
 from .._tensor import Tensor
 from .._tensor import _wrap
 from .graph import Node, new_node
+from .engine import edge
+from .grad_mode import STATE
+from .._hooks import hooks
 
 
 def _edge(t: Tensor) -> tuple:
-    from ..ops._util import edge
 
     return edge(t)
 
@@ -88,7 +90,6 @@ def _positions(arr: np.ndarray, origin: int) -> np.ndarray:
 def take_region(g: Tensor, index: np.ndarray) -> Tensor:
     """The elements of (base-shaped) ``g`` at ``index``, differentiably."""
     data = g._data.reshape(-1)[index]
-    from .grad_mode import STATE
 
     if g._requires_grad and STATE.enabled:
         node = new_node(RegionBackward, (_edge(g),))
@@ -103,7 +104,6 @@ def take_region(g: Tensor, index: np.ndarray) -> Tensor:
 
 def put_region(r: Tensor, index: np.ndarray, base_shape: tuple, fill: Tensor | None = None) -> Tensor:
     """A base-shaped tensor equal to ``fill`` (or zeros) with ``r`` scattered at ``index``, differentiably."""
-    from .grad_mode import STATE
 
     if fill is None:
         data = np.zeros(int(np.prod(base_shape)), dtype=r._data.dtype)
@@ -148,8 +148,6 @@ class CopySlices(Node):
         if self.needs(0):
             mask = np.ones(int(np.prod(self.base_shape)), dtype=g._data.dtype)
             mask[self.index.reshape(-1)] = 0
-            from ..ops.arithmetic import mul
-
-            g_base = mul(g, _wrap(mask.reshape(self.base_shape)))
+            g_base = hooks.mul(g, _wrap(mask.reshape(self.base_shape)))
         g_region = take_region(g, self.index) if self.needs(1) else None
         return g_base, g_region

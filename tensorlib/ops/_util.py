@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _dtype
-from .._autograd.engine import grad_accumulator
+from .._autograd.engine import edge
 from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node
 from .._dtype import FROM_NP, PROMOTE
@@ -25,7 +25,6 @@ __all__ = [
     "broadcast_error",
     "bump_version",
     "check_inplace",
-    "edge",
     "float_array",
     "record",
     "scalar_or_tensor",
@@ -251,20 +250,6 @@ def float_array(a: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "fc":
         return a
     return a.astype(_dtype.DEFAULT.np_float)
-
-
-def edge(t: Tensor) -> tuple:
-    """The graph edge a gradient for ``t`` flows into."""
-    if t._base is not None:
-        refresh_view(t)
-    fn = t._grad_fn
-    m = t._meta
-    if fn is not None:
-        return (fn, m.output_nr if m is not None else 0)
-    if t._requires_grad:
-        acc = m.grad_acc if m is not None else None
-        return (acc if acc is not None else grad_accumulator(t), 0)
-    return (None, 0)
 
 
 _NO_EDGE = (None, 0)

@@ -191,8 +191,3 @@ def equal(input: Tensor, other: Tensor) -> bool:
     y = tensor_arg(other, "equal", "other", 2)
     a, b = x._data, y._data
     return a.shape == b.shape and bool(np.array_equal(a, b))
-
-
-# nan_to_num's gradient uses arithmetic, which imports names from this module: reached
-# through the module at call time, and imported last, once this module's names exist.
-from . import arithmetic as _ar  # noqa: E402

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP
-from ._util import GRAD, edge, record, result_dtype, tensor_arg, wrap
+from ._util import GRAD, record, result_dtype, tensor_arg, wrap
 from .._tensor import Tensor, _make_view
 from .._registry import op
 

@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from .._autograd.engine import edge
 from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, rename_grad_fn, save_input
 from .._tensor import _make_view
-from ._util import GRAD, check_inplace, edge, record, tensor_arg, wrap, wrap_dim, writable
+from ._util import GRAD, check_inplace, record, tensor_arg, wrap, wrap_dim, writable
 from .._tensor import Tensor
 from .._tensor import bump_version
 from .._registry import op
