@@ -72,7 +72,7 @@ for _t in (Size, dtype, device):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
-from . import autograd, distributions, linalg, nn, optim, overrides, return_types, special, utils  # noqa: E402
+from . import autograd, linalg, nn, optim, overrides, return_types, special, utils  # noqa: E402
 from . import overrides as _overrides  # noqa: E402  (torch's historical spelling)
 
 __all__ = sorted(
@@ -83,3 +83,17 @@ __all__ = sorted(
         serialization special utils""".split()
     )
 )
+
+
+def __getattr__(name: str) -> object:
+    # tensorlib.distributions is written against the public namespace (``import tensorlib``), so it is
+    # loaded on first use rather than imported from here: the one deliberate function-level import.
+    if name == "distributions":
+        import importlib
+
+        return importlib.import_module(".distributions", __name__)
+    raise AttributeError(f"module 'tensorlib' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"distributions"})

@@ -74,7 +74,6 @@ def clear_safe_globals() -> None:
 def _is_dtype_name(module: str, name: str) -> bool:
     if module != "tensorlib":
         return False
-    from . import _dtype
 
     return isinstance(getattr(_dtype, name, None), _dtype.dtype)
 
@@ -153,11 +152,12 @@ def _load(fh: Any, pickle_module: Any, weights_only: bool, kwargs: dict) -> Any:
 def _check_map_location(map_location: Any) -> None:
     if map_location is None or callable(map_location) or isinstance(map_location, dict):
         return
-    from ._tensor import device
 
     device(map_location)
 
 
 from ._namespace import build as _build  # noqa: E402  (binds and registers the declarations above)
+from . import _dtype
+from ._tensor import device
 
 _build(__name__)

@@ -18,6 +18,7 @@ from ..ops.join_split import cat, chunk
 from ..ops.broadcast import expand
 from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
 from ..ops.indexing import repeat_interleave
+from ._functional import dropout, linear
 
 
 def _mask_as_bias(mask: Tensor, dtype: Any) -> Tensor:
@@ -55,8 +56,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         scores = add(scores, _mask_as_bias(attn_mask, scores._data.dtype))
     weights = softmax(scores, -1)
     if dropout_p > 0.0:
-        from ._functional import dropout
-
         weights = dropout(weights, dropout_p, True)
     return matmul(weights, v)
 
@@ -65,8 +64,6 @@ def multi_head_attention(module: Any, query: Tensor, key: Tensor, value: Tensor,
                          need_weights: bool, attn_mask: Tensor | None, average_attn_weights: bool,
                          is_causal: bool) -> tuple:
     """The forward of ``nn.MultiheadAttention`` (inputs ``(L, N, E)``, or ``(L, E)`` unbatched)."""
-    from ._functional import dropout, linear
-
     m = module
     batched = query.dim() == 3
     if m.batch_first and batched:

@@ -34,6 +34,8 @@ from ..ops import shape as shape_ops
 from ..ops import unary
 from ..ops import broadcast
 from ..ops import power
+from .._tensor import bump_version
+from ..ops._util import type_title
 
 # -- linear layers -------------------------------------------------------------------------------
 
@@ -93,8 +95,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return res
         return wrap(r)
     if bias is not None and a.ndim == 2 and wd.ndim == 2 and a.dtype != wd.dtype:
-        from ..ops._util import type_title
-
         raise RuntimeError(
             f"mat1 and mat2 must have the same dtype, but got {type_title(a.dtype)} and {type_title(wd.dtype)}"
         )
@@ -715,7 +715,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         if np.any(scale != 1.0):
             wd[rows] = (wd[rows] * scale[:, None]).astype(wd.dtype)
-            from .._tensor import bump_version
 
             bump_version(w)
     out = index_select(w, 0, flat)

@@ -22,6 +22,8 @@ from ..ops.power import square
 from ..ops import reduction as reduction_ops
 from ..ops import unary
 from ..ops import broadcast
+from ..ops.indexing import gather, index_select, scatter
+from ..ops.creation import full_like, ones_like
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -185,8 +187,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     x = tensor_arg(input, "gaussian_nll_loss")
     y = tensor_arg(target, "gaussian_nll_loss", "target", 2)
     if not isinstance(var, Tensor):
-        from ..ops.creation import full_like
-
         var = full_like(x, float(var))
     if var.shape != x.shape:
         if x.shape[:-1] == var.shape:
@@ -209,8 +209,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i]) ** p / C`` per sample."""
-    from ..ops import indexing as I
-
     x = tensor_arg(input, "multi_margin_loss")
     y = tensor_arg(target, "multi_margin_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
@@ -220,16 +218,15 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     xb = reshape(x, (1, -1)) if unbatched else x
     yb = reshape(y, (-1, 1))
     classes = xb.shape[1]
-    picked = I.gather(xb, 1, yb)
+    picked = gather(xb, 1, yb)
     margins = clamp_min(add(sub(xb, picked), margin), 0)
     if p == 2:
         margins = mul(margins, margins)
     if weight is not None:
-        margins = mul(margins, reshape(I.index_select(weight, 0, reshape(yb, (-1,))), (-1, 1)))
-    from ..ops.creation import ones_like
+        margins = mul(margins, reshape(index_select(weight, 0, reshape(yb, (-1,))), (-1, 1)))
 
     keep = ones_like(margins)
-    keep = I.scatter(keep, 1, yb, 0.0)
+    keep = scatter(keep, 1, yb, 0.0)
     loss = div(broadcast.sum(mul(margins, keep), 1), classes)
     if unbatched:
         loss = reshape(loss, ())

@@ -10,6 +10,7 @@ from .._dtype import DEFAULT
 from .._repr import tensor_repr
 from .._tensor import Tensor
 from .._tensor import _disabled_torch_function_impl, _init
+from .._tensor import _wrap
 
 
 class _ParameterMeta(type):
@@ -85,14 +86,10 @@ def _subclass_parameter(data: Tensor, requires_grad: bool) -> Any:
 
 
 def _copy_tensor(t: Tensor) -> Tensor:
-    from .._tensor import _wrap
-
     return _wrap(t._data.copy())
 
 
 def _rebuild_parameter(data: np.ndarray, requires_grad: bool) -> Parameter:
-    from .._tensor import _wrap
-
     return Parameter(_wrap(data), requires_grad)
 
 

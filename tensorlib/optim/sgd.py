@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from .optimizer import Optimizer, _check_flags, required
+from .._tensor import _wrap
 
 
 class SGD(Optimizer):
@@ -52,6 +53,4 @@ class SGD(Optimizer):
 
 
 def _tensor(a: np.ndarray) -> Any:
-    from .._tensor import _wrap
-
     return _wrap(a)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from .module import Module
+from .. import _init, functional
+from ...ops.creation import empty
+from ..parameter import Parameter
 
 
 def _F() -> Any:
-    from .. import functional
-
     return functional
 
 
@@ -240,18 +241,13 @@ class PReLU(Module):
     """``x`` if positive else ``a * x``, with ``a`` learnt (one value, or one per channel)."""
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
-        from ...ops import creation as C
-        from ..parameter import Parameter
-
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
-        self.weight = Parameter(C.empty(num_parameters, dtype=dtype))
+        self.weight = Parameter(empty(num_parameters, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        from .. import _init
-
         _init.constant_(self.weight, self.init)
 
     def forward(self, input: Any) -> Any:

@@ -7,6 +7,8 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..parameter import Parameter
 from .module import Module
+from ..._tensor import Tensor
+from .module import _addindent
 
 
 def _index(idx: Any, n: int, kind: str) -> int:
@@ -137,8 +139,6 @@ class ModuleList(Module):
 
 def _module_list_repr(self: "ModuleList") -> str:
     """Like Module's repr, but runs of identical children are shown once: ``(0-2): 3 x Linear(...)``."""
-    from .module import _addindent
-
     children = [repr(m) for m in self._modules.values()]
     if not children:
         return self._get_name() + "()"
@@ -291,8 +291,6 @@ class ParameterDict(Module):
 
 
 def _as_param(value: Any) -> Any:
-    from ..._tensor import Tensor
-
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
         return Parameter(value)
     return value

@@ -9,13 +9,12 @@ from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
 from ...ops.creation import empty
+from .. import functional
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 def _F() -> Any:
-    from .. import functional
-
     return functional
 
 

@@ -9,6 +9,7 @@ from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
 from ...ops.creation import empty
+from ...nn import functional
 
 
 def _empty(*shape: int, dtype: Any = None) -> Any:
@@ -48,8 +49,6 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Any) -> Any:
-        from ...nn import functional
-
         return functional.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -76,8 +75,6 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1: Any, input2: Any) -> Any:
-        from ...nn import functional
-
         return functional.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self) -> str:

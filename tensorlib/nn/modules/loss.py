@@ -5,18 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from .module import Module
+from .. import functional
+from .._functional import _reduction
 
 
 def _F() -> Any:
-    from .. import functional
-
     return functional
 
 
 class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> None:
         super().__init__()
-        from .._functional import _reduction
 
         self.reduction = _reduction(size_average, reduce, reduction) if reduction != "batchmean" else reduction
 

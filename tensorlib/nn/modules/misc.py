@@ -8,11 +8,10 @@ from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
 from ...ops.creation import empty, ones, zeros
+from .. import functional
 
 
 def _F() -> Any:
-    from .. import functional
-
     return functional
 
 

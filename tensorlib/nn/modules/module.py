@@ -8,6 +8,11 @@ from typing import Any, Callable, Iterator, NamedTuple
 from ..._autograd.graph import RemovableHandle, add_hook
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
+from ... import _dtype
+from ..._autograd.grad_mode import no_grad
+from ..._dtype import dtype as DType
+from ..._tensor import _wrap, device as Device, legacy_type_name
+from ._backward_hooks import BackwardHook
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -22,8 +27,6 @@ class _IncompatibleKeys(NamedTuple):
 
 def _typename(v: Any) -> str:
     if isinstance(v, Tensor):
-        from ..._tensor import legacy_type_name
-
         return legacy_type_name(v._data.dtype) if type(v) is Tensor else type(v).__name__
     return type(v).__module__ + "." + type(v).__qualname__ if type(v).__module__ != "builtins" else type(v).__qualname__
 
@@ -97,8 +100,6 @@ class Module:
         bw_pre = list(d.get("_backward_pre_hooks", {}).values())
         bw = None
         if full or bw_pre:
-            from ._backward_hooks import BackwardHook
-
             bw = BackwardHook(self, full, bw_pre)
             args = bw.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
@@ -202,7 +203,6 @@ class Module:
             if buffers is None:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
             self._forget(name)
-            from ..._tensor import _wrap
 
             self.register_buffer(name, _wrap(value._data), value.persistent)
             return
@@ -383,8 +383,6 @@ class Module:
         return self
 
     def _apply_to_tensors(self, fn: Callable[[Tensor], Tensor]) -> "Module":
-        from ..._autograd.grad_mode import no_grad
-
         for m in self.modules():
             with no_grad():
                 for name, p in m._parameters.items():
@@ -404,9 +402,6 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """Convert floating point parameters and buffers (``to(dtype)``; devices other than cpu are refused)."""
-        from ..._dtype import dtype as DType
-        from ..._tensor import device as Device
-
         dtype = kwargs.get("dtype")
         device = kwargs.get("device")
         for a in args:
@@ -425,18 +420,12 @@ class Module:
         return self._apply_to_tensors(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def double(self) -> "Module":
-        from ... import _dtype
-
         return self.to(_dtype.float64)
 
     def float(self) -> "Module":
-        from ... import _dtype
-
         return self.to(_dtype.float32)
 
     def half(self) -> "Module":
-        from ... import _dtype
-
         return self.to(_dtype.float16)
 
     def cpu(self) -> "Module":
@@ -475,8 +464,6 @@ class Module:
 
     def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
         """Copy values from ``state_dict`` into parameters and buffers; report missing and unexpected keys."""
-        from ..._autograd.grad_mode import no_grad
-
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing: list = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .module import Module
+from .. import functional
 
 
 def _widths(padding: Any, n: int) -> tuple:
@@ -25,8 +26,6 @@ class _PadNd(Module):
         self.padding = _widths(padding, self._dims)
 
     def forward(self, input: Any) -> Any:
-        from .. import functional
-
         return functional.pad(input, self.padding, self._mode)
 
     def extra_repr(self) -> str:
@@ -39,8 +38,6 @@ class _ConstantPadNd(_PadNd):
         self.value = value
 
     def forward(self, input: Any) -> Any:
-        from .. import functional
-
         return functional.pad(input, self.padding, "constant", self.value)
 
     def extra_repr(self) -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from .module import Module
+from .. import functional
 
 
 def _F() -> Any:
-    from .. import functional
-
     return functional
 
 

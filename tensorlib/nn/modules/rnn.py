@@ -24,13 +24,14 @@ from ...ops.selection import where
 from ...ops.join_split import cat, chunk, stack
 from ...ops.shape import squeeze, transpose, unsqueeze
 from ...ops.unary import relu, sigmoid, tanh
+from .. import functional
+from ...ops.indexing import index_select
+from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
-    from .. import functional
-
     return functional.linear(x, w, b)
 
 
@@ -223,15 +224,10 @@ class RNNBase(Module):
                 outs.append(stack(seq) if steps else zeros(0, x.shape[1], h0.shape[-1], dtype=x.dtype))
             layer_input = outs[0] if directions == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                from .. import functional
-
                 layer_input = functional.dropout(layer_input, self.dropout, True)
         return layer_input, stack(h_n), (stack(c_n) if mode == "LSTM" else None)
 
     def _forward_packed(self, packed: Any, hx: Any) -> tuple:
-        from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
-        from ...ops.indexing import index_select
-
         sizes = packed.batch_sizes._data.astype(np.int64)
         padded, _ = pad_packed_sequence(PackedSequence(packed.data, packed.batch_sizes))
         lengths = (sizes[None, :] > np.arange(padded.shape[1])[:, None]).sum(1)  # sorted, longest first
@@ -265,8 +261,6 @@ class RNNBase(Module):
         return result, to_original(h_n)
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple:
-        from ..utils.rnn import PackedSequence
-
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
         x, batched = self._check_input(input)

@@ -17,6 +17,8 @@ from .misc import Dropout, LayerNorm
 from .module import Module
 from ...ops.arithmetic import add
 from ...ops.creation import empty
+from .. import functional
+from .._attention import multi_head_attention
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -90,8 +92,6 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple:
-        from .._attention import multi_head_attention
-
         for name, t in (("query", query), ("key", key), ("value", value)):
             if not isinstance(t, Tensor):
                 raise TypeError(f"MultiheadAttention: expected {name} to be a Tensor, got {type(t).__name__}")
@@ -103,8 +103,6 @@ class MultiheadAttention(Module):
 
 def _activation(activation: Any) -> Any:
     if isinstance(activation, str):
-        from .. import functional
-
         if activation == "relu":
             return functional.relu
         if activation == "gelu":

@@ -8,6 +8,10 @@ from typing import Any, Iterable
 from ..._autograd.grad_mode import no_grad
 from ..._tensor import Tensor
 from ..._registry import NN_UTILS, op
+from ...ops.creation import tensor
+from ...ops.join_split import stack
+from ...ops.linalg import vector_norm
+from ...ops.selection import clamp
 
 
 def _tensors(parameters: Any) -> list:
@@ -31,10 +35,6 @@ def _norm_type(norm_type: Any) -> float:
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
     """The ``norm_type`` norm of all ``tensors`` together, as if they were concatenated into one vector."""
-    from ...ops.creation import tensor
-    from ...ops.linalg import vector_norm
-    from ...ops.join_split import stack
-
     ts = _tensors(tensors)
     p = _norm_type(norm_type)
     if not ts:
@@ -55,8 +55,6 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
     """Scale the gradients by ``max_norm / total_norm`` when that is below one."""
-    from ...ops.selection import clamp
-
     grads = _grads(parameters)
     if not grads:
         return

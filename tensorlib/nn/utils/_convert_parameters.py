@@ -6,14 +6,13 @@ from typing import Iterable
 
 from ..._tensor import Tensor
 from ..._registry import NN_UTILS, op
+from ...ops.join_split import cat
+from ...ops.shape import reshape
 
 
 @op(namespace=NN_UTILS)
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable)."""
-    from ...ops.join_split import cat
-    from ...ops.shape import reshape
-
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     return cat([reshape(p, (-1,)) for p in parameters])

@@ -15,6 +15,11 @@ import numpy as np
 from ..._namespace import build as _build
 from ..._tensor import Tensor
 from ..._registry import NN_UTILS_RNN, op, public
+from ..._dtype import float32, float64
+from ...ops.creation import full, tensor
+from ...ops.indexing import index_select
+from ...ops.join_split import cat, stack
+from ...ops.shape import transpose
 
 
 class _PackedFields(NamedTuple):
@@ -50,19 +55,13 @@ class PackedSequence(_PackedFields):
         return False
 
     def float(self) -> "PackedSequence":
-        from ..._dtype import float32
-
         return self.to(dtype=float32)
 
     def double(self) -> "PackedSequence":
-        from ..._dtype import float64
-
         return self.to(dtype=float64)
 
 
 def _invert(perm: Tensor) -> Tensor:
-    from ...ops.creation import tensor
-
     p = perm._data.astype(np.int64)
     inv = np.empty_like(p)
     inv[p] = np.arange(len(p))
@@ -82,9 +81,6 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
 
     The result is ``(longest, batch, *)``, or ``(batch, longest, *)`` with ``batch_first``.
     """
-    from ...ops.creation import full
-    from ...ops.join_split import cat, stack
-
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if isinstance(sequences, Tensor):
@@ -109,11 +105,6 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
 def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) of sequences of the given lengths."""
-    from ...ops.creation import tensor
-    from ...ops.indexing import index_select
-    from ...ops.join_split import cat
-    from ...ops.shape import transpose
-
     lens = _lengths_array(lengths)
     if enforce_sorted:
         if np.any(np.diff(lens) > 0):
@@ -146,11 +137,6 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
                         total_length: int | None = None) -> tuple:
     """Undo :func:`pack_padded_sequence`: ``(padded, lengths)``, in the batch's original order."""
-    from ...ops.creation import full, tensor
-    from ...ops.indexing import index_select
-    from ...ops.join_split import cat, stack
-    from ...ops.shape import transpose
-
     sizes = sequence.batch_sizes._data.astype(np.int64)
     steps = len(sizes)
     if total_length is not None:
@@ -193,8 +179,6 @@ def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence
 @op(namespace=NN_UTILS_RNN)
 def unpad_sequence(padded_sequences: Tensor, lengths: Any, batch_first: bool = False) -> list:
     """Split a padded batch back into a list of tensors of the given lengths."""
-    from ...ops.shape import transpose
-
     x = padded_sequences if batch_first else transpose(padded_sequences, 0, 1)
     return [x[i, : int(n)] for i, n in enumerate(_lengths_array(lengths))]
 

@@ -17,6 +17,9 @@ from ..._tensor import Tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 from ..._registry import UTILS_DATA, public
+from ..._dtype import float64
+from ...ops.creation import as_tensor, tensor
+from ...ops.join_split import stack
 
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
@@ -34,8 +37,6 @@ def _is_numeric_array(a: np.ndarray) -> bool:
 @public(namespace=UTILS_DATA)
 def default_convert(data: Any) -> Any:
     """Convert NumPy arrays (also inside dicts and sequences) to tensors, leaving everything else as it is."""
-    from ...ops.creation import as_tensor
-
     if isinstance(data, Tensor):
         return data
     if isinstance(data, np.ndarray):
@@ -63,10 +64,6 @@ def default_convert(data: Any) -> Any:
 def default_collate(batch: Any) -> Any:
     """Merge a list of samples into a batch: tensors, arrays and numbers are stacked along a new first dim;
     dicts, named tuples and sequences are collated field by field; strings are kept as a list."""
-    from ..._dtype import float64
-    from ...ops.creation import as_tensor, tensor
-    from ...ops.join_split import stack
-
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)

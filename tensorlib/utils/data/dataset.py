@@ -10,6 +10,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from ..._tensor import Tensor
 from ..._registry import UTILS_DATA, public
+from ...ops.creation import randperm
 
 
 class Dataset:
@@ -139,8 +140,6 @@ class Subset(Dataset):
 @public(namespace=UTILS_DATA)
 def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: Any = None) -> list[Subset]:
     """Split ``dataset`` at random into non-overlapping subsets of the given lengths (or fractions summing to 1)."""
-    from ...ops.creation import randperm
-
     n = len(dataset)  # type: ignore[arg-type]
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Sequence
+from ..._dtype import float64
+from ...ops.creation import as_tensor, multinomial, randint, randperm
 
 
 class Sampler:
@@ -55,8 +57,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops.creation import randint, randperm
-
         n = len(self.data_source)
         if self.replacement:
             yield from randint(0, n, (self.num_samples,), generator=self.generator).tolist()
@@ -77,8 +77,6 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops.creation import randperm
-
         for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
@@ -91,9 +89,6 @@ class WeightedRandomSampler(Sampler):
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator: Any = None) -> None:
-        from ...ops.creation import as_tensor
-        from ..._dtype import float64
-
         _check_count("num_samples", num_samples)
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
@@ -106,8 +101,6 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...ops.creation import multinomial
-
         yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
 
     def __len__(self) -> int:
