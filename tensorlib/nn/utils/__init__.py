@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..._namespace import expose as _expose
 from . import _clip_grad, rnn
 from . import _convert_parameters as _cp
 
-_FUNCTIONS = {
+_FUNCTIONS: dict[str, Callable] = {
     "clip_grad_norm_": _clip_grad.clip_grad_norm_,
     "clip_grad_value_": _clip_grad.clip_grad_value_,
     "get_total_norm": _clip_grad.get_total_norm,

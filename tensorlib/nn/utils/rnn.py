@@ -8,7 +8,7 @@ the padding.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -191,7 +191,7 @@ def unpad_sequence(padded_sequences: Tensor, lengths: Any, batch_first: bool = F
     return [x[i, : int(n)] for i, n in enumerate(_lengths_array(lengths))]
 
 
-_FUNCTIONS = {
+_FUNCTIONS: dict[str, Callable] = {
     "pad_sequence": pad_sequence,
     "pack_padded_sequence": pack_padded_sequence,
     "pad_packed_sequence": pad_packed_sequence,
