@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from ._registry import op, public
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 
 _pybool = type(True)
@@ -15,7 +20,7 @@ class dtype:
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_category")
 
-    def __init__(self, name: str, np_dtype: np.dtype, category: int) -> None:
+    def __init__(self, name: str, np_dtype: DTypeLike, category: int) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = category == _FLOAT

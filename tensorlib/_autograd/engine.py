@@ -32,6 +32,7 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("_variable",)
+    _variable: weakref.ref[Tensor]
 
     @property
     def variable(self) -> Tensor | None:
@@ -195,8 +196,8 @@ def backward(
         STATE.enabled = prev
 
 
-def _targets(inputs: Sequence[Any], fname: str) -> tuple[list, list]:
-    keys = []
+def _targets(inputs: Sequence[Any], fname: str) -> tuple[list[tuple[Node, int]], Sequence[Any]]:
+    keys: list[tuple[Node, int]] = []
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"{fname}: inputs must be Tensors, got {type(t).__name__} at index {i}")
@@ -313,11 +314,11 @@ def _execute(
     root_nodes = [n for n, _ in roots]
     deps = _dependencies(root_nodes)
     buffers: dict[Node, list] = {}
-    for (node, nr), g in zip(roots, root_grads):
+    for (node, nr), root_grad in zip(roots, root_grads):
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node.num_outputs
-        buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+        buf[nr] = root_grad if buf[nr] is None else _add(buf[nr], root_grad)
     needed = None
     captured: dict = {}
     capture_keys: set = set()

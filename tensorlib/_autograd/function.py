@@ -108,7 +108,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._freed = True
         self._saved = ()
 
-    def apply(self, grads: list) -> tuple:  # type: ignore[override]
+    def apply(self, grads: list) -> tuple:
         cls = self._forward_cls
         name = type(self).__name__
         if self._materialize_grads:
@@ -271,7 +271,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output: Any, recording: b
     dirty = ctx._dirty
     non_diff = ctx._non_differentiable
     results = []
-    out_meta = []
+    out_meta: list[tuple[tuple[int, ...], np.dtype] | None] = []
     originals = []
     for i, o in enumerate(outputs):
         originals.append(o)
@@ -307,7 +307,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, output: Any, recording: b
     ctx._output_meta = out_meta
     if recording:
         by_id = {id(orig): (j, res) for j, (orig, res) in enumerate(zip(originals, results)) if isinstance(res, Tensor)}
-        saved = []
+        saved: list[SavedTensor | None] = []
         for t in ctx._to_save:
             if t is None:
                 saved.append(None)
@@ -327,6 +327,7 @@ class _OnceDifferentiableBackward(Node):
     """Stands in for a backward marked once-differentiable: differentiating it again is an error."""
 
     __slots__ = ("fn_name",)
+    fn_name: str
 
     def apply(self, grads: list) -> tuple:
         raise RuntimeError(

@@ -69,6 +69,9 @@ class Node:
     """
 
     __slots__ = ("next_functions", "_freed", "_hooks", "__weakref__")
+    next_functions: tuple[tuple[Node | None, int], ...]
+    _freed: bool
+    _hooks: NodeHooks | None
     num_outputs = 1
     _saved_slots: tuple[str, ...] = ()
 
@@ -117,12 +120,14 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        d = getattr(self, "_metadata", None)
+        d: dict | None = getattr(self, "_metadata", None)
         if d is None:
+            d = {}
             try:
-                d = self._metadata = {}  # type: ignore[attr-defined]
+                # Only nodes with an instance __dict__ (Python Function subclasses) can keep it.
+                setattr(self, "_metadata", d)
             except AttributeError:
-                d = {}
+                pass
         return d
 
 
@@ -169,7 +174,7 @@ def rename_grad_fn(t: Any, name: str) -> Any:
 
 def new_node(cls: type, next_functions: tuple) -> Any:
     """Create a node without running ``__init__`` (the hot path of every recorded op)."""
-    node = _new_object(cls)
+    node: Any = _new_object(cls)
     node.next_functions = next_functions
     node._freed = False
     node._hooks = None

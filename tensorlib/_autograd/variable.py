@@ -19,7 +19,7 @@ class _VariableMeta(type):
 class Variable(metaclass=_VariableMeta):
     """``Variable(tensor, requires_grad=False)``: a leaf sharing ``tensor``'s data (``volatile`` has no effect)."""
 
-    def __new__(cls, data: Any = None, requires_grad: bool = False, volatile: bool = False) -> Any:  # type: ignore[misc]
+    def __new__(cls, data: Any = None, requires_grad: bool = False, volatile: bool = False) -> Any:
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with tensorlib.no_grad():` instead.",
                           UserWarning, stacklevel=2)

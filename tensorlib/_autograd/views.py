@@ -54,6 +54,7 @@ def _set_history(t: Tensor, fn: Any, output_nr: int) -> None:
 def regenerate_view_history(t: Tensor) -> None:
     """Rebuild stale view ``t``'s history as the region of its (since modified) base."""
     base = t._base
+    assert base is not None, "only views have a stale view history"
     t._view_version = t._vc[0]
     if not base._requires_grad:
         return
@@ -125,6 +126,8 @@ class RegionBackward(Node):
     """Backward of taking a region of a base: scatter the gradient into a zero base."""
 
     __slots__ = ("index", "base_shape")
+    index: np.ndarray
+    base_shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (put_region(g, self.index, self.base_shape),)
@@ -132,6 +135,7 @@ class RegionBackward(Node):
 
 class PutRegionBackward(Node):
     __slots__ = ("index",)
+    index: np.ndarray
 
     def backward(self, g: Tensor) -> tuple:
         return (take_region(g, self.index),)
@@ -141,6 +145,8 @@ class CopySlices(Node):
     """Grad_fn of a base after an in-place op on one of its views."""
 
     __slots__ = ("index", "base_shape")
+    index: np.ndarray
+    base_shape: tuple[int, ...]
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]

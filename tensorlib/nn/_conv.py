@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .._autograd.graph import Node, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._tensor import legacy_type_name
 from ..ops._util import GRAD, record, tensor_arg, wrap
 from .._tensor import Tensor
@@ -121,6 +121,7 @@ class Im2ColBackward0(Node):
     """Backward of im2col: col2im of the gradient."""
 
     __slots__ = ("geo",)
+    geo: Blocks
 
     def backward(self, g: Tensor) -> tuple:
         return (col2im(g, self.geo),)
@@ -130,6 +131,7 @@ class Col2ImBackward0(Node):
     """Backward of col2im: im2col of the gradient."""
 
     __slots__ = ("geo",)
+    geo: Blocks
 
     def backward(self, g: Tensor) -> tuple:
         return (im2col(g, self.geo),)
@@ -158,7 +160,7 @@ def col2im(x: Tensor, geo: Blocks) -> Tensor:
 # -- argument checks ----------------------------------------------------------------------------------
 
 
-def int_tuple(v: Any, n: int, fname: str, argname: str) -> tuple:
+def int_tuple(v: Any, n: int, fname: str, argname: str) -> tuple[int, ...] | None:
     """An int or a sequence of ints as an ``n``-tuple (a 1-sequence is repeated); None for a wrong length."""
     if isinstance(v, Tensor):
         v = v.tolist()
@@ -248,6 +250,12 @@ class ConvolutionBackward0(Node):
 
     __slots__ = ("input", "weight", "geo", "groups", "transposed", "has_bias")
     _saved_slots = ("input", "weight")
+    input: SavedTensor
+    weight: SavedTensor
+    geo: Blocks
+    groups: int
+    transposed: bool
+    has_bias: bool
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]

@@ -81,11 +81,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape!r}")
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
         _check_vector(t, c, name)
-    if not training:
-        if running_mean is None:
-            raise RuntimeError("running_mean must be defined in evaluation mode")
-        if running_var is None:
-            raise RuntimeError("running_var must be defined in evaluation mode")
     dims = (0,) + tuple(range(2, a.ndim))
     shape = (1, c) + (1,) * (a.ndim - 2)
     if training:
@@ -96,6 +91,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if running_var is not None:
             _update(running_var, momentum, var._data.reshape(c) * (n / max(n - 1, 1)))
     else:
+        if running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        if running_var is None:
+            raise RuntimeError("running_var must be defined in evaluation mode")
         mean = reshape(running_mean, shape)
         y = mul(sub(x, mean), rsqrt(add(reshape(running_var, shape), eps)))
     return _affine(y, weight, bias, shape)

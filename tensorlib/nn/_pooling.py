@@ -110,6 +110,7 @@ class Taps:
 
 class _LinearMapNode(Node):
     __slots__ = ("maps",)
+    maps: tuple[tuple[int, Taps], ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (linear_map(g, tuple((ax, t.transpose()) for ax, t in reversed(self.maps)), type(self)),)
@@ -152,14 +153,16 @@ def _window_max(a: np.ndarray, windows: list) -> tuple[np.ndarray, np.ndarray]:
     the last NaN, along each axis picks what torch's row-major scan picks.
     """
     nd = len(windows)
-    vals, flat, inner = a, None, 1
+    vals, inner = a, 1
+    flat: np.ndarray | None = None
     nan_aware = a.dtype.kind in "fc" and bool(np.isnan(a).any())
     for i in reversed(range(nd)):
         ax = a.ndim - nd + i
         idx = windows[i]
         shape = [1] * a.ndim
         shape[ax] = -1
-        best = best_flat = None
+        best: Any = None  # arrays from the first tap on (every window has one)
+        best_flat: Any = None
         for t in range(idx.shape[1]):
             col = idx[:, t]
             v = np.take(vals, col, axis=ax)
@@ -183,6 +186,9 @@ class _MaxNode(Node):
     """Backward of a max pool: the gradient goes to the chosen element (differentiable scatter)."""
 
     __slots__ = ("index", "shape", "nd")
+    index: np.ndarray
+    shape: tuple[int, ...]
+    nd: int
 
     def backward(self, g: Tensor) -> tuple:
         lead = self.shape[: len(self.shape) - self.nd]
@@ -266,13 +272,13 @@ def _pool_args(x: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, 
         raise RuntimeError("stride should not be zero")
     letters = _LETTERS[max(nd, 2)]
     if min(k) <= 0:
-        kk = (1,) + k if nd == 1 else k
+        k_shown = (1,) + k if nd == 1 else k
         raise RuntimeError("kernel size should be greater than zero, but got " +
-                           " ".join(f"k{c}: {v}" for c, v in zip(letters, kk)))
+                           " ".join(f"k{c}: {v}" for c, v in zip(letters, k_shown)))
     if min(s) < 0:
-        ss = (1,) + s if nd == 1 else s
+        s_shown = (1,) + s if nd == 1 else s
         raise RuntimeError("stride should be greater than zero, but got " +
-                           " ".join(f"d{c}: {v}" for c, v in zip(letters, ss)))
+                           " ".join(f"d{c}: {v}" for c, v in zip(letters, s_shown)))
     if min(d) <= 0:
         raise RuntimeError("dilation should be greater than zero, but got " +
                            " ".join(f"dilation{c}: {v}" for c, v in zip(letters, d)))
@@ -488,26 +494,26 @@ def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
         sep = ":" if kind == "max" else ""
         raise RuntimeError(f"{fname}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{sep} {list(a.shape)}")
     if isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
-        sizes = [int(output_size)] * nd
+        requested: list[int | None] = [int(output_size)] * nd
     elif isinstance(output_size, (tuple, list)):
-        sizes = list(output_size)
-        if nd == 1 and len(sizes) != 1:
-            raise RuntimeError(f"{fname}() argument 'output_size' should contain one int (got {len(sizes)})")
-        if len(sizes) != nd:
+        requested = list(output_size)
+        if nd == 1 and len(requested) != 1:
+            raise RuntimeError(f"{fname}() argument 'output_size' should contain one int (got {len(requested)})")
+        if len(requested) != nd:
             raise RuntimeError(f"{fname}(): internal error: output_size.size() must be {nd}" if kind == "max"
                                else f"{fname}: output_size must be {nd}")
     else:
         raise TypeError(f"{fname}(): argument 'output_size' (position 2) must be tuple of ints, not "
                         f"{type(output_size).__name__}")
     size = a.shape[a.ndim - nd:]
-    sizes = tuple(n if o is None else int(o) for o, n in zip(sizes, size))
+    sizes = tuple(n if o is None else int(o) for o, n in zip(requested, size))
     if min(sizes) < 0:
         if kind == "max":
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: "
                                f"{list(a.shape[:a.ndim - nd]) + list(sizes)}")
-        shown = (1,) + sizes if nd == 1 else sizes
+        sizes_shown = (1,) + sizes if nd == 1 else sizes
         raise RuntimeError(f"adaptive_avg_pool{max(nd, 2)}d: elements of output_size must be greater than or equal to "
-                           f"0 but received {{{', '.join(map(str, shown))}}}")
+                           f"0 but received {{{', '.join(map(str, sizes_shown))}}}")
     for i in range(a.ndim - nd - 1, a.ndim):
         if a.shape[i] == 0:
             shown = list(a.shape) if nd > 1 or kind == "max" else list(a.shape[:-1]) + [1, a.shape[-1]]
@@ -634,7 +640,7 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 # with source positions computed in torch's precision so indices agree exactly.
 
 
-def _source_ratio(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type) -> Any:
+def _source_ratio(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type[np.floating]) -> Any:
     if align_corners:
         return ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
     return ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
@@ -655,7 +661,7 @@ def _nearest_taps(n_in: int, n_out: int, scale: float | None, exact: bool) -> Ta
     return Taps(np.minimum(src.astype(np.int64), n_in - 1)[:, None], None, n_in)
 
 
-def _linear_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type) -> Taps:
+def _linear_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type[np.floating]) -> Taps:
     o = np.arange(n_out)
     if n_out == n_in:
         return Taps(o[:, None], None, n_in)
@@ -668,7 +674,7 @@ def _linear_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool
     return Taps(np.stack([i0, i1], 1), np.stack([ft(1) - lam1, lam1], 1), n_in)
 
 
-def _cubic_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type) -> Taps:
+def _cubic_taps(n_in: int, n_out: int, scale: float | None, align_corners: bool, ft: type[np.floating]) -> Taps:
     ratio = _source_ratio(n_in, n_out, scale, align_corners, ft)
     of = np.arange(n_out).astype(ft)
     src = ratio * of if align_corners else ratio * (of + ft(0.5)) - ft(0.5)
@@ -743,8 +749,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
                              "linear | bilinear | bicubic | trilinear")
-    elif align_corners is None:
-        align_corners = False
+    corners = bool(align_corners)  # None only for the modes above, which do not use it
     nd = ndim - 2
     out, scales = _interp_sizes(x, nd, size, scale_factor, recompute_scale_factor, mode)
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
@@ -779,9 +784,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         if mode in ("nearest", "nearest-exact"):
             taps = _nearest_taps(shape[i], out[i], sc, mode == "nearest-exact")
         elif mode == "bicubic":
-            taps = _cubic_taps(shape[i], out[i], sc, align_corners, ft)
+            taps = _cubic_taps(shape[i], out[i], sc, corners, ft)
         else:
-            taps = _linear_taps(shape[i], out[i], sc, align_corners, ft)
+            taps = _linear_taps(shape[i], out[i], sc, corners, ft)
         maps.append((2 + i, taps))
     return linear_map(x, tuple(maps), _node_class(_INTERP_NODES[mode].format(nd), _LinearMapNode))
 

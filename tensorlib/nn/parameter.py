@@ -58,7 +58,9 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         pass
 
-    def __repr__(self) -> str:
+    # Tensor.__repr__'s signature; mypy drops the names of dunder methods' arguments, keyword-only ones too,
+    # and then finds even identical signatures incompatible.
+    def __repr__(self, *, tensor_contents: Any = None) -> str:  # type: ignore[override]
         return "Parameter containing:\n" + tensor_repr(self, prefix="tensor(")
 
     def __deepcopy__(self, memo: dict) -> "Parameter":
@@ -81,7 +83,7 @@ def _subclass_parameter(data: Tensor, requires_grad: bool) -> Any:
             "Parameter, please correct the detach() semantics defined by its __torch_function__() implementation."
         )
     t.requires_grad_(requires_grad)
-    t._is_param = True
+    setattr(t, "_is_param", True)  # an instance attribute, read by Parameter's isinstance check
     return t
 
 
@@ -97,6 +99,7 @@ class Buffer(Tensor):
     """Marks a tensor to be registered as a module buffer when assigned as an attribute."""
 
     __torch_function__ = _disabled_torch_function_impl
+    persistent: bool
 
     def __new__(cls, data: Tensor, *, persistent: bool = True) -> "Buffer":
         b = object.__new__(cls)

@@ -80,7 +80,7 @@ class LBFGS(Optimizer):
 
     # -- the algorithm ---------------------------------------------------------------------------------
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:  # type: ignore[override]
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Run up to ``max_iter`` iterations; returns the loss the closure gave first."""
         if closure is None:
             raise RuntimeError("LBFGS requires a closure that re-evaluates the model and returns the loss")

@@ -355,7 +355,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_i = T_0
         self.T_mult = T_mult
         self.eta_min = eta_min
-        self.T_cur = last_epoch
+        self.T_cur: float = last_epoch  # fractional when step() is given a fractional epoch
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:
@@ -551,6 +551,8 @@ class OneCycleLR(LRScheduler):
             raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
         self._anneal_func_type = anneal_strategy
         up = float(pct_start * total_steps) - 1
+        # each phase: the step it ends at, and the param-group keys of its lr (and momentum) endpoints
+        self._schedule_phases: list[dict[str, Any]]
         if three_phase:
             self._schedule_phases = [
                 {"end_step": up, "start_lr": "initial_lr", "end_lr": "max_lr",

@@ -30,8 +30,8 @@ def _counted_step(step: Callable) -> Callable:
     def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__
         d["_opt_called"] = True
-        pre = d.get("_optimizer_step_pre_hooks")
-        post = d.get("_optimizer_step_post_hooks")
+        pre = d.get("_optimizer_step_pre_hooks", {})
+        post = d.get("_optimizer_step_post_hooks", {})
         if not pre and not post:
             return step(self, *args, **kwargs)
         for hook in list(pre.values()):
@@ -174,7 +174,7 @@ class Optimizer:
 
     def state_dict(self) -> dict:
         """Options and state, with parameters replaced by their index."""
-        index = {}
+        index: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
             packed = {k: v for k, v in g.items() if k != "params"}
@@ -192,7 +192,7 @@ class Optimizer:
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        params = []
+        params: list[tuple[int, Any]] = []
         for mine, saved in zip(self.param_groups, groups):
             if len(mine["params"]) != len(saved["params"]):
                 raise ValueError("loaded state dict contains a parameter group that doesn't match the size of optimizer's group")

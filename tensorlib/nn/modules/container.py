@@ -6,9 +6,8 @@ from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..parameter import Parameter
-from .module import Module
 from ..._tensor import Tensor
-from .module import _addindent
+from .module import Module, _addindent
 
 
 def _index(idx: Any, n: int, kind: str) -> int:
@@ -136,27 +135,23 @@ class ModuleList(Module):
     def forward(self, *args: Any) -> Any:
         raise NotImplementedError("ModuleList is a container without forward(); iterate over it instead")
 
-
-def _module_list_repr(self: "ModuleList") -> str:
-    """Like Module's repr, but runs of identical children are shown once: ``(0-2): 3 x Linear(...)``."""
-    children = [repr(m) for m in self._modules.values()]
-    if not children:
-        return self._get_name() + "()"
-    lines = []
-    start = 0
-    for i in range(1, len(children) + 1):
-        if i < len(children) and children[i] == children[start]:
-            continue
-        body = _addindent(children[start], 2)
-        if i - start == 1:
-            lines.append(f"({start}): {body}")
-        else:
-            lines.append(f"({start}-{i - 1}): {i - start} x {body}")
-        start = i
-    return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
-
-
-ModuleList.__repr__ = _module_list_repr  # type: ignore[method-assign]
+    def __repr__(self) -> str:
+        """Like Module's repr, but runs of identical children are shown once: ``(0-2): 3 x Linear(...)``."""
+        children = [repr(m) for m in self._modules.values()]
+        if not children:
+            return self._get_name() + "()"
+        lines = []
+        start = 0
+        for i in range(1, len(children) + 1):
+            if i < len(children) and children[i] == children[start]:
+                continue
+            body = _addindent(children[start], 2)
+            if i - start == 1:
+                lines.append(f"({start}): {body}")
+            else:
+                lines.append(f"({start}-{i - 1}): {i - start} x {body}")
+            start = i
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):

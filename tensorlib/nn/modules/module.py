@@ -69,7 +69,7 @@ class Module:
     def _forward_unimplemented(self, *input: Any) -> Any:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
-    forward = _forward_unimplemented  # type: ignore[assignment]
+    forward = _forward_unimplemented
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         d = self.__dict__

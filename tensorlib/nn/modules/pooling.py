@@ -216,6 +216,7 @@ class Upsample(Module):
         super().__init__()
         self.name = type(self).__name__
         self.size = size
+        self.scale_factor: tuple[float, ...] | float | None
         if isinstance(scale_factor, (tuple, list)):
             self.scale_factor = tuple(float(f) for f in scale_factor)
         else:

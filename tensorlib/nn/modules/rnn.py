@@ -105,7 +105,9 @@ class RNNBase(Module):
             for direction in range(directions):
                 layer_input = input_size if layer == 0 else real_hidden * directions
                 suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-                params = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden))]
+                params: list[tuple[str, tuple[int, ...]]] = [
+                    ("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden))
+                ]
                 if bias:
                     params += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
                 if proj_size > 0:
@@ -191,7 +193,9 @@ class RNNBase(Module):
 
     def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None, lengths: Any = None) -> tuple:
         """The stacked recurrence over ``x`` ``(T, N, H_in)``; with ``lengths`` (packed input), each sequence's
-        state stops changing after its last step (and the reverse direction starts at that step)."""
+        state stops changing after its last step (and the reverse direction starts at that step).
+
+        ``c0`` is the LSTM's initial cell state, given exactly when the mode is LSTM (None otherwise)."""
         mode = self.mode
         steps = x.shape[0]
         directions = 2 if self.bidirectional else 1
@@ -202,7 +206,7 @@ class RNNBase(Module):
             for direction in range(directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
                 k = layer * directions + direction
-                h: Any = (h0[k], c0[k]) if mode == "LSTM" else h0[k]
+                h: Any = (h0[k], c0[k]) if c0 is not None else h0[k]
                 gi_all = _linear(layer_input, w_ih, b_ih)  # (T, N, gates)
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 seq: list = [None] * steps

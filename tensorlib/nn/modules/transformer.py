@@ -67,6 +67,8 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.bias_k: Parameter | None
+        self.bias_v: Parameter | None
         if add_bias_kv:
             self.bias_k = Parameter(empty(1, 1, embed_dim, dtype=dtype))
             self.bias_v = Parameter(empty(1, 1, embed_dim, dtype=dtype))
@@ -87,6 +89,7 @@ class MultiheadAttention(Module):
             init.constant_(self.out_proj.bias, 0.0)
         if self.bias_k is not None:
             init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
@@ -255,16 +258,16 @@ class Transformer(Module):
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers,
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, dtype=dtype)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers,
                                               LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers,
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    layer_norm_eps, batch_first, norm_first, bias, dtype=dtype)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers,
                                               LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
         self.d_model = d_model
         self.nhead = nhead

@@ -42,7 +42,7 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
     with no_grad():
         norms = [vector_norm(t, p) for t in ts]
         total = vector_norm(stack(norms), p)
-    if error_if_nonfinite and not math.isfinite(total.item()):
+    if error_if_nonfinite and not math.isfinite(total._data):
         raise RuntimeError(
             f"The total norm of order {p} for gradients from `parameters` is non-finite, so it cannot be clipped. "
             "To disable this error and scale the gradients by the non-finite norm anyway, set "

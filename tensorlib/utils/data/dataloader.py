@@ -172,11 +172,12 @@ class DataLoader:
             raise ValueError(
                 "batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
             )
-        if sampler is None and not self._iterable:
-            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
-        if batch_size is not None and batch_sampler is None and not self._iterable:
-            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-        elif batch_size is not None and self._iterable:
+        if not self._iterable:
+            if sampler is None:
+                sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+            if batch_size is not None and batch_sampler is None:
+                batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        elif batch_size is not None:
             if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
                 raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
         self.batch_size = batch_size

@@ -26,6 +26,11 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
+def _len(dataset: Dataset) -> int:
+    """``len(dataset)``, for the datasets that must have a length: ``Dataset`` declares no ``__len__`` (as in torch)."""
+    return len(dataset)  # type: ignore[arg-type]
+
+
 class IterableDataset(Dataset):
     """A dataset that is a stream of samples: subclasses implement ``__iter__``."""
 
@@ -64,8 +69,8 @@ class StackDataset(Dataset):
         parts = list(args) if args else list(kwargs.values())
         if not parts:
             raise ValueError("At least one dataset should be passed")
-        n = len(parts[0])
-        if any(len(p) != n for p in parts):
+        n = _len(parts[0])
+        if any(_len(p) != n for p in parts):
             raise ValueError("Size mismatch between datasets")
         self._length = n
         self.datasets: Any = args if args else kwargs
@@ -89,7 +94,7 @@ class ConcatDataset(Dataset):
         for d in self.datasets:
             if isinstance(d, IterableDataset):
                 raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+        self.cumulative_sizes = list(itertools.accumulate(_len(d) for d in self.datasets))
 
     def __len__(self) -> int:
         return self.cumulative_sizes[-1]
@@ -118,7 +123,7 @@ class ChainDataset(IterableDataset):
             yield from d
 
     def __len__(self) -> int:
-        return sum(len(d) for d in self.datasets)  # type: ignore[arg-type]
+        return sum(_len(d) for d in self.datasets)
 
 
 class Subset(Dataset):
@@ -140,7 +145,7 @@ class Subset(Dataset):
 @public(namespace=UTILS_DATA)
 def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: Any = None) -> list[Subset]:
     """Split ``dataset`` at random into non-overlapping subsets of the given lengths (or fractions summing to 1)."""
-    n = len(dataset)  # type: ignore[arg-type]
+    n = _len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         counts = []
@@ -158,7 +163,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: An
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     order = randperm(n, generator=generator).tolist()
     out = []
-    offset = 0
+    offset: int | float = 0  # an int: lengths that are not fractions must be ints (slicing rejects floats)
     for length in lengths:
         out.append(Subset(dataset, order[offset:offset + length]))
         offset += length
