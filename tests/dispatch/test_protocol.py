@@ -10,9 +10,10 @@ import threading
 
 import pytest
 
-import toylib
 from dispatch import Protocol, disabled_handler
-from toylib import Vec, concat, protocol, scale
+
+from tests.dispatch import toylib
+from tests.dispatch.toylib import Vec, concat, protocol, scale
 
 
 class Duck:
@@ -54,7 +55,7 @@ def test_plain_arguments_take_the_default_path():
 def test_wrapper_keeps_metadata_and_signature():
     assert scale.__name__ == "scale"
     assert scale.__qualname__ == "scale"
-    assert scale.__module__ == "toylib"
+    assert scale.__module__ == "tests.dispatch.toylib"
     assert scale.__doc__ == "Multiply every element and add an offset."
     assert str(inspect.signature(scale)) == "(v, factor=2.0, *, offset=0.0)"
     assert scale._implementation(Vec([1]), 3.0).values == [3.0]
@@ -138,7 +139,7 @@ def test_all_not_implemented_raises_type_error_naming_function_and_types():
     with pytest.raises(TypeError) as e:
         scale(Refuser())
     assert str(e.value) == (
-        "no implementation found for 'toylib.scale' on types that implement __toy_function__: [Refuser]"
+        "no implementation found for 'tests.dispatch.toylib.scale' on types that implement __toy_function__: [Refuser]"
     )
 
 
@@ -264,7 +265,7 @@ def test_introspection_tables():
     assert dummy(Vec([1])) == -1
     with pytest.raises(TypeError):
         dummy(Vec([1]), bogus=1)
-    assert protocol.registry.resolve_name(scale) == "toylib.scale"
+    assert protocol.registry.resolve_name(scale) == "tests.dispatch.toylib.scale"
 
 
 def test_protocols_are_independent():

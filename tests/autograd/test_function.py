@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import tensorlib
-from conftest import assert_close
 from tensorlib.autograd import Function, once_differentiable
+
+from tests.helpers import assert_close
 
 
 class LinearFunction(Function):

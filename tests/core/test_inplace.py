@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import tensorlib
-from conftest import assert_close
+
+from tests.helpers import assert_close
 
 MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 

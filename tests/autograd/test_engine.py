@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import tensorlib
-from conftest import assert_close
+
+from tests.helpers import assert_close
 
 FREED = "Trying to backward through the graph a second time"
 

@@ -11,7 +11,8 @@ import pytest
 
 import tensorlib
 import tensorlib.nn as nn
-from conftest import assert_close
+
+from tests.helpers import assert_close
 
 
 def _build(lib):

@@ -11,8 +11,9 @@ import pytest
 
 import tensorlib
 import tensorlib.nn as nn
-from conftest import assert_close
 from tensorlib.autograd import Function
+
+from tests.helpers import assert_close
 
 
 # -- Parameter ------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import tensorlib
-from conftest import assert_close
+
+from tests.helpers import assert_close
 
 
 def test_shape_size_dim_numel():

@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_ops_opinfo import CASES, OpInfo, Sample
-from test_ops_table_checks import tl_tensor
 
 import tensorlib
 from tensorlib.autograd import gradcheck
+
+from tests.ops.test_opinfo import CASES, OpInfo, Sample
+from tests.ops.test_table_checks import tl_tensor
 
 
 def _inplace_cases() -> tuple[list, list]:

@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_ops_opinfo import CASE_IDS, CASES, OpInfo, Sample
 
 import tensorlib
 from tensorlib.autograd import gradcheck, gradgradcheck
+
+from tests.ops.test_opinfo import CASE_IDS, CASES, OpInfo, Sample
 
 
 def tl_tensor(a: np.ndarray) -> tensorlib.Tensor:

@@ -7,7 +7,8 @@ import pytest
 
 import tensorlib
 from tensorlib.autograd import Function, gradcheck, gradgradcheck
-from test_autograd_function import LinearFunction
+
+from tests.autograd.test_function import LinearFunction
 
 
 class GoodLinear(Function):

@@ -9,8 +9,9 @@ import pytest
 
 import tensorlib
 import tensorlib.nn as nn
-from conftest import assert_close
 from tensorlib.optim import SGD, Adam, AdamW
+
+from tests.helpers import assert_close
 
 _rng = np.random.default_rng(0)
 X = _rng.standard_normal((16, 5))
