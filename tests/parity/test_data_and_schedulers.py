@@ -6,9 +6,10 @@ import warnings
 
 import numpy as np
 import pytest
-from auditcore_diff import differential
 
 import tensorlib
+
+from tests.parity.differential import differential
 
 
 @differential

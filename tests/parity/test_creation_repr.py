@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from auditcore_diff import differential
+
+from tests.parity.differential import differential
 
 
 @differential

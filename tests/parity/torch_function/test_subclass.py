@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from auditdispatch_support import TORCH_PLAIN_METHOD_WARNING, Api, api, type_shape  # noqa: F401  (api is a fixture)
+from tests.parity.torch_function.libraries import TORCH_PLAIN_METHOD_WARNING, Api, type_shape
 
 pytestmark = pytest.mark.filterwarnings(TORCH_PLAIN_METHOD_WARNING)
 
@@ -46,7 +46,7 @@ def logged(api):
 DATA = [[0.5, 1.5], [2.0, 3.0], [1.0, 0.25]]
 ARGSETS = [(), (0,), (1,), ("OTHER",), (1.0,), ((3, 2),), (0, 1), (1, 1), ("OTHER", "OTHER"), ("IDX",),
            (0, "IDX"), ("MASK", 0.0), ("OTHERT",), ("SQ",), ("OTHERT", "OTHER"), (1, "IDX", "OTHER")]
-# Names whose results differ for reasons outside the protocol (listed in the audit report).
+# Names whose results differ from torch's for reasons outside the protocol.
 NOT_COMPARED = {
     "__reduce_ex__",  # pickling layout
     "__deepcopy__",  # torch's default deepcopy refuses non-wrapper subclasses

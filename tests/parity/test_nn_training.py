@@ -12,9 +12,10 @@ import warnings
 
 import numpy as np
 import pytest
-from auditcore_diff import differential
 
 import tensorlib
+
+from tests.parity.differential import differential
 
 
 def fill_params(lib, module, seed=0):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from auditcore_diff import differential
+
+from tests.parity.differential import differential
 
 
 @differential

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from auditdispatch_support import TORCH_PLAIN_METHOD_WARNING, api  # noqa: F401  (api is a fixture)
+from tests.parity.torch_function.libraries import TORCH_PLAIN_METHOD_WARNING
 
 pytestmark = pytest.mark.filterwarnings(TORCH_PLAIN_METHOD_WARNING)
 

@@ -1,7 +1,7 @@
 """One adapter for the names torch and tensorlib give the same things, so each test is written once.
 
-Tests take the ``api`` fixture (imported into each test module) and run twice:
-against tensorlib, and against torch when it is installed (skipped otherwise).
+Tests take the ``api`` fixture (``conftest.py``) and run twice: against tensorlib,
+and against torch when it is installed (skipped otherwise).
 """
 
 from __future__ import annotations
@@ -55,11 +55,6 @@ class Api:
 
     def __repr__(self) -> str:
         return f"Api({self.name})"
-
-
-@pytest.fixture(params=["tensorlib", "torch"])
-def api(request) -> Api:
-    return Api(request.param)
 
 
 def kwargs_of(kwargs):

@@ -3,7 +3,7 @@ multiple outputs, non-tensor arguments, setup_context, errors."""
 
 from __future__ import annotations
 
-from auditcore_diff import differential
+from tests.parity.differential import differential
 
 
 def _linear_function(torch):

@@ -1,4 +1,4 @@
-"""The layers added by the audit against torch with shared weights: RNN/LSTM/GRU and cells, MultiheadAttention,
+"""Layers against torch with shared weights: RNN/LSTM/GRU and cells, MultiheadAttention,
 Transformer layers, scaled_dot_product_attention, PReLU, padding, distances and the extra losses."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
-from auditcore_diff import differential
 
 import tensorlib
+
+from tests.parity.differential import differential
 
 _RNG = np.random.default_rng(11)
 SEQ = _RNG.standard_normal((5, 2, 3)).astype(np.float32)

@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import pytest
 
-from auditdispatch_support import TORCH_PLAIN_METHOD_WARNING, api, kwargs_of  # noqa: F401  (api is a fixture)
+from tests.parity.torch_function.libraries import TORCH_PLAIN_METHOD_WARNING, kwargs_of
 
 pytestmark = pytest.mark.filterwarnings(TORCH_PLAIN_METHOD_WARNING)
 

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from auditdispatch_support import TORCH_PLAIN_METHOD_WARNING, api  # noqa: F401  (api is a fixture)
+from tests.parity.torch_function.libraries import TORCH_PLAIN_METHOD_WARNING
 
 pytestmark = pytest.mark.filterwarnings(TORCH_PLAIN_METHOD_WARNING)
 
@@ -316,18 +316,18 @@ def test_dispatch_never_imports_tensorlib():
 def test_dispatch_modes_only_wrapper_and_flat_handle():
     from dispatch import Protocol
 
-    proto = Protocol("__audit_function__")
+    proto = Protocol("__probe_function__")
     make = proto.wrap(lambda n, fill=0: [fill] * n, name="make", modes_only=True)
 
     class Other:
-        def __audit_function__(self, func, types, args, kwargs):
+        def __probe_function__(self, func, types, args, kwargs):
             return "other"
 
     class Seen(proto.Mode):
         def __init__(self):
             self.calls = []
 
-        def __audit_function__(self, func, types, args, kwargs):
+        def __probe_function__(self, func, types, args, kwargs):
             self.calls.append((func, types, args, kwargs))
             return func(*args, **kwargs)
 
