@@ -12,11 +12,7 @@ import pytest
 import tensorlib
 from tensorlib.autograd import gradcheck, gradgradcheck
 
-from tests.ops.test_opinfo import CASE_IDS, CASES, OpInfo, Sample
-
-
-def tl_tensor(a: np.ndarray) -> tensorlib.Tensor:
-    return tensorlib.from_numpy(a.copy())
+from tests.ops.opinfo import CASE_IDS, CASES, OpInfo, Sample, tl_tensor
 
 
 def call(info: OpInfo, sample: Sample) -> Any:

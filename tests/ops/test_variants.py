@@ -11,8 +11,7 @@ import pytest
 import tensorlib
 from tensorlib.autograd import gradcheck
 
-from tests.ops.test_opinfo import CASES, OpInfo, Sample
-from tests.ops.test_table_checks import tl_tensor
+from tests.ops.opinfo import CASES, OpInfo, Sample, tl_tensor
 
 
 def _inplace_cases() -> tuple[list, list]:
