@@ -8,7 +8,7 @@ import pytest
 import tensorlib
 from tensorlib.autograd import Function, gradcheck, gradgradcheck
 
-from tests.autograd.test_function import LinearFunction
+from tests.autograd.functions import LinearFunction
 
 
 class GoodLinear(Function):
