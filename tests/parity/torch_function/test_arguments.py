@@ -121,7 +121,7 @@ def test_index_tuples_and_setitem_values(api):
 
 
 def test_list_subclasses_and_named_tuples_dispatch_every_time(api):
-    # Regression: a container type seen once must never be cached as "plain".
+    # A container type is looked into on every call: seeing it once does not make it "plain".
     lib, d, x = api.lib, Rec(), api.t()
 
     class MyList(list):
@@ -134,7 +134,7 @@ def test_list_subclasses_and_named_tuples_dispatch_every_time(api):
 
 
 def test_deeply_nested_containers_do_not_poison_later_calls(api):
-    # Regression: looking into cat([[[d]]]) once made every later list argument skip dispatch.
+    # Arguments nested deeper than the protocol looks (cat([[[d]]])) leave later list arguments dispatching.
     lib, d, x = api.lib, Rec(), api.t()
     for bad in ([[[d]]], ((((d,),),),)):
         try:
@@ -151,8 +151,8 @@ def test_deeply_nested_containers_do_not_poison_later_calls(api):
 
 
 def test_dict_values_are_not_looked_into(api):
-    # Regression: deepcopy's memo (a dict argument of __deepcopy__) holding a duck object sent a
-    # plain tensor's deepcopy to the duck's handler.
+    # deepcopy's memo (a dict argument of __deepcopy__) may hold a duck object: a plain tensor's
+    # deepcopy still does not go to the duck's handler.
     class Box:
         def __init__(self):
             self.v = 1

@@ -40,7 +40,7 @@ def test_resolve_name_examples(api):
 
 
 def test_resolve_name_of_ignored_and_unknown_objects(api):
-    # Regression: unknown objects got a made-up name, ignored functions a name that did not evaluate back.
+    # Unknown objects have no name (None); ignored functions get a name that evaluates back to them.
     ov = api.ov
     assert ov.resolve_name(len) is None
     assert ov.resolve_name(lambda x: x) is None
