@@ -97,12 +97,9 @@ def test_inplace_errors_leave_the_tensor_unchanged():
         (lambda x: x.exp(), lambda y: y.add_(1)),  # exp saves its result
         (lambda x: x.sigmoid(), lambda y: y.mul_(2)),  # sigmoid saves its result
         (lambda x: x.tanh(), lambda y: y.zero_()),
-        (lambda x: x * 1, None),  # handled separately below: saved input modified
     ],
 )
 def test_modifying_a_saved_output_makes_backward_fail(make, mutate):
-    if mutate is None:
-        pytest.skip("covered below")
     x = tensorlib.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = make(x)
     mutate(y)
