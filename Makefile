@@ -1,23 +1,34 @@
 # Self-contained entry points: each target builds its own virtual environment.
 PYTHON ?= python3
 VENV ?= .venv
+NO_TORCH_VENV ?= $(VENV)/no-torch
 BIN := $(VENV)/bin
 
-.PHONY: tour test bench clean
+.PHONY: tour test test-lite bench clean
 
-$(BIN)/activate: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(BIN)/activate
+# $(VENV): the package with the test and parity extras (parity is torch, CPU build) for every target but test-lite;
+# $(NO_TORCH_VENV): the test extra only. The stamp is written after a successful install, so a failed install or
+# a change to pyproject.toml reinstalls.
+$(VENV)/.installed: EXTRAS := test,parity
+$(NO_TORCH_VENV)/.installed: EXTRAS := test
+$(VENV)/.installed $(NO_TORCH_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(@D)
+	$(@D)/bin/python -m pip install --quiet --upgrade pip
+	$(@D)/bin/python -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $@
 
-tour: $(BIN)/activate
+tour: $(VENV)/.installed
 	$(BIN)/python examples/tour.py
 
-test: $(BIN)/activate
+# every test, the comparisons with torch included
+test: $(VENV)/.installed
 	$(BIN)/python -m pytest
 
-bench: $(BIN)/activate
+# the suite without torch: the comparisons with torch skip
+test-lite: $(NO_TORCH_VENV)/.installed
+	$(NO_TORCH_VENV)/bin/python -m pytest
+
+bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/dispatch_overhead.py
 
 clean:

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 import tensorlib
-from conftest import assert_close
 from tensorlib.autograd import gradcheck
 from tensorlib.distributions import Bernoulli, Categorical, Distribution, Normal, Uniform, kl_divergence, register_kl
+
+from tests.helpers import assert_close
 
 D = tensorlib.float64
 

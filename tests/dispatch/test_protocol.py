@@ -1,0 +1,349 @@
+"""The dispatch package on its own: a toy library's protocol, independent of tensorlib."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from dispatch import Protocol, disabled_handler
+
+from tests.dispatch import toylib
+from tests.dispatch.toylib import Vec, concat, protocol, scale
+
+
+class Duck:
+    """A duck type for the toy protocol recording the calls it gets."""
+
+    def __init__(self, tag="duck", result=None):
+        self.tag = tag
+        self.result = result
+        self.calls = []
+
+    def __toy_function__(self, func, types, args, kwargs):
+        self.calls.append((func, types, args, kwargs))
+        return (self.tag, func.__name__) if self.result is None else self.result
+
+
+class ClassDuck:
+    """A handler written as a classmethod works the same way."""
+
+    @classmethod
+    def __toy_function__(cls, func, types, args, kwargs):
+        return ("classmethod", cls.__name__, func.__name__)
+
+
+class SubDuck(Duck):
+    pass
+
+
+class Refuser:
+    def __toy_function__(self, func, types, args, kwargs):
+        return NotImplemented
+
+
+def test_plain_arguments_take_the_default_path():
+    assert scale(Vec([1, 2])) == Vec([2, 4])
+    assert scale(Vec([1, 2]), 3.0, offset=1.0) == Vec([4, 7])
+    assert concat([Vec([1]), Vec([2])], Vec([3])) == Vec([1, 2, 3])
+
+
+def test_wrapper_keeps_metadata_and_signature():
+    assert scale.__name__ == "scale"
+    assert scale.__qualname__ == "scale"
+    assert scale.__module__ == "tests.dispatch.toylib"
+    assert scale.__doc__ == "Multiply every element and add an offset."
+    assert str(inspect.signature(scale)) == "(v, factor=2.0, *, offset=0.0)"
+    assert scale._implementation(Vec([1]), 3.0).values == [3.0]
+
+
+def test_wrapper_rejects_bad_calls_like_the_real_function():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        scale(Vec([1]), bogus=1)
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        scale()
+
+
+def test_wrapped_functions_pickle_by_reference():
+    assert pickle.loads(pickle.dumps(scale)) is scale
+    assert pickle.loads(pickle.dumps(concat)) is concat
+
+
+def test_handler_gets_public_function_types_args_and_kwargs():
+    d = Duck()
+    assert scale(d, 3.0, offset=1.0) == ("duck", "scale")
+    func, types, args, kwargs = d.calls[0]
+    assert func is scale
+    assert types == (Duck,)
+    assert args == (d, 3.0)
+    assert kwargs == {"offset": 1.0}
+
+
+def test_defaults_left_alone_are_not_passed_to_handlers():
+    d = Duck()
+    scale(d)
+    assert d.calls[0][2:] == ((d,), {})
+
+
+def test_classmethod_handlers_work():
+    assert scale(ClassDuck()) == ("classmethod", "ClassDuck", "scale")
+
+
+def test_implementers_inside_list_and_var_args_and_kwargs():
+    d = Duck()
+    assert concat([Vec([1]), d]) == ("duck", "concat")
+    e = Duck("e")
+    assert concat([Vec([1])], e) == ("e", "concat")
+    f = Duck("f")
+    assert concat([Vec([1])], extra=f) == ("f", "concat")
+    assert f.calls[0][3] == {"extra": f}
+
+
+def test_leftmost_unrelated_type_wins():
+    class A(Duck):
+        pass
+
+    class B(Duck):
+        pass
+
+    a, b = A("a"), B("b")
+    assert concat([a, b]) == ("a", "concat")
+    assert concat([b, a]) == ("b", "concat")
+    assert a.calls[0][1] == (A, B)
+
+
+@pytest.mark.parametrize("order", ["sub_first", "sub_last"])
+def test_subclass_goes_before_its_superclass_from_any_position(order):
+    base, sub = Duck("base"), SubDuck("sub")
+    items = [sub, base] if order == "sub_first" else [base, sub]
+    assert concat(items) == ("sub", "concat")
+    assert sub.calls[0][1] == (SubDuck, Duck)
+
+
+def test_one_handler_call_per_type():
+    d1, d2 = Duck("one"), Duck("two")
+    assert concat([d1, d2]) == ("one", "concat")
+    assert len(d1.calls) == 1 and not d2.calls
+
+
+def test_not_implemented_falls_through_to_the_next_handler():
+    d = Duck("second")
+    assert concat([Refuser(), d]) == ("second", "concat")
+
+
+def test_all_not_implemented_raises_type_error_naming_function_and_types():
+    with pytest.raises(TypeError) as e:
+        scale(Refuser())
+    assert str(e.value) == (
+        "no implementation found for 'tests.dispatch.toylib.scale' on types that implement __toy_function__: [Refuser]"
+    )
+
+
+def test_handler_exceptions_propagate_unchanged():
+    class Boom:
+        def __toy_function__(self, func, types, args, kwargs):
+            raise KeyError("boom")
+
+    with pytest.raises(KeyError, match="boom"):
+        scale(Boom())
+
+
+def test_disabled_handler_marks_a_type_plain():
+    class NotADuck(Duck):
+        __toy_function__ = disabled_handler
+
+    with pytest.raises(AttributeError):  # default path: the plain implementation reads .values
+        scale(NotADuck())
+
+
+def test_modes_see_every_call_innermost_first_and_are_popped_while_running():
+    seen = []
+
+    class Outer(protocol.Mode):
+        def __toy_function__(self, func, types, args, kwargs):
+            seen.append(("outer", func.__name__))
+            return func(*args, **kwargs)
+
+    class Inner(protocol.Mode):
+        def __toy_function__(self, func, types, args, kwargs):
+            seen.append(("inner", func.__name__))
+            assert protocol.mode_stack() == [outer]  # popped while its handler runs
+            return func(*args, **kwargs)
+
+    outer = Outer()
+    with outer, Inner():
+        assert scale(Vec([1])) == Vec([2])
+    assert seen == [("inner", "scale"), ("outer", "scale")]
+    assert protocol.mode_stack() == []
+
+
+def test_mode_reentry_and_nesting_the_same_mode():
+    calls = []
+
+    class Counting(protocol.Mode):
+        def __toy_function__(self, func, types, args, kwargs):
+            calls.append(func.__name__)
+            return func(*args, **kwargs)
+
+    m = Counting()
+    with m:
+        with m:
+            scale(Vec([1]))
+    assert calls == ["scale", "scale"]
+
+
+def test_mode_not_implemented_falls_through_to_implementers():
+    class Passive(protocol.Mode):
+        def __toy_function__(self, func, types, args, kwargs):
+            return NotImplemented
+
+    with Passive():
+        assert scale(Duck("d")) == ("d", "scale")
+        with pytest.raises(TypeError, match="nor in mode"):
+            scale(Vec([1]))
+
+
+def test_modes_are_thread_local():
+    class Capture(protocol.Mode):
+        def __toy_function__(self, func, types, args, kwargs):
+            return "captured"
+
+    results = []
+    with Capture():
+        assert scale(Vec([1])) == "captured"
+        t = threading.Thread(target=lambda: results.append(scale(Vec([1]))))
+        t.start()
+        t.join()
+    assert results == [Vec([2])]
+
+
+def test_modes_exited_out_of_order_remove_themselves():
+    class M(protocol.Mode):
+        def __toy_function__(self, func, types, args, kwargs):
+            return func(*args, **kwargs)
+
+    a, b = M(), M()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)  # as when a generator holding ``a`` is closed under ``b``
+    assert protocol.mode_stack() == [b]
+    b.__exit__(None, None, None)
+    assert protocol.mode_stack() == []
+    with pytest.raises(RuntimeError, match="not active"):
+        a.__exit__(None, None, None)
+
+
+def test_disable_contexts():
+    class Capture(protocol.Mode):
+        def __toy_function__(self, func, types, args, kwargs):
+            return "mode"
+
+    d = Duck()
+    with protocol.subclasses_disabled():
+        with pytest.raises(AttributeError):
+            scale(d)  # implementers ignored: the default path runs
+        with Capture():
+            assert scale(d) == "mode"  # modes still apply
+    with protocol.disabled():
+        with Capture():
+            assert scale(Vec([1])) == Vec([2])
+    assert scale(d) == ("duck", "scale")
+
+
+def test_introspection_tables():
+    table = protocol.registry.overridable_functions()
+    assert table[toylib] == [concat, scale]
+    assert protocol.registry.ignored_functions() == {toylib.make}
+    overrides = protocol.registry.testing_overrides()
+    assert set(overrides) == {scale, concat}
+    dummy = overrides[scale]
+    assert inspect.signature(dummy) == inspect.signature(scale)
+    assert dummy(Vec([1])) == -1
+    with pytest.raises(TypeError):
+        dummy(Vec([1]), bogus=1)
+    assert protocol.registry.resolve_name(scale) == "tests.dispatch.toylib.scale"
+
+
+def test_protocols_are_independent():
+    other = Protocol("__other_function__")
+
+    @other.overridable
+    def ident(x):
+        return x
+
+    d = Duck()
+    assert ident(d) is d  # Duck implements __toy_function__, not __other_function__
+    assert scale(d) == ("duck", "scale")
+
+
+def test_dispatch_does_not_import_tensorlib():
+    code = "import sys, dispatch; assert 'tensorlib' not in sys.modules and 'numpy' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_invalid_protocol_name():
+    with pytest.raises(ValueError):
+        Protocol("not an identifier")
+
+
+def test_wrap_a_whole_module_and_class():
+    import types as _types
+
+    proto = Protocol("__ns_function__")
+    mod = _types.ModuleType("nsmod")
+    exec(
+        "def double(x):\n    return 2 * x\n\n"
+        "def make(n):\n    return [0] * n\n\n"
+        "class Box:\n"
+        "    def __init__(self, v):\n        self.v = v\n"
+        "    def get(self):\n        return self.v\n"
+        "    @property\n"
+        "    def twice(self):\n        return 2 * self.v\n"
+        "    def __add__(self, other):\n        return Box(self.v + other.v)\n",
+        mod.__dict__,
+    )
+    proto.wrap_module(mod, ignore=["make"])
+    proto.wrap_class(mod.Box, ignore=["__init__"])
+    proto.add_plain_type(mod.Box)
+
+    class Handler:
+        def __ns_function__(self, func, types, args, kwargs):
+            return ("handled", proto.registry.resolve_name(func))
+
+    h = Handler()
+    assert mod.double(3) == 6 and mod.double(h) == ("handled", "nsmod.double")
+    assert mod.make(2) == [0, 0]
+    box = mod.Box(5)
+    assert box.get() == 5 and box.twice == 10 and (box + box).v == 10
+    assert mod.Box.get(h) == ("handled", "nsmod.Box.get")
+    assert mod.Box.twice.__get__(h) == ("handled", "nsmod.Box.twice.__get__")
+    assert mod.Box.__add__(box, h) == ("handled", "nsmod.Box.__add__")
+    table = proto.registry.overridable_functions()
+    assert [f.__name__ for f in table[mod]] == ["double"]
+    assert mod.Box.get in table[mod.Box] and mod.Box.twice.__get__ in table[mod.Box]
+    assert proto.registry.ignored_functions() >= {mod.make}
+
+
+def test_primary_plain_type_is_fast_but_its_subclasses_dispatch():
+    proto = Protocol("__prim_function__")
+
+    class Base:
+        def __prim_function__(self, func, types, args, kwargs):  # pragma: no cover - plain, never called
+            raise AssertionError("the primary type is plain")
+
+    class Sub(Base):
+        def __prim_function__(self, func, types, args, kwargs):
+            return ("sub", types)
+
+    def first(x, y=None):
+        return "impl"
+
+    wrapped = proto.wrap(first)
+    proto.add_plain_type(Base, primary=True)
+    assert wrapped(Base(), Base()) == "impl" and wrapped(Base(), y=3) == "impl" and wrapped([Base()]) == "impl"
+    assert wrapped(Base(), Sub()) == ("sub", (Sub,))  # exact-type identity only: a subclass is not the primary type
+    assert wrapped(Sub()) == ("sub", (Sub,))

@@ -1,0 +1,137 @@
+"""The generic checks the op table drives: forward values (NumPy, torch), method forms, gradcheck, gradgradcheck."""
+
+from __future__ import annotations
+
+import functools
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tensorlib
+from tensorlib.autograd import gradcheck, gradgradcheck
+
+from tests.ops.opinfo import CASE_IDS, CASES, OpInfo, Sample, tl_tensor
+
+
+def call(info: OpInfo, sample: Sample) -> Any:
+    args, kwargs = sample.build(tl_tensor)
+    return info.func(*args, **kwargs)
+
+
+def flat_outputs(out: Any) -> list:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def assert_matches(actual: Any, expected: Any, info: OpInfo, check_dtype: bool = True) -> None:
+    """Compare an op's output with NumPy's (arrays, or tuples of them): shape, dtype and values."""
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(actual, (tuple, list)), f"expected a sequence of {len(expected)} results, got {type(actual)}"
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            assert_matches(a, e, info, check_dtype)
+        return
+    assert isinstance(actual, tensorlib.Tensor), type(actual)
+    e = np.asarray(expected)
+    a = actual.detach().numpy()
+    assert a.shape == e.shape, f"shape {a.shape} != {e.shape}"
+    if check_dtype:
+        assert a.dtype == e.dtype, f"dtype {a.dtype} != {e.dtype}"
+    np.testing.assert_allclose(a, e, rtol=info.rtol, atol=info.atol)
+
+
+@pytest.mark.parametrize("info,sample", CASES, ids=CASE_IDS)
+def test_forward_matches_numpy(info: OpInfo, sample: Sample) -> None:
+    if info.ref is None:
+        pytest.skip("no NumPy reference")
+    args, kwargs = sample.numpy()
+    assert_matches(call(info, sample), info.ref(*args, **kwargs), info, info.check_ref_dtype)
+
+
+def _torch_args(torch: Any, sample: Sample, requires_grad: bool) -> tuple[tuple, dict]:
+    def conv(a: np.ndarray) -> Any:
+        return torch.from_numpy(a.copy())
+
+    leaves = [torch.from_numpy(a.copy()).requires_grad_(requires_grad) for a in sample.leaves()]
+    args, kwargs = sample.build(conv, leaves)
+    kwargs = {k: getattr(torch, v.name) if isinstance(v, tensorlib.dtype) else v for k, v in kwargs.items()}
+    return args, kwargs
+
+
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim")
+@pytest.mark.parametrize("info,sample", CASES, ids=CASE_IDS)
+def test_forward_matches_torch(info: OpInfo, sample: Sample) -> None:
+    torch = pytest.importorskip("torch")
+    leaves = [tl_tensor(a).requires_grad_() for a in sample.leaves()]
+    args, kwargs = sample.build(tl_tensor, leaves)
+    ours = info.func(*args, **kwargs)
+    targs, tkwargs = _torch_args(torch, sample, True)
+    theirs = functools.reduce(getattr, (info.torch_name or info.name).split("."), torch)(*targs, **tkwargs)
+    assert type(ours).__name__ == type(theirs).__name__ or (
+        isinstance(ours, tensorlib.Tensor) and isinstance(theirs, torch.Tensor)
+    ), f"{type(ours)} vs {type(theirs)}"
+    for name in getattr(ours, "_fields", ()):  # named tuples: torch's field names
+        assert getattr(ours, name) is not None and getattr(theirs, name) is not None
+    for o, t in zip(flat_outputs(ours), flat_outputs(theirs), strict=True):
+        assert o.dtype.name == str(t.dtype).split(".")[1]
+        assert tuple(o.shape) == tuple(t.shape)
+        assert o.requires_grad == t.requires_grad, "requires_grad differs from torch's"
+        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=info.rtol, atol=info.atol)
+
+
+@pytest.mark.parametrize("info,sample", CASES, ids=CASE_IDS)
+def test_method_form(info: OpInfo, sample: Sample) -> None:
+    if not info.has_method:
+        pytest.skip("no method form")
+    args, kwargs = sample.build(tl_tensor)
+    if not isinstance(args[0], tensorlib.Tensor):
+        pytest.skip("first argument is not a tensor")
+    expected = info.func(*args, **kwargs)
+    got = getattr(args[0], info.name)(*args[1:], **kwargs)
+    for g, e in zip(flat_outputs(got), flat_outputs(expected), strict=True):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g.numpy(), e.numpy())
+
+
+def test_methods_exist_where_torch_has_them() -> None:
+    torch = pytest.importorskip("torch")
+    names = {info.name for info, _ in CASES if info.method}
+    missing = sorted(n for n in names if hasattr(torch.Tensor, n) and not hasattr(tensorlib.Tensor, n))
+    assert not missing, f"Tensor methods torch has and tensorlib lacks: {missing}"
+
+
+def _grad_fn(info: OpInfo, sample: Sample) -> Any:
+    def fn(*leaves: Any) -> Any:
+        args, kwargs = sample.build(tl_tensor, list(leaves))
+        out = info.func(*args, **kwargs)
+        # tensorlib's gradcheck perturbs inputs in place without copying outputs, so
+        # outputs that alias an input (views; in gradgradcheck, gradients that are
+        # the incoming gradient itself) would read as constant: give them fresh memory
+        # both ways (``x * 1.0`` copies forward and backward).
+        if isinstance(out, tensorlib.Tensor):
+            return out * 1.0
+        return tuple(o * 1.0 if o.is_floating_point() else o for o in out)
+
+    return fn
+
+
+def _leaves(sample: Sample) -> list:
+    leaves = [tl_tensor(a).requires_grad_() for a in sample.leaves()]
+    if not leaves:
+        pytest.skip("no differentiable inputs")
+    return leaves
+
+
+@pytest.mark.parametrize("info,sample", CASES, ids=CASE_IDS)
+def test_gradcheck(info: OpInfo, sample: Sample) -> None:
+    if not info.grad:
+        pytest.skip("forward-only entry")
+    assert gradcheck(_grad_fn(info, sample), _leaves(sample))
+
+
+@pytest.mark.parametrize("info,sample", CASES, ids=CASE_IDS)
+def test_gradgradcheck(info: OpInfo, sample: Sample) -> None:
+    if not (info.grad and info.gradgrad):
+        pytest.skip("no double backward")
+    assert gradgradcheck(_grad_fn(info, sample), _leaves(sample))
