@@ -5,6 +5,9 @@ from __future__ import annotations
 import functools
 import warnings
 from typing import Any, Callable
+
+import numpy as np
+
 from .._registry import AUTOGRAD, TENSORLIB, public
 
 
@@ -40,8 +43,6 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 def check_outputs(node: Any, outs: Any) -> None:
     """Raise if any gradient ``node`` produced contains NaN (called by the engine in anomaly mode)."""
-    import numpy as np
-
     for i, g in enumerate(outs):
         data = getattr(g, "_data", None)
         if data is not None and data.dtype.kind in "fc" and np.isnan(data).any():

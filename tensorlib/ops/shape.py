@@ -11,6 +11,7 @@ from typing import Any, Sequence
 from math import prod as _prod
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node, rename_grad_fn
@@ -660,8 +661,6 @@ class UnfoldBackward0(Node):
 @op(variants="method")
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """All windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim (a view)."""
-    from numpy.lib.stride_tricks import as_strided
-
 
     x = tensor_arg(input, "unfold")
     a = x._data
