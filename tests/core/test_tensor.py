@@ -102,7 +102,8 @@ def test_numpy_on_tensor_requiring_grad_is_runtime_error():
 @pytest.mark.parametrize(
     "method, dtype",
     [("double", "float64"), ("float", "float32"), ("long", "int64"), ("int", "int32"), ("half", "float16"),
-     ("bool", "bool")],
+     ("bool", "bool"), ("short", "int16"), ("char", "int8"), ("byte", "uint8"), ("cfloat", "complex64"),
+     ("cdouble", "complex128")],
 )
 def test_cast_methods(method, dtype):
     t = tensorlib.tensor([0.0, 1.5, -2.5])
@@ -111,6 +112,48 @@ def test_cast_methods(method, dtype):
     assert np.array_equal(out.numpy(), t.numpy().astype(out.dtype.np))
     # the source is untouched
     assert t.dtype is tensorlib.float32
+
+
+def test_shape_and_dtype_from_another_tensor():
+    t = tensorlib.arange(6.0)
+    other = tensorlib.zeros(2, 3, dtype=tensorlib.int64)
+    view = t.view_as(other)
+    assert view.shape == (2, 3) and view._base is t
+    assert t.reshape_as(other).shape == (2, 3)
+    cast = t.type_as(other)
+    assert cast.dtype is tensorlib.int64 and cast.tolist() == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(RuntimeError):
+        t.view_as(tensorlib.zeros(4))
+
+
+def test_apply_calls_a_python_function_per_element_in_place():
+    t = tensorlib.tensor([[1.0, -2.0], [3.0, 4.0]])
+    version = t._version
+    assert t.apply_(lambda v: v * 10 + 1) is t
+    assert t.tolist() == [[11.0, -19.0], [31.0, 41.0]]
+    assert t._version > version
+    leaf = tensorlib.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        leaf.apply_(abs)
+
+
+def test_random_methods_draw_from_the_global_generator():
+    tensorlib.manual_seed(3)
+    p = tensorlib.full((1000,), 0.25)
+    b = p.bernoulli()
+    assert set(b.unique().tolist()) <= {0.0, 1.0} and 150 < b.sum().item() < 350
+    z = tensorlib.zeros(1000)
+    assert z.bernoulli_(0.75) is z and 650 < z.sum().item() < 850
+    e = tensorlib.empty(2000).exponential_(2.0)
+    assert e.min().item() >= 0 and abs(e.mean().item() - 0.5) < 0.05
+    r = tensorlib.empty(500, dtype=tensorlib.int64).random_(3, 7)
+    assert set(r.unique().tolist()) == {3, 4, 5, 6}
+    weights = tensorlib.tensor([0.0, 1.0, 3.0])
+    draws = weights.multinomial(400, replacement=True)
+    counts = tensorlib.bincount(draws, minlength=3).tolist()
+    assert counts[0] == 0 and 60 < counts[1] < 140
+    tensorlib.manual_seed(3)
+    assert tensorlib.equal(p.bernoulli(), b)
 
 
 def test_to_dtype():

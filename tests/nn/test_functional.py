@@ -113,6 +113,16 @@ def test_inplace_activations(name):
     compare(run, X)
 
 
+def test_relu_underscore_is_relu_in_place():
+    def run(F, L, x):
+        y = x * 1
+        out = F.relu_(y)
+        assert out is y
+        return out
+
+    compare(run, X)
+
+
 @pytest.mark.parametrize("fname", ["softmax", "log_softmax", "softmin"])
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_softmax_family(fname, dim):

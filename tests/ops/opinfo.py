@@ -840,17 +840,128 @@ op("pairwise_distance", [s(r(2, 3), r(2, 3)), s(r(2, 3), r(2, 3), 1.0), s(r(4), 
    method=False)
 
 
+# -- tensorlib.linalg ---------------------------------------------------------------------------------
+
+
+def _vector_norm(a: np.ndarray, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    if dim is None:
+        return np.asarray(np.linalg.norm(a.reshape(-1), ord))
+    axes = (dim,) if isinstance(dim, int) else tuple(dim)
+    moved = np.moveaxis(a, axes, tuple(range(-len(axes), 0)))
+    flat = moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,))
+    r = np.linalg.norm(flat, ord, axis=-1)
+    return np.expand_dims(r, axes) if keepdim else r
+
+
+op("linalg.vector_norm", [s(r(2, 3)), s(r(2, 3), 1), s(r(2, 3), 3, 1), s(r(2, 3), float("inf"), (0, 1)),
+                          s(r(2, 3), 2, 0, True)], _vector_norm)
+_matrix_norm = op("linalg.matrix_norm", [s(r(3, 3)), s(r(2, 3, 3), 1), s(r(3, 2), float("inf"))],
+                  lambda a, ord="fro", dim=(-2, -1), keepdim=False: np.linalg.norm(a, ord, axis=dim, keepdims=keepdim),
+                  rtol=1e-6)
+# svdvals' backward (and so the nuclear norm's) treats the singular vectors as constants: no double backward yet
+OPS.append(replace(_matrix_norm, samples=[s(r(2, 3), "nuc")], gradgrad=False))
+op("linalg.norm", [s(r(2, 3)), s(r(2, 3), 1, 1), s(r(2, 3), "fro", (0, 1))], _norm)
+op("linalg.inv", [s(_well_conditioned()), s(np.stack([_well_conditioned(), _well_conditioned()]))], np.linalg.inv,
+   rtol=1e-6)
+op("linalg.det", [s(_well_conditioned())], np.linalg.det, rtol=1e-6)
+op("linalg.solve", [s(_well_conditioned(), r(3, 2)), s(np.stack([_well_conditioned(), _well_conditioned()]), r(2, 3, 1))],
+   np.linalg.solve, rtol=1e-6)
+op("linalg.svdvals", [s(r(3, 2)), s(r(2, 2, 3))], lambda a: np.linalg.svd(a, compute_uv=False), rtol=1e-6,
+   gradgrad=False)
+op("linalg.cross", [s(r(2, 3), r(2, 3)), s(r(3, 3), r(3, 3), dim=0)],
+   lambda a, b, dim=-1: np.cross(a, b, axis=dim))
+op("linalg.matmul", [s(r(2, 3), r(3, 4)), s(r(2, 2, 3), r(3, 2))], np.matmul)
+
+
+# -- forward-only entries: ops without a gradient (comparisons, logic, integer results) ---------------
+
+
+def ints(*shape: int, lo: int = -5, hi: int = 6) -> np.ndarray:
+    return np.asarray(_rng.integers(lo, hi, shape), dtype=np.int64)
+
+
+def bools(*shape: int) -> np.ndarray:
+    return np.asarray(_rng.integers(0, 2, shape), dtype=bool)
+
+
+def _ties(*shape: int) -> np.ndarray:
+    """Floats with repeats and special values (comparisons, isfinite, unique)."""
+    return np.asarray(_rng.choice([-2.0, -0.5, 0.0, 0.5, 2.0, np.inf, -np.inf, np.nan], shape))
+
+
+def forward_only(name: str, samples: list[Sample], ref: Callable | None, **kw: Any) -> OpInfo:
+    return op(name, samples, ref, grad=False, **kw)
+
+
+_COMPARE = [s(r(2, 3), r(2, 3)), s(r(2, 3), r(3)), s(_ties(2, 3), _ties(2, 3)), s(r(2, 3), 0.25), s(ints(2, 3), ints(3))]
+for _name, _np in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+                   ("gt", np.greater), ("ge", np.greater_equal)):
+    _entry = forward_only(_name, _COMPARE, _np)
+for _alias, _of in (("not_equal", "ne"), ("less", "lt"), ("less_equal", "le"), ("greater", "gt"),
+                    ("greater_equal", "ge")):
+    alias(_alias, next(i for i in OPS if i.name == _of))
+
+_LOGIC = [s(bools(2, 3), bools(2, 3)), s(ints(2, 3), ints(3)), s(_ties(2, 3), r(2, 3))]
+for _name, _np in (("logical_and", np.logical_and), ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)):
+    forward_only(_name, _LOGIC, _np)
+forward_only("logical_not", [s(bools(2, 3)), s(ints(4)), s(_ties(2, 3))], np.logical_not)
+_BITWISE = [s(ints(2, 3), ints(2, 3)), s(bools(2, 3), bools(3)), s(ints(2, 3), 3)]
+for _name, _np in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor)):
+    forward_only(_name, _BITWISE, _np)
+forward_only("bitwise_not", [s(ints(2, 3)), s(bools(4))], np.invert)
+_SHIFTS = [s(ints(2, 3, lo=0, hi=50), ints(2, 3, lo=0, hi=5)), s(ints(4, lo=-20, hi=20), 2)]
+forward_only("bitwise_left_shift", _SHIFTS, np.left_shift)
+forward_only("bitwise_right_shift", _SHIFTS, np.right_shift)
+
+_PREDICATES = [s(_ties(2, 4)), s(r(3)), s(ints(3))]
+for _name, _np in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite), ("isposinf", np.isposinf),
+                   ("isneginf", np.isneginf), ("signbit", np.signbit)):
+    forward_only(_name, _PREDICATES, _np)
+forward_only("isclose", [s(r(2, 3), r(2, 3)), s(_ties(2, 3), _ties(2, 3), equal_nan=True),
+                         s(r(3), r(3) + 1e-9, rtol=0.0, atol=1e-6)],
+             lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: np.isclose(a, b, rtol, atol, equal_nan))
+forward_only("heaviside", [s(Const(_ties(2, 3)), Const(r(2, 3))), s(Const(r(4)), Const(r(1)))], np.heaviside)
+
+_BOOL_REDUCE = [s(bools(2, 3)), s(bools(2, 3), 1), s(bools(2, 3), 0, True), s(_ties(3, 2), 0), s(ints(4))]
+forward_only("all", _BOOL_REDUCE, lambda a, dim=None, keepdim=False: np.all(a, axis=dim, keepdims=keepdim))
+forward_only("any", _BOOL_REDUCE, lambda a, dim=None, keepdim=False: np.any(a, axis=dim, keepdims=keepdim))
+forward_only("count_nonzero", [s(ints(3, 4)), s(ints(3, 4), 1), s(bools(2, 3), (0, 1))],
+             lambda a, dim=None: np.asarray(np.count_nonzero(a, axis=dim), dtype=np.int64))
+forward_only("argmax", [s(r(3, 4)), s(r(3, 4), 1), s(r(3, 4), 0, True), s(ints(5))],
+             lambda a, dim=None, keepdim=False: np.argmax(a, axis=dim, keepdims=keepdim))
+forward_only("argmin", [s(r(3, 4)), s(r(3, 4), 1), s(r(3, 4), 0, True), s(ints(5))],
+             lambda a, dim=None, keepdim=False: np.argmin(a, axis=dim, keepdims=keepdim))
+forward_only("argsort", [s(r(3, 4)), s(r(3, 4), 0), s(r(5), descending=True)],
+             lambda a, dim=-1, descending=False: np.argsort(-a if descending else a, axis=dim, kind="stable"))
+forward_only("nonzero", [s(ints(3, 4)), s(bools(5)), s(_ties(2, 2))], lambda a: np.argwhere(a))
+forward_only("argwhere", [s(ints(3, 4)), s(bools(5))], lambda a: np.argwhere(a))
+forward_only("bincount", [s(ints(6, lo=0, hi=4)), s(ints(5, lo=0, hi=3), minlength=5),
+                          s(ints(4, lo=0, hi=3), Const(r(4)))],
+             lambda a, weights=None, minlength=0: np.bincount(a, weights, minlength))
+_EDGES = np.array([-1.0, 0.0, 0.5, 1.5])
+forward_only("bucketize", [s(r(2, 3), Const(_EDGES)), s(r(5), Const(_EDGES), right=True)],
+             lambda a, b, right=False: np.searchsorted(b, a, side="right" if right else "left"), method=False)
+forward_only("searchsorted", [s(Const(_EDGES), r(2, 3)), s(Const(_EDGES), r(5), right=True)],
+             lambda b, a, right=False: np.searchsorted(b, a, side="right" if right else "left"), method=False)
+# float inputs as constants: torch records a node for them whose backward is not implemented
+forward_only("unique", [s(ints(8, lo=0, hi=4)), s(Const(_ties(6)))], lambda a: np.unique(a))
+forward_only("unique_consecutive", [s(np.array([1, 1, 2, 2, 3, 1, 1], dtype=np.int64)), s(Const(np.array([0.5, 0.5, -1.0])))],
+             lambda a: a[np.concatenate([[True], a[1:] != a[:-1]])])
+forward_only("histc", [s(r(20)), s(r(20), 4, -1.0, 1.0)],
+             lambda a, bins=100, min=0, max=0: np.histogram(a, bins, (a.min(), a.max()) if min == max == 0
+                                                           else (min, max))[0].astype(a.dtype))
+forward_only("zeros_like", [s(r(2, 3)), s(ints(4))], np.zeros_like)
+forward_only("ones_like", [s(r(2, 3)), s(bools(4))], np.ones_like)
+forward_only("full_like", [s(r(2, 3), 2.5), s(ints(4), 7)], np.full_like)
+
+
 # -- what is not in the table -------------------------------------------------------------------------
 
-# Public functions that have no gradient (comparisons, logic, integer results,
-# random and creation functions, predicates), or only a complex one.
-NOT_DIFFERENTIABLE = set(
-    """all allclose any argmax argmin argsort argwhere bernoulli bincount bitwise_and bitwise_not bitwise_or
-    bitwise_xor bucketize count_nonzero empty_like eq equal full_like ge greater greater_equal gt imag is_complex
-    is_floating_point is_nonzero isclose isfinite isinf isnan isneginf isposinf le less less_equal logical_and
-    logical_not logical_or logical_xor lt multinomial ne nonzero normal not_equal numel ones_like poisson rand_like
-    randint_like randn_like result_type searchsorted unique zeros_like signbit heaviside unique_consecutive bitwise_left_shift
-    bitwise_right_shift histc""".split()
+# Public functions whose results the table cannot compare: random ones, uninitialised memory, results that are
+# not tensors (predicates, dtypes, counts), and ``imag`` (complex inputs only). Each has tests of its own.
+NOT_IN_TABLE = set(
+    """bernoulli multinomial normal poisson rand_like randint_like randn_like empty_like allclose equal is_complex
+    is_floating_point is_nonzero numel result_type imag""".split()
 )
 
 BY_NAME: dict[str, list[OpInfo]] = {}

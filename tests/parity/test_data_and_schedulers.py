@@ -186,6 +186,10 @@ def test_clip_grad(torch, rec):
     rec.raises(RuntimeError, U.clip_grad_norm_, [p], 1, error_if_nonfinite=True,
                match="The total norm of order 2.0 for gradients from `parameters` is non-finite")
     p.grad = torch.tensor([3.0, -4.0])
+    rec((U.clip_grads_with_norm_([p], 1.0, torch.tensor(5.0)), p.grad), (None, [0.6, -0.8]))
+    p.grad = torch.tensor([3.0, -4.0])
+    rec((U.clip_grads_with_norm_([p], 10.0, torch.tensor(5.0)), p.grad), (None, [3.0, -4.0]))
+    p.grad = torch.tensor([3.0, -4.0])
     rec((U.clip_grad_value_(p, 3.5), p.grad), (None, [3.0, -3.5]))
     rec(U.parameters_to_vector([torch.ones(2, 2), torch.zeros(3)]), [1, 1, 1, 1, 0, 0, 0])
     ps = [torch.nn.Parameter(torch.zeros(2)), torch.nn.Parameter(torch.zeros(1, 2))]
