@@ -76,16 +76,6 @@ _COMPLEX_TO_REAL = {complex64: float32, complex128: float64}
 FROM_NP: dict[np.dtype, dtype] = {d.np: d for d in ALL}
 
 
-def from_numpy_dtype(npdt: np.dtype) -> dtype:
-    try:
-        return FROM_NP[npdt]
-    except KeyError:
-        raise TypeError(
-            f"can't convert NumPy array of type {npdt}; the supported types are: "
-            + ", ".join(d.name for d in ALL)
-        ) from None
-
-
 class _Defaults:
     __slots__ = ("float", "np_float", "complex")
 

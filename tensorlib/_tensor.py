@@ -832,11 +832,3 @@ def is_grad_recording(*tensors: Tensor) -> bool:
             return _GRAD.enabled
     return False
 
-
-def _as_sequence_shape(size: Sequence[Any], what: str = "size") -> tuple[int, ...]:
-    out = []
-    for i, s in enumerate(size):
-        if isinstance(s, (bool, float)) or not hasattr(s, "__index__"):
-            raise TypeError(f"{what} must be a tuple of ints, but found element of type {type(s).__name__} at pos {i}")
-        out.append(s.__index__())
-    return tuple(out)

@@ -23,10 +23,6 @@ def _as_tuple(x: Any) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _differentiable_outputs(outputs: Sequence[Any]) -> list[Tensor]:
-    return [o for o in outputs if isinstance(o, Tensor) and o._requires_grad]
-
-
 def _eval(func: Callable, inputs: tuple) -> tuple:
     return _as_tuple(func(*inputs))
 
