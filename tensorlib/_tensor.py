@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import warnings
 import weakref
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
 import numpy as np
 
