@@ -140,13 +140,6 @@ def public(*, namespace: str | tuple[str, ...] = TENSORLIB, name: str | None = N
     return declare
 
 
-def declare(namespace: str, impl: Any, **options: Any) -> Any:
-    """The call form of :func:`op` for implementations built by a factory: ``declare(TENSOR, fn, name="__add__")``."""
-    if namespace == TENSOR:
-        return op(variants="method", **options)(impl)
-    return op(namespace=namespace, **options)(impl)
-
-
 def bindings(namespace: str) -> list[Binding]:
     """The declarations of one namespace, in declaration order."""
     return [b for b in BINDINGS if b.namespace == namespace]
