@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, save_input, unpack
-from ..ops._util import GRAD, record, tensor_arg, wrap, wrap_dim
-from .._tensor import Tensor
+from ..ops._util import GRAD, record, tensor_arg, wrap
+from .._tensor import Tensor, wrap_dim
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from ..ops._pointwise import _type_title, inplace_apply
 from ..ops._util import write_out

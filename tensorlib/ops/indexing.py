@@ -13,8 +13,8 @@ import numpy as np
 from .._autograd.engine import edge
 from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, rename_grad_fn, save_input
 from .._tensor import _make_view
-from ._util import GRAD, check_inplace, record, tensor_arg, wrap, wrap_dim, writable
-from .._tensor import Tensor
+from ._util import GRAD, check_inplace, record, tensor_arg, wrap, writable
+from .._tensor import Tensor, wrap_dim
 from .._tensor import bump_version
 from .._registry import op
 from ._pointwise import _meta, _type_title, inplace_apply, reduce_to

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
-from ._util import GRAD, record, tensor_arg, wrap, wrap_dim, write_out
-from .._tensor import Tensor
+from ._util import GRAD, record, tensor_arg, wrap, write_out
+from .._tensor import Tensor, wrap_dim
 from .._registry import LINALG, TENSORLIB, op
 from ._pointwise import _type_title, inplace_apply
 from ._util import not_implemented, type_title

@@ -12,8 +12,8 @@ from .._autograd.graph import Node, SavedTensor, named_node_class, rename_grad_f
 from .._dtype import FROM_NP
 from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
 from ..return_types import cummax as _cummax_t, cummin as _cummin_t, nanmedian as _nanmedian_t
-from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, wrap_dim, write_out
-from .._tensor import Tensor
+from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from .._tensor import Tensor, wrap_dim
 from .._registry import SPECIAL, TENSORLIB, op
 from ._pointwise import _type_title, inplace_apply
 from .arithmetic import add, div, mul, sub
