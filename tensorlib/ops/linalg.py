@@ -10,7 +10,7 @@ from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save
 from ._util import GRAD, record, tensor_arg, wrap, write_out
 from .._tensor import Tensor, wrap_dim
 from .._registry import LINALG, TENSORLIB, op
-from ._pointwise import _type_title, inplace_apply
+from ._pointwise import _finish, _type_title, inplace_apply
 from ._util import not_implemented, type_title
 from .arithmetic import add, div, mul, neg, sub
 from .conversion import clone, conj, to_dtype, zeros_like
@@ -29,10 +29,6 @@ from .broadcast import _expand_back, expand, sum_to_size
 from .indexing import select
 from . import broadcast
 from . import power
-
-
-def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
-    return result if out is None else write_out(out, result, fname)
 
 
 def _dims(shape: tuple) -> str:

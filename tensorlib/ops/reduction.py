@@ -15,7 +15,7 @@ from ..return_types import cummax as _cummax_t, cummin as _cummin_t, nanmedian a
 from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .._tensor import Tensor, wrap_dim
 from .._registry import SPECIAL, TENSORLIB, op
-from ._pointwise import _type_title, inplace_apply
+from ._pointwise import _arr, _finish, _type_title, inplace_apply
 from .arithmetic import add, div, mul, sub
 from .comparison import eq, isfinite, isnan, logical_not, logical_xor
 from .conversion import conj, full_like_scalar, real, to_dtype
@@ -28,14 +28,6 @@ from .sorting import check_sortable, sort
 from .indexing import gather, narrow, scatter_into_zeros
 
 ndarray = np.ndarray
-
-
-def _arr(r: Any) -> np.ndarray:
-    return r if type(r) is ndarray else np.asarray(r)
-
-
-def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
-    return result if out is None else write_out(out, result, fname)
 
 
 @op(variants="function method")
