@@ -70,7 +70,11 @@ def _apply2(fn: Any, a: Any, b: Any) -> np.ndarray:
 
 
 class ZeroGradBackward(Node):
-    """For piecewise-constant ops: the gradient is zero everywhere it exists."""
+    """For piecewise-constant ops (rounding, comparisons written in place): the gradient is zero everywhere it exists.
+
+    ``metas`` holds each input's ``_meta``: the zero gradient's shape and dtype, None for a scalar.
+    """
+
     __slots__ = ("metas",)
 
     def apply(self, grads: list) -> tuple:
