@@ -15,7 +15,7 @@ from ..return_types import cummax as _cummax_t, cummin as _cummin_t, nanmedian a
 from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .._tensor import Tensor, wrap_dim
 from .._registry import SPECIAL, TENSORLIB, op
-from ._pointwise import _arr, _finish, _type_title, inplace_apply
+from ._pointwise import _arr, _finish, inplace_apply
 from .arithmetic import add, div, mul, sub
 from .comparison import eq, isfinite, isnan, logical_not, logical_xor
 from .conversion import conj, full_like_scalar, real, to_dtype
@@ -64,7 +64,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if a.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {_type_title(a.dtype)}"
+            f"Got: {type_title(a.dtype)}"
         )
     dims = normalize_dims(dim, a.ndim)
     count = 1
