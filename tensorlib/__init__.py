@@ -9,6 +9,8 @@ to their implementations (:mod:`tensorlib._registry`) and bound here.
 
 from __future__ import annotations
 
+import sys as _sys
+
 from . import _hooks, _legacy, _methods, _repr, _typeinfo, ops, serialization
 from ._autograd import anomaly_mode as _anomaly_mode
 from ._autograd import engine as _engine
@@ -73,7 +75,10 @@ for _t in (Size, dtype, device):
 _NO_WRAP.add(Tensor.grad.__get__)
 
 from . import autograd, linalg, nn, optim, overrides, return_types, special, utils  # noqa: E402
-from . import overrides as _overrides  # noqa: E402  (torch's historical spelling)
+from . import overrides as _overrides  # noqa: E402
+
+# torch's historical module name: ``import tensorlib._overrides`` finds this very module.
+_sys.modules[__name__ + "._overrides"] = overrides
 
 __all__ = sorted(
     {b.name for b in _bindings(_TENSORLIB)}

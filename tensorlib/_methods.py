@@ -12,11 +12,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dtype
-from ._autograd.graph import Node, rename_grad_fn
+from ._autograd.graph import rename_grad_fn
 from ._tensor import Tensor
 from .ops._util import GRAD, record
 from ._registry import op
-from .ops._pointwise import inplace_apply
+from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
 from .ops.arithmetic import add, div, floor_divide, mul, neg, remainder, sub
 from .ops.comparison import (
     bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, eq, ge, gt, le, lt, ne,
@@ -30,7 +30,7 @@ from .ops.shape import flip
 from .ops.unary import reciprocal
 from .ops import broadcast, comparison, power, selection, unary
 from ._size import Size
-from ._tensor import _wrap, bump_version, device as _device
+from ._tensor import bump_version, device as _device
 from .ops._util import check_inplace, writable
 
 # -- methods with their own signatures ------------------------------------------------------
@@ -228,25 +228,16 @@ def _bitwise_inplace(func: Callable, name: str) -> Callable:
     return op
 
 
-class _ZeroGradBackward(Node):
-    """Backward of an in-place comparison: the result (0/1 written into self) has zero gradient everywhere."""
-
-    __slots__ = ("metas",)
-
-    def backward(self, g: Tensor) -> tuple:
-        return tuple(_wrap(np.zeros(*m)) if m is not None and self.needs(i) else None for i, m in enumerate(self.metas))
-
-
 def _compare_inplace(func: Callable, name: str, title: str) -> Callable:
     """``self.eq_(other)`` and friends: 1/0 in self's dtype; like torch, recorded with a zero gradient."""
-    nodes = [type(f"{title}Backward{k}", (_ZeroGradBackward,), {"__slots__": ()}) for k in (0, 1)]
+    nodes = [type(f"{title}Backward{k}", (ZeroGradBackward,), {"__slots__": ()}) for k in (0, 1)]
 
     def compare(x: Tensor, other: Any) -> Tensor:
         r = func(x, other)
         other_t = isinstance(other, Tensor)
         if GRAD.enabled and (x._requires_grad or (other_t and other._requires_grad)):
             out, node = record(nodes[other_t], r._data.astype(x._data.dtype), (x, other))
-            node.metas = [(x._data.shape, x._data.dtype), (other._data.shape, other._data.dtype) if other_t else None]
+            node.metas = (_meta(x), _meta(other))
             return out
         return r
 

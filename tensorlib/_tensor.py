@@ -9,6 +9,7 @@ public surface is made overridable in :mod:`tensorlib.__init__`.
 from __future__ import annotations
 
 import copy
+import sys
 import warnings
 import weakref
 from typing import Any, Iterator
@@ -291,7 +292,8 @@ class Tensor:
         shape = self._data.shape
         if dim is None:
             return _size_of(shape)
-        return shape[wrap_dim(dim, len(shape))]
+        # Unlike an op's dim argument, size() and stride() take any __index__ (a bool too).
+        return shape[wrap_dim(dim if type(dim) is int else _index_value(dim, "dim"), len(shape))]
 
     def dim(self) -> int:
         """The number of dimensions."""
@@ -316,7 +318,7 @@ class Tensor:
         strides = tuple(s // item for s in self._data.strides)
         if dim is None:
             return strides
-        return strides[wrap_dim(dim, len(strides))]
+        return strides[wrap_dim(dim if type(dim) is int else _index_value(dim, "dim"), len(strides))]
 
     def storage_offset(self) -> int:
         base = self._base
@@ -674,14 +676,40 @@ def bump_version(t: Tensor) -> None:
 
 
 def wrap_dim(dim: Any, ndim: int) -> int:
-    """Normalise a possibly negative dimension, raising torch's IndexError when out of range."""
+    """Normalise a possibly negative dimension, raising torch's IndexError when out of range.
+
+    A ``dim`` that is not an int must be an integer index (a NumPy integer, a
+    one-element integer tensor); anything else, bool included, is torch's
+    TypeError naming the op.
+    """
     if type(dim) is not int:
-        dim = _index_value(dim, "dim")
+        dim = _dim_value(dim)
     lo = -ndim if ndim else -1
     hi = ndim - 1 if ndim else 0
     if dim < lo or dim > hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
     return dim + ndim if dim < 0 else (dim if ndim else 0)
+
+
+def _dim_value(dim: Any) -> int:
+    if isinstance(dim, (Tensor, np.integer)) or (hasattr(dim, "__index__") and not isinstance(dim, bool)):
+        try:
+            return dim.__index__()
+        except TypeError:
+            pass
+    raise TypeError(f"{_public_caller()}(): argument 'dim' must be int, not {type(dim).__name__}")
+
+
+def _public_caller() -> str:
+    """The name of the public op running (the innermost non-underscore function of tensorlib's ops)."""
+    f = sys._getframe(3)  # wrap_dim's caller
+    while f is not None:
+        code = f.f_code
+        file = code.co_filename
+        if "ops" in file and not file.endswith("_util.py") and not code.co_name.startswith("_"):
+            return code.co_name
+        f = f.f_back
+    return "op"
 
 
 def _index_value(v: Any, what: str) -> int:

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, save_input, unpack
-from ..ops._util import GRAD, record, tensor_arg, wrap, wrap_dim
-from .._tensor import Tensor
+from ..ops._util import GRAD, record, tensor_arg, wrap
+from .._tensor import Tensor, wrap_dim
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
-from ..ops._pointwise import _type_title, inplace_apply
+from ..ops._pointwise import inplace_apply
 from ..ops._util import write_out
 from ..ops.activation import erf
 from ..ops.arithmetic import add, div, mul, rsub, sub
@@ -473,7 +473,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
                 f"Expected target size {[n] + list(x._data.shape[2:])}, got {list(ta.shape)}"
             )
     if ta.dtype != np.int64 and ta.dtype != np.uint8:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_title(ta.dtype)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_title(ta.dtype)}")
     if unbatched:
         x = unsqueeze(x, 0)
         t = reshape(t, (1,))
@@ -560,7 +560,7 @@ def cross_entropy(
     if t._data.shape == x._data.shape:  # class probabilities (torch decides by shape, then checks the dtype)
         if t._data.dtype.kind not in "f":
             raise RuntimeError(
-                f"Expected floating point type for target with class probabilities, got {_type_title(t._data.dtype)}"
+                f"Expected floating point type for target with class probabilities, got {type_title(t._data.dtype)}"
             )
         c = x._data.shape[class_dim]
         probs = t if label_smoothing == 0 else add(mul(t, 1 - label_smoothing), label_smoothing / c)

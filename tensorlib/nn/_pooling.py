@@ -20,7 +20,7 @@ from ..ops._util import GRAD, record, tensor_arg, wrap
 from .._tensor import Tensor
 from ._conv import int_tuple
 from .._registry import NN_FUNCTIONAL, op
-from ..ops._pointwise import _type_title
+from ..ops._util import type_title
 from ..ops.arithmetic import mul
 from ..ops.indexing import scatter_into_zeros
 from ..ops.shape import permute, reshape
@@ -522,7 +522,7 @@ def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {shown} with dimension {dim} being empty")
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"{fname}\" not implemented for '{_type_title(a.dtype)}'")
+        raise NotImplementedError(f"\"{fname}\" not implemented for '{type_title(a.dtype)}'")
     return size, sizes
 
 
@@ -777,7 +777,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                            ", ".join(f"{c}: {n}" for c, n in zip(names, out)) + ")")
     ft = x._data.dtype.type if x._data.dtype.kind == "f" else np.float32
     if mode not in ("nearest", "nearest-exact") and x._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{_type_title(x._data.dtype)}'")
+        raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{type_title(x._data.dtype)}'")
     maps = []
     for i in reversed(range(nd)):
         sc = None if scales is None else scales[i]

@@ -70,7 +70,11 @@ def _apply2(fn: Any, a: Any, b: Any) -> np.ndarray:
 
 
 class ZeroGradBackward(Node):
-    """For piecewise-constant ops: the gradient is zero everywhere it exists."""
+    """For piecewise-constant ops (rounding, comparisons written in place): the gradient is zero everywhere it exists.
+
+    ``metas`` holds each input's ``_meta``: the zero gradient's shape and dtype, None for a scalar.
+    """
+
     __slots__ = ("metas",)
 
     def apply(self, grads: list) -> tuple:
@@ -105,7 +109,7 @@ def commit_inplace(self: Tensor, res: Tensor, fname: str) -> Tensor:
     src = res._data
     if src.dtype != dst.dtype and not np.can_cast(src.dtype, dst.dtype, casting="same_kind"):
         raise RuntimeError(
-            f"result type {_type_title(src.dtype)} can't be cast to the desired output type {_type_title(dst.dtype)}"
+            f"result type {type_title(src.dtype)} can't be cast to the desired output type {type_title(dst.dtype)}"
         )
     if src.shape != dst.shape:
         try:
@@ -124,5 +128,3 @@ def commit_inplace(self: Tensor, res: Tensor, fname: str) -> Tensor:
         rebase_history(self, res)
     return self
 
-
-_type_title = type_title  # the name other modules use

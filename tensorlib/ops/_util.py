@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import warnings
 from typing import Any, Sequence
 
@@ -14,7 +13,7 @@ from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node
 from .._dtype import FROM_NP, PROMOTE
 from .._tensor import Tensor
-from .._tensor import _new, _wrap, bump_version, refresh_view
+from .._tensor import _new, _wrap, bump_version, refresh_view, wrap_dim
 
 __all__ = [
     "GRAD",
@@ -30,7 +29,6 @@ __all__ = [
     "scalar_or_tensor",
     "tensor_arg",
     "wrap",
-    "wrap_dim",
     "write_out",
 ]
 
@@ -82,38 +80,6 @@ def number_input(x: Any, other: Any, fname: str, numbers: bool = False) -> Tenso
         if numbers and isinstance(other, _NUMBERS):
             return _wrap(np.array(x).astype(_dtype.scalar_dtype(x).np))
     return tensor_arg(x, fname)
-
-
-def wrap_dim(dim: Any, ndim: int) -> int:
-    """Normalise a possibly negative dimension, raising torch's IndexError when out of range."""
-    if type(dim) is not int:
-        dim = _dim_value(dim)
-    lo = -ndim if ndim else -1
-    hi = ndim - 1 if ndim else 0
-    if dim < lo or dim > hi:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
-    return dim + ndim if dim < 0 else (dim if ndim else 0)
-
-
-def _dim_value(dim: Any) -> int:
-    if isinstance(dim, (Tensor, np.integer)) or (hasattr(dim, "__index__") and not isinstance(dim, bool)):
-        try:
-            return dim.__index__()
-        except TypeError:
-            pass
-    raise TypeError(f"{_public_caller()}(): argument 'dim' must be int, not {type(dim).__name__}")
-
-
-def _public_caller() -> str:
-    """The name of the public op running (the innermost non-underscore function of tensorlib's ops)."""
-    f = sys._getframe(2)
-    while f is not None:
-        code = f.f_code
-        file = code.co_filename
-        if "ops" in file and not file.endswith("_util.py") and not code.co_name.startswith("_"):
-            return code.co_name
-        f = f.f_back
-    return "op"
 
 
 def scalar_or_tensor(x: Any, fname: str, argname: str, pos: int) -> Any:

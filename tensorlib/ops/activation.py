@@ -9,8 +9,8 @@ import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, unpack
 from . import _erf
-from ._util import GRAD, record, tensor_arg, wrap, wrap_dim
-from .._tensor import Tensor
+from ._util import GRAD, record, tensor_arg, wrap
+from .._tensor import Tensor, wrap_dim
 from .._registry import SPECIAL, TENSORLIB, op
 from ._util import not_implemented
 from .arithmetic import mul, neg, sub

@@ -13,11 +13,11 @@ import numpy as np
 from .._autograd.engine import edge
 from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, rename_grad_fn, save_input
 from .._tensor import _make_view
-from ._util import GRAD, check_inplace, record, tensor_arg, wrap, wrap_dim, writable
-from .._tensor import Tensor
+from ._util import GRAD, check_inplace, record, tensor_arg, wrap, writable
+from .._tensor import Tensor, wrap_dim
 from .._tensor import bump_version
 from .._registry import op
-from ._pointwise import _meta, _type_title, inplace_apply, reduce_to
+from ._pointwise import _meta, inplace_apply, reduce_to
 from ._util import type_title, write_out
 from .arithmetic import div, mul
 from .comparison import logical_not
@@ -634,7 +634,7 @@ class MaskedFillBackward0(Node):
 def _mask_arg(mask: Any, fname: str) -> np.ndarray:
     m = tensor_arg(mask, fname, "mask", 2)._data
     if m.dtype.kind != "b":
-        raise RuntimeError(f"{fname} only supports boolean masks, but got mask with dtype {_type_title(m.dtype)}")
+        raise RuntimeError(f"{fname} only supports boolean masks, but got mask with dtype {type_title(m.dtype)}")
     return m
 
 

@@ -11,8 +11,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._autograd.graph import Node, rename_grad_fn
-from ._util import GRAD, record, tensor_arg, wrap, wrap_dim, write_out
-from .._tensor import Tensor
+from ._util import GRAD, record, tensor_arg, wrap, write_out
+from .._tensor import Tensor, wrap_dim
 from .shape import atleast_1d, atleast_2d, atleast_3d, reshape, unsqueeze
 from .._registry import op
 from .broadcast import meshgrid

@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
-from ._util import GRAD, record, tensor_arg, wrap, wrap_dim, write_out
-from .._tensor import Tensor
+from ._util import GRAD, record, tensor_arg, wrap, write_out
+from .._tensor import Tensor, wrap_dim
 from .._registry import LINALG, TENSORLIB, op
-from ._pointwise import _type_title, inplace_apply
+from ._pointwise import _finish, inplace_apply
 from ._util import not_implemented, type_title
 from .arithmetic import add, div, mul, neg, sub
 from .conversion import clone, conj, to_dtype, zeros_like
@@ -29,10 +29,6 @@ from .broadcast import _expand_back, expand, sum_to_size
 from .indexing import select
 from . import broadcast
 from . import power
-
-
-def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
-    return result if out is None else write_out(out, result, fname)
 
 
 def _dims(shape: tuple) -> str:
@@ -538,7 +534,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         t = to_dtype(t, dtype)
     a = t._data
     if a.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_type_title(a.dtype)}")
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {type_title(a.dtype)}")
     dims = tuple(range(a.ndim)) if dim is None else normalize_dims(dim, a.ndim)
     ab = np.abs(a)
     if ord == float("inf"):
@@ -622,7 +618,7 @@ def _square(x: Tensor, fname: str) -> np.ndarray:
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.{fname}: A must be batches of square matrices, but they are {a.shape[-2] if a.ndim > 1 else 1} by {a.shape[-1] if a.ndim else 1} matrices")
     if a.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as input. Got {_type_title(a.dtype)}")
+        raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as input. Got {type_title(a.dtype)}")
     return a
 
 

@@ -12,10 +12,10 @@ from .._autograd.graph import Node, SavedTensor, named_node_class, rename_grad_f
 from .._dtype import FROM_NP
 from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
 from ..return_types import cummax as _cummax_t, cummin as _cummin_t, nanmedian as _nanmedian_t
-from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, wrap_dim, write_out
-from .._tensor import Tensor
+from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from .._tensor import Tensor, wrap_dim
 from .._registry import SPECIAL, TENSORLIB, op
-from ._pointwise import _type_title, inplace_apply
+from ._pointwise import _arr, _finish, inplace_apply
 from .arithmetic import add, div, mul, sub
 from .comparison import eq, isfinite, isnan, logical_not, logical_xor
 from .conversion import conj, full_like_scalar, real, to_dtype
@@ -28,14 +28,6 @@ from .sorting import check_sortable, sort
 from .indexing import gather, narrow, scatter_into_zeros
 
 ndarray = np.ndarray
-
-
-def _arr(r: Any) -> np.ndarray:
-    return r if type(r) is ndarray else np.asarray(r)
-
-
-def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
-    return result if out is None else write_out(out, result, fname)
 
 
 @op(variants="function method")
@@ -72,7 +64,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if a.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {_type_title(a.dtype)}"
+            f"Got: {type_title(a.dtype)}"
         )
     dims = normalize_dims(dim, a.ndim)
     count = 1

@@ -11,11 +11,12 @@ from .._autograd.graph import Node, named_node_class, node_name, save_input, unp
 from .._dtype import FROM_NP
 from ._util import (
     GRAD,
-    binary_arrays, broadcast_error, check_inplace, needs_grad, not_implemented, record, tensor_arg, wrap, writable, write_out,
+    binary_arrays, broadcast_error, check_inplace, needs_grad, not_implemented, record, tensor_arg, type_title, wrap, writable,
+    write_out,
 )
 from .._tensor import Tensor
 from .._tensor import bump_version
-from ._pointwise import _apply2, _arr, _finish, _load, _meta, _save, _type_title, inplace_apply, reduce_to
+from ._pointwise import _apply2, _arr, _finish, _load, _meta, _save, inplace_apply, reduce_to
 from .arithmetic import add, mul, rsub, sub
 from .comparison import eq, gt, lt
 from .conversion import to_dtype
@@ -247,7 +248,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
     if input is None or other is None:
         raise TypeError("where(): expected both 'input' and 'other', or neither")
     if c._data.dtype.kind != "b":
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {_type_title(c._data.dtype)}")
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {type_title(c._data.dtype)}")
     swapped = False
     if isinstance(input, Tensor):
         x_t, y = input, other

@@ -18,8 +18,8 @@ from .._autograd.graph import Node, new_node, rename_grad_fn
 from .._dtype import dtype as DType
 from .._size import Size
 from .._tensor import _make_view, legacy_type_name
-from ._util import GRAD, check_inplace, record, tensor_arg, wrap, wrap_dim
-from .._tensor import Tensor
+from ._util import GRAD, check_inplace, record, tensor_arg, wrap
+from .._tensor import Tensor, wrap_dim
 from .._tensor import bump_version
 from .._registry import op, public
 from .conversion import clone, conj

@@ -11,8 +11,8 @@ import numpy as np
 from .._autograd.graph import rename_grad_fn
 
 from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
-from .._tensor import Tensor
-from ._util import tensor_arg, wrap, wrap_dim, write_outs
+from .._tensor import Tensor, wrap_dim
+from ._util import tensor_arg, wrap, write_outs
 from .indexing import gather
 from .._registry import op
 from ._util import not_implemented

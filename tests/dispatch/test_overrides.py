@@ -138,6 +138,15 @@ def test_seed_module_spelling():
     assert _overrides.get_overridable_functions is get_overridable_functions
 
 
+def test_seed_module_spelling_is_the_same_module():
+    import tensorlib._overrides
+    from tensorlib._overrides import get_testing_overrides as seed_spelling
+
+    assert tensorlib._overrides is tensorlib.overrides
+    assert _overrides is tensorlib.overrides
+    assert seed_spelling is get_testing_overrides
+
+
 class Everything:
     """Answers every call with the testing override's result, recording the function."""
 
