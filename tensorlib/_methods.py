@@ -162,14 +162,14 @@ def _operand(other: Any) -> bool:
 def _binary(name: str, func: Callable, reflected: bool = False) -> Callable:
     if reflected:
 
-        def op(self: Tensor, other: Any) -> Any:
+        def op(self: Tensor, other: Any) -> Tensor:
             if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
                 return NotImplemented
             return func(other, self) if isinstance(other, Tensor) else _reflected(func, self, other)
 
     else:
 
-        def op(self: Tensor, other: Any) -> Any:
+        def op(self: Tensor, other: Any) -> Tensor:
             if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
                 return NotImplemented
             return func(self, other)
@@ -195,7 +195,7 @@ def _reflected(func: Callable, self: Tensor, scalar: Any) -> Tensor:
 
 
 def _inplace(name: str, func: Callable) -> Callable:
-    def op(self: Tensor, other: Any) -> Any:
+    def op(self: Tensor, other: Any) -> Tensor:
         if not _operand(other):
             return NotImplemented
         return func(self, other)
@@ -205,14 +205,14 @@ def _inplace(name: str, func: Callable) -> Callable:
     return op
 
 
-def _matmul_op(self: Tensor, other: Any) -> Any:
+def _matmul_op(self: Tensor, other: Any) -> Tensor:
     """The ``@`` operator."""
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(self, other)
 
 
-def _rmatmul_op(self: Tensor, other: Any) -> Any:
+def _rmatmul_op(self: Tensor, other: Any) -> Tensor:
     """The reflected ``@`` operator."""
     if not isinstance(other, Tensor):
         return NotImplemented

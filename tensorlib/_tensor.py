@@ -12,7 +12,7 @@ import copy
 import sys
 import warnings
 import weakref
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -64,8 +64,15 @@ class _TensorMeta:
         self.post_acc_hooks: dict | None = None
 
 
+if TYPE_CHECKING:
+    # the methods the op registry attaches at import, as generated stubs (python -m tensorlib._stubs)
+    from ._tensor_methods import TensorMethods as _RegisteredMethods
+else:
+    _RegisteredMethods = object
+
+
 @public()
-class Tensor:
+class Tensor(_RegisteredMethods):
     """A multi-dimensional array with automatic differentiation, backed by a NumPy array.
 
     Construct tensors with :func:`tensorlib.tensor`, :func:`tensorlib.zeros` and
@@ -341,8 +348,11 @@ class Tensor:
     def get_device(self) -> int:
         return -1
 
-    def item(self) -> "int | float | bool | complex":
-        """The value of a one-element tensor as a Python number."""
+    def item(self) -> "int | float | bool":
+        """The value of a one-element tensor as a Python number (``complex`` for complex tensors).
+
+        Typed as torch types it, so that code written against torch's stubs checks.
+        """
         a = self._data
         if a.size != 1:
             raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
