@@ -105,7 +105,10 @@ def test_an_explicit_inplace_implementation_replaces_the_derived_one() -> None:
     assert protocol.registry.implementation(tensorlib.Tensor.add_) is add_
 
 
-def test_declaring_two_implementations_under_one_name_fails() -> None:
+def test_declaring_two_implementations_under_one_name_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # declare into copies: the registry is global, and the stub generator reads every namespace in it
+    monkeypatch.setattr(_registry, "BINDINGS", list(_registry.BINDINGS))
+    monkeypatch.setattr(_registry, "_SEEN", dict(_registry._SEEN))
     namespace = "tests.structure.declared"
 
     @_registry.op(namespace=namespace, name="twice")
