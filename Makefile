@@ -4,7 +4,7 @@ VENV ?= .venv
 NO_TORCH_VENV ?= $(VENV)/no-torch
 BIN := $(VENV)/bin
 
-.PHONY: tour test test-lite bench clean
+.PHONY: tour test test-lite typecheck stubs bench clean
 
 # $(VENV): the package with the test and parity extras (parity is torch, CPU build) for every target but test-lite;
 # $(NO_TORCH_VENV): the test extra only. The stamp is written after a successful install, so a failed install or
@@ -27,6 +27,13 @@ test: $(VENV)/.installed
 # the suite without torch: the comparisons with torch skip
 test-lite: $(NO_TORCH_VENV)/.installed
 	$(NO_TORCH_VENV)/bin/python -m pytest
+
+typecheck: $(VENV)/.installed
+	$(BIN)/python -m mypy
+	$(BIN)/python -m tensorlib._stubs --check
+
+stubs: $(VENV)/.installed
+	$(BIN)/python -m tensorlib._stubs
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/dispatch_overhead.py
