@@ -23,6 +23,7 @@ ndarray = np.ndarray
 
 class ExpandBackward0(Node):
     __slots__ = ("shape",)
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (sum_to_size(g, self.shape),)
@@ -194,6 +195,9 @@ class SumBackward0(Node):
     """Backward of a sum over all elements."""
 
     __slots__ = ("dims", "shape", "keepdim")
+    dims: tuple[int, ...]
+    shape: tuple[int, ...]
+    keepdim: bool
 
     def backward(self, g: Tensor) -> tuple:
         return (_expand_back(g, self.dims, self.shape, self.keepdim),)
@@ -243,6 +247,8 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 
 class RepeatBackward0(Node):
     __slots__ = ("repeats", "shape")
+    repeats: tuple[int, ...]
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         lead = len(self.repeats) - len(self.shape)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, node_name, save_input, unpack
 from .._dtype import FROM_NP
-from ._util import GRAD, not_implemented, record, tensor_arg, wrap
+from ._util import GRAD, Meta, not_implemented, record, tensor_arg, wrap
 from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, ndarray
 from .arithmetic import _conj, add, div, mul, neg, rsub, sub
@@ -287,6 +287,7 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
 
 class ImagBackward0(Node):
     __slots__ = ("meta",)
+    meta: Meta
 
     def backward(self, g: Tensor) -> tuple:
         # the imaginary part moves along i: the gradient is g * 1j
