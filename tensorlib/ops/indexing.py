@@ -327,6 +327,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     if not basic:
         nk = _torch_order_key(nk, self._data.shape)
     check_inplace(self, "__setitem__")
+    v: np.ndarray | complex | np.number
     if isinstance(value, Tensor):
         v = value._data
         if v.dtype.kind == "c" and self._data.dtype.kind != "c":
@@ -919,6 +920,7 @@ def _diagonal_filled(input: Tensor, fill_value: Any, wrap: bool) -> Tensor:
     if a.ndim > 2 and len(set(a.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
     n = min(a.shape)
+    key: tuple[np.ndarray, ...]
     if a.ndim == 2 and wrap and a.shape[0] > a.shape[1] + 1:
         # numbering the elements row-major, the diagonal continues every (cols + 1) elements
         flat = np.arange(0, a.shape[0] * a.shape[1], a.shape[1] + 1)

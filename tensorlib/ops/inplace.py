@@ -34,6 +34,7 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
     if GRAD.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
         return None
     a = self._data
+    b: np.ndarray | int | float
     if isinstance(other, Tensor):
         b = other._data
         if not np.can_cast(b.dtype, a.dtype, casting="same_kind") and b.ndim != 0:

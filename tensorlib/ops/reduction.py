@@ -666,7 +666,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     check_sortable(a, "mode")
     moved = np.moveaxis(a, d, -1)
     flat = moved.reshape(-1, moved.shape[-1])
-    idxs = np.empty(flat.shape[0], dtype=np.int64)
+    idxs: np.ndarray = np.empty(flat.shape[0], dtype=np.int64)
     for i, row in enumerate(flat):
         uniq, counts = np.unique(row, return_counts=True)
         v = uniq[np.argmax(counts)]

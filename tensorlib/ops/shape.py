@@ -136,6 +136,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         return view_dtype(x, shape[0])
     a = x._data
     new = _resolve_shape(shape, a.size, "view")
+    data: np.ndarray | None
     data = a.reshape(new)
     if data.base is not (a if a.base is None else a.base) and a.size:
         data = None
@@ -172,6 +173,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     x = input if type(input) is Tensor else tensor_arg(input, "reshape")
     a = x._data
     new = _resolve_shape(shape, a.size, "reshape")
+    data: np.ndarray | None
     data = a.reshape(new)
     owner = a if a.base is None else a.base
     if data.base is not owner and a.size:
