@@ -7,7 +7,7 @@ binary op's backward uses to sum a gradient back to a broadcast operand's shape.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -209,7 +209,8 @@ class SumBackward1(SumBackward0):
     __slots__ = ()
 
 
-_add_reduce = np.add.reduce
+# called with positional out/keepdims (cheaper than keywords), which NumPy accepts but its stubs do not model
+_add_reduce: Callable[..., Any] = np.add.reduce
 
 
 _empty = np.empty
