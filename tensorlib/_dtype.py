@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+
 from ._registry import op, public
 
 if TYPE_CHECKING:

@@ -12,11 +12,9 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
-from ._size import Size
-from ._tensor import _LEGACY_NAMES, _wrap
-from ._tensor import Tensor
 from ._registry import public
-from ._tensor import device as _device
+from ._size import Size
+from ._tensor import _LEGACY_NAMES, Tensor, _wrap, device as _device
 from .ops.creation import array_from_data, parse_size
 
 

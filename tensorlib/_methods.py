@@ -13,13 +13,26 @@ import numpy as np
 
 from . import _dtype
 from ._autograd.graph import rename_grad_fn
-from ._tensor import Tensor
-from .ops._util import GRAD, record
 from ._registry import op
+from ._size import Size
+from ._tensor import Tensor, bump_version, device as _device
+from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
+from .ops._util import GRAD, check_inplace, record, writable
 from .ops.arithmetic import add, div, floor_divide, mul, neg, remainder, sub
 from .ops.comparison import (
-    bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, eq, ge, gt, le, lt, ne,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    eq,
+    ge,
+    gt,
+    le,
+    lt,
+    ne,
 )
 from .ops.conversion import clone, positive, to_dtype
 from .ops.creation import empty, full, ones, tensor, zeros
@@ -28,10 +41,6 @@ from .ops.inplace import add_, div_, floor_divide_, mul_, pow_, remainder_, sub_
 from .ops.linalg import matmul
 from .ops.shape import flip
 from .ops.unary import reciprocal
-from .ops import broadcast, comparison, power, selection, unary
-from ._size import Size
-from ._tensor import bump_version, device as _device
-from .ops._util import check_inplace, writable
 
 # -- methods with their own signatures ------------------------------------------------------
 

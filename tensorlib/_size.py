@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Iterable
+
 from ._registry import public
 
 

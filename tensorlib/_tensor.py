@@ -17,16 +17,15 @@ from typing import TYPE_CHECKING, Any, Iterator, overload
 
 import numpy as np
 
-from . import _dtype
-from ._autograd.grad_mode import STATE as _GRAD
-from ._dtype import FROM_NP
-from ._dtype import dtype as _DType
 from dispatch import disabled_handler
 
-from ._protocol import protocol
-from ._size import Size
+from . import _dtype
+from ._autograd.grad_mode import STATE as _GRAD
+from ._dtype import FROM_NP, dtype as _DType
 from ._hooks import hooks
+from ._protocol import protocol
 from ._registry import public
+from ._size import Size
 
 _new = object.__new__
 _new_tuple = tuple.__new__  # Size(shape) is several times slower than this

@@ -156,8 +156,8 @@ def _check_map_location(map_location: Any) -> None:
     device(map_location)
 
 
-from ._namespace import build as _build  # noqa: E402  (binds and registers the declarations above)
 from . import _dtype
+from ._namespace import build as _build  # noqa: E402  (binds and registers the declarations above)
 from ._tensor import device
 
 _build(__name__)

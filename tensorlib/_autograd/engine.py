@@ -14,14 +14,13 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from .._hooks import hooks
+from .._registry import AUTOGRAD, op
 from .._size import Size
-from .._tensor import Tensor
-from .._tensor import _wrap, refresh_view
+from .._tensor import Tensor, _wrap, refresh_view
 from .anomaly_mode import ANOMALY, check_outputs
 from .grad_mode import STATE
 from .graph import Node, new_node
-from .._hooks import hooks
-from .._registry import AUTOGRAD, op
 
 
 class AccumulateGrad(Node):

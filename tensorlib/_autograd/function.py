@@ -8,17 +8,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._tensor import Tensor
-from .._tensor import _make_view, _wrap
-from .grad_mode import STATE
-from .graph import FREED_MESSAGE, Node, SavedTensor, save_input
-from .._registry import AUTOGRAD, public
 from .._dtype import FROM_NP
-from .._tensor import bump_version
-from .engine import edge
+from .._registry import AUTOGRAD, public
+from .._tensor import Tensor, _make_view, _wrap, bump_version
 from ..ops.broadcast import sum_to_size
 from ..ops.conversion import to_dtype
-from .graph import new_node
+from .engine import edge
+from .grad_mode import STATE
+from .graph import FREED_MESSAGE, Node, SavedTensor, new_node, save_input
 
 _LEGACY_MESSAGE = (
     "Legacy autograd function with non-static forward method is not supported. {name} must define forward and "

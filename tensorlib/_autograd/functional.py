@@ -13,13 +13,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._tensor import Tensor
-from .._tensor import _wrap
-from .engine import grad as _grad
-from .grad_mode import enable_grad
 from .._registry import AUTOGRAD_FUNCTIONAL, public
+from .._tensor import Tensor, _wrap
 from ..ops.join_split import stack
 from ..ops.shape import reshape
+from .engine import grad as _grad
+from .grad_mode import enable_grad
 
 
 def _as_tuple(x: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple]:

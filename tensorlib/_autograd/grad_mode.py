@@ -6,6 +6,7 @@ import functools
 import inspect
 import threading
 from typing import Any, Callable, TypeVar
+
 from .._registry import AUTOGRAD, TENSORLIB, public
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -7,11 +7,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._tensor import Tensor
-from .._tensor import _wrap
+from .._registry import AUTOGRAD, public
+from .._tensor import Tensor, _wrap
 from .engine import grad as autograd_grad
 from .grad_mode import STATE
-from .._registry import AUTOGRAD, public
 
 
 @public(namespace=AUTOGRAD)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from typing import Any, Callable
+
 from .._registry import AUTOGRAD, public
 from .._tensor import _wrap, legacy_type_name
 

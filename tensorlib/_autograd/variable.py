@@ -5,8 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .._tensor import Tensor
 from .._registry import AUTOGRAD, public
+from .._tensor import Tensor
 from ..ops.creation import empty
 
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
-from .._tensor import _wrap
-from .graph import Node, new_node
+from .._hooks import hooks
+from .._tensor import Tensor, _wrap
 from .engine import edge
 from .grad_mode import STATE
-from .._hooks import hooks
+from .graph import Node, new_node
 
 
 def _edge(t: Tensor) -> tuple:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from .._autograd.anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
-from .._autograd import engine as _engine
+from .._autograd import engine as _engine  # noqa: F401  (declares backward and grad here)
+from .._autograd.anomaly_mode import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .._autograd.function import Function, FunctionCtx, once_differentiable
-from .._autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .._autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .._autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .._autograd.graph import Node
 from .._autograd.variable import Variable
-from . import function, functional, graph
 from .._namespace import build as _build
+from . import function, functional, graph
 
 # As in torch, grad and backward dispatch on the tensors they are given (a Tensor
 # subclass gets its gradients back as its own type); the rest of the

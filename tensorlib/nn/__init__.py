@@ -1,7 +1,6 @@
 """``tensorlib.nn``: modules, parameters, functional forms and initialisers."""
 
-from . import functional, init, utils
-from . import modules as _modules
+from . import functional, init, modules as _modules, utils
 from .modules import *  # noqa: F401,F403
 from .parameter import Buffer, Parameter
 

@@ -7,17 +7,17 @@ from typing import Any
 
 import numpy as np
 
+from .._registry import NN_FUNCTIONAL, op
 from .._tensor import Tensor
 from ..ops._util import tensor_arg, wrap
-from .._registry import NN_FUNCTIONAL, op
 from ..ops.activation import softmax
 from ..ops.arithmetic import add, mul
+from ..ops.broadcast import expand
+from ..ops.indexing import repeat_interleave
+from ..ops.join_split import cat, chunk
 from ..ops.linalg import matmul
 from ..ops.reduction import mean
-from ..ops.join_split import cat, chunk
-from ..ops.broadcast import expand
 from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
-from ..ops.indexing import repeat_interleave
 from ._functional import dropout, linear
 
 

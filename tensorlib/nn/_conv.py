@@ -16,14 +16,12 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
-from .._tensor import legacy_type_name
-from ..ops._util import GRAD, record, tensor_arg, wrap
-from .._tensor import Tensor
 from .._registry import NN_FUNCTIONAL, op
+from .._tensor import Tensor, legacy_type_name
+from ..ops import broadcast
+from ..ops._util import GRAD, record, tensor_arg, wrap
 from ..ops.linalg import matmul
 from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
-from ..ops import reduction
-from ..ops import broadcast
 
 __all__ = [
     "Blocks", "col2im", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",

@@ -9,33 +9,23 @@ from typing import Any, Literal
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
-from ..ops._util import GRAD, record, tensor_arg, wrap
-from .._tensor import Tensor, wrap_dim
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
+from .._tensor import Tensor, bump_version, wrap_dim
+from ..ops import activation, broadcast, power, reduction as reduction_ops, shape as shape_ops, unary
 from ..ops._pointwise import inplace_apply
-from ..ops._util import write_out
+from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, write_out
 from ..ops.activation import erf
-from ..ops.arithmetic import add, div, mul, rsub, sub
+from ..ops.arithmetic import add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
 from ..ops.creation import _rng
 from ..ops.indexing import basic_getitem, gather, index_put_key, index_select
 from ..ops.inplace import mul_
+from ..ops.join_split import chunk
 from ..ops.linalg import einsum, matmul, mm, vector_norm
 from ..ops.reduction import mean
 from ..ops.selection import clamp, where
-from ..ops.join_split import chunk
 from ..ops.shape import reshape, squeeze, unsqueeze
 from ..ops.unary import exp, expm1, log, log1p, rsqrt
-from ..ops.arithmetic import neg
-from ..ops import activation
-from ..ops import arithmetic
-from ..ops import reduction as reduction_ops
-from ..ops import shape as shape_ops
-from ..ops import unary
-from ..ops import broadcast
-from ..ops import power
-from .._tensor import bump_version
-from ..ops._util import type_title
 
 # -- linear layers -------------------------------------------------------------------------------
 

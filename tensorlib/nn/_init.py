@@ -7,11 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
-from .._tensor import bump_version
-from ..ops._util import tensor_arg, writable
 from .._registry import NN_INIT, op, public
+from .._tensor import Tensor, bump_version
 from ..ops import creation
+from ..ops._util import tensor_arg, writable
 
 
 def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:

@@ -9,21 +9,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._tensor import Tensor
-from ..ops._util import tensor_arg, wrap
-from ._functional import _reduce, _reduction, logsigmoid, pairwise_distance
 from .._registry import NN_FUNCTIONAL, op
+from .._tensor import Tensor
+from ..ops import broadcast, unary
+from ..ops._util import tensor_arg, wrap
 from ..ops.arithmetic import add, div, mul, rsub, sub
 from ..ops.comparison import eq, gt, ne
+from ..ops.creation import full_like, ones_like
+from ..ops.indexing import gather, index_select, scatter
+from ..ops.power import square
 from ..ops.selection import clamp_min, minimum, where
 from ..ops.shape import reshape, unsqueeze
 from ..ops.unary import exp, log, log1p, sqrt
-from ..ops.power import square
-from ..ops import reduction as reduction_ops
-from ..ops import unary
-from ..ops import broadcast
-from ..ops.indexing import gather, index_select, scatter
-from ..ops.creation import full_like, ones_like
+from ._functional import _reduce, _reduction, logsigmoid, pairwise_distance
 
 
 @op(namespace=NN_FUNCTIONAL)

@@ -12,19 +12,16 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
-from .._tensor import bump_version
-from ..ops._util import tensor_arg, wrap, writable
-from ._pooling import Taps, _LinearMapNode, _node_class, linear_map
 from .._registry import NN_FUNCTIONAL, op
+from .._tensor import Tensor, bump_version
+from ..ops import power, reduction
+from ..ops._util import tensor_arg, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.creation import _rng
 from ..ops.inplace import add_, mul_
 from ..ops.shape import reshape
 from ..ops.unary import rsqrt
-from ..ops import arithmetic
-from ..ops import reduction
-from ..ops import power
+from ._pooling import Taps, _LinearMapNode, _node_class, linear_map
 
 __all__ = [
     "alpha_dropout", "batch_norm", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout", "group_norm",

@@ -16,18 +16,15 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node
-from ..ops._util import GRAD, record, tensor_arg, wrap
-from .._tensor import Tensor
-from ._conv import int_tuple
 from .._registry import NN_FUNCTIONAL, op
-from ..ops._util import type_title
+from .._tensor import Tensor
+from ..ops import power, unary
+from ..ops._util import GRAD, record, tensor_arg, type_title, wrap
 from ..ops.arithmetic import mul
 from ..ops.indexing import scatter_into_zeros
 from ..ops.shape import permute, reshape
 from ..ops.unary import relu, sign
-from ..ops import arithmetic
-from ..ops import unary
-from ..ops import power
+from ._conv import int_tuple
 
 __all__ = [
     "Taps", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",

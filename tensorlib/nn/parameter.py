@@ -8,9 +8,7 @@ import numpy as np
 
 from .._dtype import DEFAULT
 from .._repr import tensor_repr
-from .._tensor import Tensor
-from .._tensor import _disabled_torch_function_impl, _init
-from .._tensor import _wrap
+from .._tensor import Tensor, _disabled_torch_function_impl, _init, _wrap
 
 
 class _ParameterMeta(type):

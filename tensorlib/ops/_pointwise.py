@@ -13,14 +13,23 @@ from typing import Any, Callable, overload
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, save_input
-from .._dtype import FROM_NP
-from ._util import GRAD, Meta, Operand, broadcast_error, check_inplace, needs_grad, type_title, wrap, writable, write_out
-from .._tensor import Tensor
-from .._tensor import bump_version
-from .conversion import clone, to_dtype
-from .broadcast import sum_to_size
 from .._autograd.views import rebase_history
-
+from .._dtype import FROM_NP
+from .._tensor import Tensor, bump_version
+from ._util import (
+    GRAD,
+    Meta,
+    Operand,
+    broadcast_error,
+    check_inplace,
+    needs_grad,
+    type_title,
+    wrap,
+    writable,
+    write_out,
+)
+from .broadcast import sum_to_size
+from .conversion import clone, to_dtype
 
 ndarray = np.ndarray
 

@@ -12,8 +12,7 @@ from .._autograd.engine import edge
 from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node, SavedTensor
 from .._dtype import FROM_NP, PROMOTE
-from .._tensor import Tensor
-from .._tensor import _new, _wrap, bump_version, refresh_view, wrap_dim
+from .._tensor import Tensor, _new, _wrap, bump_version, wrap_dim
 
 __all__ = [
     "GRAD",

@@ -8,16 +8,13 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, unpack
-from . import _erf
-from ._util import GRAD, record, tensor_arg, wrap
-from .._tensor import Tensor, wrap_dim
 from .._registry import SPECIAL, TENSORLIB, op
-from ._util import not_implemented
+from .._tensor import Tensor, wrap_dim
+from . import _erf, broadcast
+from ._util import GRAD, not_implemented, record, tensor_arg, wrap
 from .arithmetic import mul, neg, sub
 from .conversion import to_dtype
 from .unary import _real_in_float, _unary, exp
-from . import reduction
-from . import broadcast
 
 
 def _softmax_input(input: Tensor, dim: Any, dtype: Any, fname: str) -> tuple[Tensor, int]:

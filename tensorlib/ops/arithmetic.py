@@ -5,25 +5,30 @@ Gradients of broadcast operands are summed back to the operand's shape (``reduce
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input
+from .._registry import op
+from .._tensor import Tensor
+from ._pointwise import ZeroGradBackward, _apply2, _arr, _finish, _load, _meta, _save, ndarray, reduce_to
 from ._util import (
     GRAD,
     Meta,
     Operand,
-    binary_arrays, broadcast_error, needs_grad, not_implemented, number_input, record, tensor_arg, wrap, write_out,
+    binary_arrays,
+    broadcast_error,
+    needs_grad,
+    not_implemented,
+    number_input,
+    record,
+    tensor_arg,
+    wrap,
+    write_out,
 )
-from .._tensor import Tensor
-from ._pointwise import ZeroGradBackward, _apply2, _arr, _finish, _load, _meta, _save, ndarray, reduce_to
-from .comparison import eq, ge, logical_and
-from .conversion import conj, to_dtype, zeros_like
-from .._registry import op
-
+from .conversion import conj
 
 # -- add / sub ------------------------------------------------------------------
 

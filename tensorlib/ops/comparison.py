@@ -8,12 +8,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._autograd.graph import Node
-from ._util import binary_arrays, not_implemented, number_input, record, tensor_arg, wrap
+from .._registry import op
 from .._tensor import Tensor
 from ._pointwise import _apply2, _arr, _finish
-from .._registry import op
-
+from ._util import binary_arrays, not_implemented, number_input, tensor_arg, wrap
 
 # -- comparisons and logic (never differentiable) ----------------------------------------
 

@@ -11,10 +11,9 @@ from .. import _dtype
 from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP
-from ._util import GRAD, Meta, record, result_dtype, tensor_arg, wrap
-from .._tensor import Tensor, _make_view
 from .._registry import op
-
+from .._tensor import Tensor, _make_view
+from ._util import GRAD, Meta, record, result_dtype, tensor_arg, wrap
 
 # -- dtype conversion -----------------------------------------------------------------
 

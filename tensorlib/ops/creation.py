@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import pickle
 import math
+import pickle
 from typing import Any, Sequence
 
 import numpy as np
 
 from .. import _dtype
-from .._dtype import FROM_NP
-from .._dtype import dtype as DType
-from .._size import Size
-from .._tensor import Tensor, device as _device
-from .._tensor import _wrap, bump_version
-from ._util import check_inplace, not_implemented, tensor_arg, writable, write_out
+from .._dtype import FROM_NP, dtype as DType
 from .._registry import op, public
+from .._size import Size
+from .._tensor import Tensor, _wrap, bump_version, device as _device
+from ._util import check_inplace, not_implemented, tensor_arg, writable, write_out
 from .conversion import to_dtype
 
 _pybool = type(True)

@@ -12,18 +12,15 @@ import numpy as np
 
 from .._autograd.engine import edge
 from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, rename_grad_fn, save_input
-from .._tensor import _make_view
-from ._util import GRAD, Meta, check_inplace, record, tensor_arg, wrap, writable
-from .._tensor import Tensor, wrap_dim
-from .._tensor import bump_version
 from .._registry import op
+from .._tensor import Tensor, _make_view, bump_version, wrap_dim
 from ._pointwise import _meta, inplace_apply, reduce_to
-from ._util import type_title, write_out
+from ._util import GRAD, Meta, check_inplace, record, tensor_arg, type_title, wrap, writable, write_out
 from .arithmetic import div, mul
-from .comparison import logical_not
-from .shape import reshape
 from .broadcast import broadcast_tensors, expand, sum as _sum
+from .comparison import logical_not
 from .conversion import clone
+from .shape import reshape
 
 ndarray = np.ndarray
 _BASIC = (int, slice, type(None), type(Ellipsis))

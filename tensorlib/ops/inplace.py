@@ -12,19 +12,16 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node
-from ._util import GRAD, Meta, broadcast_error, check_inplace, record, tensor_arg, type_title, writable
-from .._tensor import Tensor
-from .._tensor import bump_version
+from .._autograd.views import rebase_history
+from .._registry import op
+from .._tensor import Tensor, bump_version
+from . import broadcast
 from ._pointwise import _meta, inplace_apply, reduce_to
+from ._util import GRAD, Meta, broadcast_error, check_inplace, record, tensor_arg, type_title, writable
 from .arithmetic import _check_alpha, add, div, floor_divide, fmod, mul, remainder, sub
 from .conversion import zeros_like
-from .selection import clamp_, lerp, nan_to_num
-from .._registry import op
-from . import reduction
 from .power import float_power, pow
-from .._autograd.views import rebase_history
-from . import broadcast
-
+from .selection import clamp_, lerp, nan_to_num
 
 # -- fast in-place arithmetic (optimizers, init, the seeds' ``output += ...``) -------------
 

@@ -11,14 +11,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._autograd.graph import Node, rename_grad_fn
-from ._util import GRAD, record, tensor_arg, wrap, write_out
-from .._tensor import Tensor, wrap_dim
-from .shape import atleast_1d, atleast_2d, atleast_3d, reshape, unsqueeze
-from .._registry import op
-from .broadcast import meshgrid
 from .._dtype import FROM_NP, PROMOTE
+from .._registry import op
+from .._tensor import Tensor, wrap_dim
+from ._util import GRAD, record, tensor_arg, wrap, write_out
+from .broadcast import meshgrid
 from .indexing import narrow, select
-
+from .shape import atleast_1d, atleast_2d, atleast_3d, reshape, unsqueeze
 
 # -- concatenation and splitting ----------------------------------------------------------
 

@@ -7,28 +7,20 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
-from ._util import GRAD, record, tensor_arg, wrap, write_out
-from .._tensor import Tensor, wrap_dim
 from .._registry import LINALG, TENSORLIB, op
+from .._tensor import Tensor, wrap_dim
+from . import broadcast, comparison, power, shape as shape_ops, unary
 from ._pointwise import _finish, inplace_apply
-from ._util import not_implemented, type_title
+from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, neg, sub
+from .broadcast import _expand_back, expand, sum_to_size
 from .conversion import clone, conj, to_dtype, zeros_like
+from .indexing import select
+from .join_split import stack
 from .reduction import amax, amin
-from ._util import normalize_dims
 from .selection import where
 from .shape import movedim, permute, reshape, squeeze, transpose, unsqueeze
-from .join_split import stack
 from .unary import log, sgn
-from . import arithmetic
-from . import comparison
-from . import reduction
-from . import shape as shape_ops
-from . import unary
-from .broadcast import _expand_back, expand, sum_to_size
-from .indexing import select
-from . import broadcast
-from . import power
 
 
 def _dims(shape: tuple) -> str:

@@ -15,13 +15,24 @@ from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._registry import op
 from .._tensor import Tensor
-from .unary import log
-from .comparison import eq, ge, logical_and
-from ._util import GRAD, Meta, Operand, binary_arrays, needs_grad, not_implemented, number_input, record, tensor_arg, wrap
 from ._pointwise import _apply2, _arr, _finish, _load, _meta, reduce_to
-from .selection import where
+from ._util import (
+    GRAD,
+    Meta,
+    Operand,
+    binary_arrays,
+    needs_grad,
+    not_implemented,
+    number_input,
+    record,
+    tensor_arg,
+    wrap,
+)
 from .arithmetic import mul, sub
+from .comparison import eq, ge, logical_and
 from .conversion import to_dtype, zeros_like
+from .selection import where
+from .unary import log
 
 
 class PowBackward0(Node):

@@ -10,22 +10,30 @@ import numpy as np
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, named_node_class, rename_grad_fn, save_input, unpack
 from .._dtype import FROM_NP
-from ..return_types import aminmax as _aminmax_t, max as _max_t, median as _median_t, min as _min_t, mode as _mode_t
-from ..return_types import cummax as _cummax_t, cummin as _cummin_t, nanmedian as _nanmedian_t
-from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
-from .._tensor import Tensor, wrap_dim
 from .._registry import SPECIAL, TENSORLIB, op
+from .._tensor import Tensor, wrap_dim
+from ..return_types import (
+    aminmax as _aminmax_t,
+    cummax as _cummax_t,
+    cummin as _cummin_t,
+    max as _max_t,
+    median as _median_t,
+    min as _min_t,
+    mode as _mode_t,
+    nanmedian as _nanmedian_t,
+)
 from ._pointwise import _arr, _finish, inplace_apply
+from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, sub
+from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, sum
 from .comparison import eq, isfinite, isnan, logical_not, logical_xor
 from .conversion import conj, full_like_scalar, real, to_dtype
-from .selection import lerp, maximum, minimum, where
-from .join_split import cat
-from .shape import flip, movedim, permute, reshape, squeeze, unsqueeze
-from .unary import exp, log, sqrt
-from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, expand_to, sum
-from .sorting import check_sortable, sort
 from .indexing import gather, narrow, scatter_into_zeros
+from .join_split import cat
+from .selection import lerp, maximum, minimum, where
+from .shape import flip, movedim, permute, reshape, squeeze, unsqueeze
+from .sorting import check_sortable, sort
+from .unary import exp, log, sqrt
 
 ndarray = np.ndarray
 

@@ -9,21 +9,28 @@ import numpy as np
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, named_node_class, node_name, save_input, unpack
 from .._dtype import FROM_NP
+from .._registry import op
+from .._tensor import Tensor, bump_version
+from ._pointwise import _apply2, _arr, _finish, _load, _meta, _save, inplace_apply, reduce_to
 from ._util import (
     GRAD,
     Meta,
     Operand,
-    binary_arrays, broadcast_error, check_inplace, needs_grad, not_implemented, record, tensor_arg, type_title, wrap, writable,
+    binary_arrays,
+    broadcast_error,
+    check_inplace,
+    needs_grad,
+    not_implemented,
+    record,
+    tensor_arg,
+    type_title,
+    wrap,
+    writable,
     write_out,
 )
-from .._tensor import Tensor
-from .._tensor import bump_version
-from ._pointwise import _apply2, _arr, _finish, _load, _meta, _save, inplace_apply, reduce_to
 from .arithmetic import add, mul, rsub, sub
 from .comparison import eq, gt, lt
 from .conversion import to_dtype
-from .._registry import op
-
 
 # -- binary min/max, clamp, where -----------------------------------------------------
 

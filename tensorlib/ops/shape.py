@@ -6,24 +6,21 @@ splitting (cat, stack, split, chunk, ...) are in ``join_split``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 from math import prod as _prod
+from typing import Any, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node, rename_grad_fn
-from .._dtype import dtype as DType
-from .._size import Size
-from .._tensor import _make_view, legacy_type_name
-from ._util import GRAD, check_inplace, record, tensor_arg, wrap
-from .._tensor import Tensor, wrap_dim
-from .._tensor import bump_version
-from .._registry import op, public
-from .conversion import clone, conj
 from .._autograd.views import put_region, region_index
+from .._dtype import dtype as DType
+from .._registry import op
+from .._size import Size
+from .._tensor import Tensor, _make_view, bump_version, wrap_dim
+from ._util import GRAD, check_inplace, record, tensor_arg, wrap
+from .conversion import clone, conj
 
 
 def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor) -> tuple[Tensor, Any]:

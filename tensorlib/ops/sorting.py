@@ -9,16 +9,13 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from .._autograd.graph import rename_grad_fn
-
-from ..return_types import sort as _sort_t, topk as _topk_t, kthvalue as _kth_t
-from .._tensor import Tensor, wrap_dim
-from ._util import tensor_arg, wrap, write_outs
-from .indexing import gather
 from .._registry import op
-from ._util import not_implemented
+from .._tensor import Tensor, wrap_dim
+from ..return_types import kthvalue as _kth_t, sort as _sort_t, topk as _topk_t
+from ._util import not_implemented, tensor_arg, wrap, write_outs
 from .conversion import clone
+from .indexing import gather
 from .shape import squeeze
-
 
 # -- sorting -------------------------------------------------------------------------------
 

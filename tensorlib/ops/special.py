@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
-from ._util import GRAD, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
+from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor
 from ._pointwise import (
     ZeroGradBackward,
@@ -25,14 +25,13 @@ from ._pointwise import (
     ndarray,
     reduce_to,
 )
+from ._util import GRAD, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
+from .activation import erfc, log_softmax, softmax
 from .arithmetic import add, div, mul, neg, rsub, sub
 from .comparison import eq, gt, le, logical_and, logical_or, lt
 from .conversion import to_dtype
 from .selection import where
 from .unary import _LN2, _unary, cos, exp, exp2, log, reciprocal, sigmoid
-from .._registry import SPECIAL, TENSORLIB, op
-from .activation import erfc, log_softmax, softmax
-
 
 # -- more binary and unary functions -------------------------------------------------------------
 #

@@ -12,14 +12,13 @@ import numpy as np
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, node_name, save_input, unpack
 from .._dtype import FROM_NP
-from ._util import GRAD, Meta, not_implemented, record, tensor_arg, wrap
+from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor
-from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, ndarray
+from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, ndarray
+from ._util import GRAD, Meta, not_implemented, record, tensor_arg, wrap
 from .arithmetic import _conj, add, div, mul, neg, rsub, sub
 from .comparison import gt
 from .conversion import _part_view, to_dtype, zeros_like
-from .._registry import SPECIAL, TENSORLIB, op
-
 
 # -- unary math -------------------------------------------------------------------
 

@@ -15,8 +15,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .._tensor import Tensor
-from .._tensor import _wrap, bump_version
+from .._tensor import Tensor, _wrap, bump_version
 from .optimizer import Optimizer
 
 

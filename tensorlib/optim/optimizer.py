@@ -11,8 +11,7 @@ import numpy as np
 
 from .._autograd.grad_mode import enable_grad
 from .._autograd.graph import RemovableHandle, add_hook
-from .._tensor import Tensor
-from .._tensor import bump_version, legacy_type_name
+from .._tensor import Tensor, bump_version, legacy_type_name
 
 
 class _Required:

@@ -6,8 +6,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .optimizer import Optimizer, _check_flags, required
 from .._tensor import _wrap
+from .optimizer import Optimizer, _check_flags, required
 
 
 class SGD(Optimizer):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .module import Module
-from .. import _init, functional
 from ...ops.creation import empty
+from .. import _init, functional
 from ..parameter import Parameter
+from .module import Module
 
 
 def _F() -> Any:

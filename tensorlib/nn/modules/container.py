@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..parameter import Parameter
 from ..._tensor import Tensor
+from ..parameter import Parameter
 from .module import Module, _addindent
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import _init as init
+from ...ops.creation import empty
+from .. import _init as init, functional
 from ..parameter import Parameter
 from .module import Module
-from ...ops.creation import empty
-from .. import functional
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 

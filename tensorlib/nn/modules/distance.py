@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .module import Module
 from .. import functional
+from .module import Module
 
 
 def _F() -> Any:

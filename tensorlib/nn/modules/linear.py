@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ...nn import functional
+from ...ops.creation import empty
 from .. import _init as init
 from ..parameter import Parameter
 from .module import Module
-from ...ops.creation import empty
-from ...nn import functional
 
 
 def _empty(*shape: int, dtype: Any = None) -> Any:

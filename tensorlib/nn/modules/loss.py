@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .module import Module
 from .. import functional
 from .._functional import _reduction
+from .module import Module
 
 
 def _F() -> Any:

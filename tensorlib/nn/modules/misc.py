@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import _init as init
+from ...ops.creation import empty, ones, zeros
+from .. import _init as init, functional
 from ..parameter import Parameter
 from .module import Module
-from ...ops.creation import empty, ones, zeros
-from .. import functional
 
 
 def _F() -> Any:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Callable, Iterator, NamedTuple
 
-from ..._autograd.graph import RemovableHandle, add_hook
-from ..._tensor import Tensor
-from ..parameter import Buffer, Parameter
 from ... import _dtype
 from ..._autograd.grad_mode import no_grad
+from ..._autograd.graph import RemovableHandle, add_hook
 from ..._dtype import dtype as DType
-from ..._tensor import _wrap, device as Device, legacy_type_name
+from ..._tensor import Tensor, _wrap, device as Device, legacy_type_name
+from ..parameter import Buffer, Parameter
 from ._backward_hooks import BackwardHook
 
 

@@ -8,11 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import _wrap, bump_version
-from .. import _init as init
+from ...ops.creation import empty, ones, zeros
+from .. import _init as init, functional
 from ..parameter import Parameter
 from .module import Module
-from ...ops.creation import empty, ones, zeros
-from .. import functional
 
 
 def _F() -> Any:

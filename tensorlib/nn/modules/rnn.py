@@ -13,20 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from ..._tensor import Tensor
-from ..._tensor import _wrap
-from .. import _init as init
-from ..parameter import Parameter
-from .module import Module
+from ..._tensor import Tensor, _wrap
 from ...ops.arithmetic import add, mul, rsub
 from ...ops.creation import empty, zeros
-from ...ops.selection import where
+from ...ops.indexing import index_select
 from ...ops.join_split import cat, chunk, stack
+from ...ops.selection import where
 from ...ops.shape import squeeze, transpose, unsqueeze
 from ...ops.unary import relu, sigmoid, tanh
-from .. import functional
-from ...ops.indexing import index_select
+from .. import _init as init, functional
+from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from .module import Module
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 

@@ -7,18 +7,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..._tensor import Tensor
-from ..._tensor import _wrap
-from .. import _init as init
+from ..._tensor import Tensor, _wrap
+from ...ops.arithmetic import add
+from ...ops.creation import empty
+from .. import _init as init, functional
+from .._attention import multi_head_attention
 from ..parameter import Parameter
 from .container import ModuleList
 from .linear import Linear
 from .misc import Dropout, LayerNorm
 from .module import Module
-from ...ops.arithmetic import add
-from ...ops.creation import empty
-from .. import functional
-from .._attention import multi_head_attention
 
 
 class NonDynamicallyQuantizableLinear(Linear):

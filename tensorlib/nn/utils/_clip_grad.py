@@ -6,8 +6,8 @@ import math
 from typing import Any, Iterable
 
 from ..._autograd.grad_mode import no_grad
-from ..._tensor import Tensor
 from ..._registry import NN_UTILS, op
+from ..._tensor import Tensor
 from ...ops.creation import tensor
 from ...ops.join_split import stack
 from ...ops.linalg import vector_norm

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..._tensor import Tensor
 from ..._registry import NN_UTILS, op
+from ..._tensor import Tensor
 from ...ops.join_split import cat
 from ...ops.shape import reshape
 

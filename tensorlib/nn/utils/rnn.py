@@ -8,14 +8,14 @@ the padding.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..._namespace import build as _build
-from ..._tensor import Tensor
-from ..._registry import NN_UTILS_RNN, op, public
 from ..._dtype import float32, float64
+from ..._namespace import build as _build
+from ..._registry import NN_UTILS_RNN, op, public
+from ..._tensor import Tensor
 from ...ops.creation import full, tensor
 from ...ops.indexing import index_select
 from ...ops.join_split import cat, stack

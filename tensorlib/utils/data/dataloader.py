@@ -13,13 +13,13 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..._tensor import Tensor
-from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
-from ..._registry import UTILS_DATA, public
 from ..._dtype import float64
+from ..._registry import UTILS_DATA, public
+from ..._tensor import Tensor
 from ...ops.creation import as_tensor, tensor
 from ...ops.join_split import stack
+from .dataset import IterableDataset
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 

@@ -8,8 +8,8 @@ import math
 import warnings
 from typing import Any, Iterable, Iterator, Sequence
 
-from ..._tensor import Tensor
 from ..._registry import UTILS_DATA, public
+from ..._tensor import Tensor
 from ...ops.creation import randperm
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Sequence
+
 from ..._dtype import float64
 from ...ops.creation import as_tensor, multinomial, randint, randperm
 
