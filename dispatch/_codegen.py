@@ -23,6 +23,7 @@ equal to the default, like ``alpha=1``, is also left out. Handlers that call
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Callable
 
 _P = inspect.Parameter
@@ -167,7 +168,7 @@ def rename(fn: Callable, name: str, qualname: str) -> Callable:
     """Give ``fn`` (and its code object, for tracebacks and profilers) a public name."""
     fn.__name__ = name
     fn.__qualname__ = qualname
-    if hasattr(fn.__code__, "co_qualname"):  # Python 3.11+
+    if sys.version_info >= (3, 11):
         fn.__code__ = fn.__code__.replace(co_name=name, co_qualname=qualname)
     else:  # pragma: no cover - Python 3.10
         fn.__code__ = fn.__code__.replace(co_name=name)

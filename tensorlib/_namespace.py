@@ -48,7 +48,7 @@ def implementation(binding: _registry.Binding) -> Callable:
 
 def _signature(binding: _registry.Binding, impl: Callable) -> inspect.Signature | None:
     if binding.inplace_of is not None:
-        return impl.__signature__  # type: ignore[attr-defined, no-any-return]
+        return impl.__signature__  # type: ignore[attr-defined]
     if binding.method_form:
         return method_signature(impl)
     return None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal, TypeVar
 
-F = TypeVar("F")
+F = TypeVar("F", bound=Callable[..., Any])
 
 TENSORLIB = "tensorlib"
 TENSOR = "tensorlib.Tensor"  # the namespace of methods, operators and properties
@@ -110,7 +110,7 @@ def op(
     namespaces = (namespace,) if isinstance(namespace, str) else tuple(namespace)
 
     def declare(impl: F) -> F:
-        names = [name or impl.__name__, *aliases]  # type: ignore[attr-defined]
+        names = [name or impl.__name__, *aliases]
         for public_name in names:
             if "function" in kinds:
                 for ns in namespaces:
@@ -135,7 +135,7 @@ def public(*, namespace: str | tuple[str, ...] = TENSORLIB, name: str | None = N
 
     def declare(obj: F) -> F:
         for ns in namespaces:
-            _add(Binding(ns, name or obj.__name__, obj, "none"))  # type: ignore[attr-defined]
+            _add(Binding(ns, name or obj.__name__, obj, "none"))
         return obj
 
     return declare

@@ -12,7 +12,8 @@ import copy
 import sys
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any, Iterator
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Iterator, overload
 
 import numpy as np
 
@@ -88,6 +89,7 @@ class Tensor(_RegisteredMethods):
     # last set. Rarely used state (grad, hooks) lives in ``_meta``, a class
     # default until needed; user attributes go to ``__dict__``.
     __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vc", "_base", "_view_version", "__dict__", "__weakref__")
+    _data: np.ndarray
     _grad_fn: Any
     _requires_grad: bool
     _vc: Any
@@ -457,6 +459,10 @@ class Tensor(_RegisteredMethods):
             raise TypeError(f"as_subclass(): cls must be a subclass of tensorlib.Tensor, got {cls!r}")
         return hooks.alias(self, cls)
 
+    @overload
+    def type(self, dtype: None = None, non_blocking: bool = False, **kwargs: Any) -> str: ...
+    @overload
+    def type(self, dtype: Any, non_blocking: bool = False, **kwargs: Any) -> "Tensor": ...
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> "str | Tensor":
         """The legacy type name (``tensorlib.FloatTensor``), or a copy cast to ``dtype``."""
         if dtype is None:
@@ -465,8 +471,8 @@ class Tensor(_RegisteredMethods):
             target = _dtype_from_type_string(dtype)
         elif isinstance(dtype, _DType):
             target = dtype
-        elif isinstance(getattr(dtype, "dtype", None), _DType) and isinstance(dtype, type):  # tensorlib.FloatTensor
-            target = dtype.dtype
+        elif isinstance(legacy := getattr(dtype, "dtype", None), _DType) and isinstance(dtype, type):  # tensorlib.FloatTensor
+            target = legacy
         else:
             raise TypeError(f"type(): invalid type {dtype!r}")
         return hooks.to_dtype(self, target)
@@ -566,10 +572,13 @@ class device:
     """A device description; only ``'cpu'`` exists in this library."""
 
     __slots__ = ("type", "index")
+    type: str
+    index: int | None
 
     def __init__(self, type: "str | device" = "cpu", index: int | None = None) -> None:  # noqa: A002
         if isinstance(type, device):
-            type, index = type.type, type.index
+            index = type.index
+            type = type.type
         if not isinstance(type, str):
             raise TypeError(f"device(): argument 'type' must be str, not {type.__class__.__name__}")
         kind, _, idx = type.partition(":")
@@ -636,7 +645,7 @@ def _wrap(data: np.ndarray) -> Tensor:
 
 def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
     """A tensor around ``data``, a NumPy view of ``base``'s data: shares its version counter."""
-    t = _new(cls)
+    t: Tensor = _new(cls)
     t._data = data
     t._grad_fn = None
     t._requires_grad = False
@@ -712,7 +721,7 @@ def _dim_value(dim: Any) -> int:
 
 def _public_caller() -> str:
     """The name of the public op running (the innermost non-underscore function of tensorlib's ops)."""
-    f = sys._getframe(3)  # wrap_dim's caller
+    f: FrameType | None = sys._getframe(3)  # wrap_dim's caller
     while f is not None:
         code = f.f_code
         file = code.co_filename
@@ -805,7 +814,7 @@ def _legacy_construct(args: tuple, kwargs: dict) -> np.ndarray:
 
 
 def _rebuild(cls: type, data: np.ndarray, requires_grad: bool, grad: Any, state: dict | None) -> Tensor:
-    t = _new(cls)
+    t: Tensor = _new(cls)
     _init(t, data)
     t._requires_grad = requires_grad
     if grad is not None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from .._autograd.graph import Node, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from ..ops._util import GRAD, record, tensor_arg, wrap
 from .._tensor import Tensor, wrap_dim
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
@@ -45,6 +45,9 @@ class AddmmBackward0(Node):
 
     __slots__ = ("input", "weight", "has_bias")
     _saved_slots = ("input", "weight")
+    input: SavedTensor | None
+    weight: SavedTensor | None
+    has_bias: bool
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -505,6 +508,9 @@ class NllLossBackward0(Node):
     """Backward of nll_loss on (N, C) log-probabilities: -weight / denominator at each target, zero elsewhere."""
 
     __slots__ = ("coef", "per_sample", "unbatched")
+    coef: np.ndarray
+    per_sample: bool
+    unbatched: bool
 
     def backward(self, g: Tensor) -> tuple:
         if self.per_sample:  # reduction='none': one gradient per sample
@@ -753,6 +759,10 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     return y
 
 
+_NpPadMode = Literal["constant", "reflect", "edge", "wrap"]
+_NP_PAD_MODES: dict[str, _NpPadMode] = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
 @op(namespace=NN_FUNCTIONAL)
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims: ``(left, right, top, bottom, ...)``; modes constant/reflect/replicate/circular."""
@@ -763,7 +773,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if n > x._data.ndim:
         raise RuntimeError("Padding length too large")
     widths = [(0, 0)] * (x._data.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
-    np_mode = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}.get(mode)
+    np_mode = _NP_PAD_MODES.get(mode)
     if np_mode is None:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     # negative pads crop
@@ -771,8 +781,10 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     x = basic_getitem(x, crop) if any(lo < 0 or hi < 0 for lo, hi in widths) else x
     widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     a = x._data
-    kwargs = {"constant_values": 0 if value is None else value} if np_mode == "constant" else {}
-    r = np.pad(a, widths, mode=np_mode, **kwargs)
+    if np_mode == "constant":
+        r = np.pad(a, widths, mode=np_mode, constant_values=0 if value is None else value)
+    else:
+        r = np.pad(a, widths, mode=np_mode)
     if x._requires_grad and GRAD.enabled:
         res, node = record(PadBackward0, r, (x,))
         node.widths, node.mode, node.shape = widths, np_mode, a.shape
@@ -782,6 +794,9 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
 
 class PadBackward0(Node):
     __slots__ = ("widths", "mode", "shape")
+    widths: list[tuple[int, int]]
+    mode: _NpPadMode
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         if self.mode == "constant":

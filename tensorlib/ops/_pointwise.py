@@ -8,13 +8,13 @@ derives the simple ``op_`` variants from them).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, overload
 
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, save_input
 from .._dtype import FROM_NP
-from ._util import GRAD, broadcast_error, check_inplace, needs_grad, type_title, wrap, writable, write_out
+from ._util import GRAD, Meta, Operand, broadcast_error, check_inplace, needs_grad, type_title, wrap, writable, write_out
 from .._tensor import Tensor
 from .._tensor import bump_version
 from .conversion import clone, to_dtype
@@ -30,14 +30,18 @@ def _arr(r: Any) -> np.ndarray:
     return r if type(r) is ndarray else np.asarray(r)
 
 
-def _meta(v: Any) -> Any:
+@overload
+def _meta(v: Tensor) -> Meta: ...
+@overload
+def _meta(v: Any) -> Meta | None: ...
+def _meta(v: Any) -> Meta | None:
     """What a gradient for ``v`` must match: ``(shape, dtype)`` for tensors, None for scalars."""
     if isinstance(v, Tensor):
         return (v._data.shape, v._data.dtype)
     return None
 
 
-def reduce_to(g: Tensor, meta: tuple) -> Tensor:
+def reduce_to(g: Tensor, meta: Meta) -> Tensor:
     """Sum a broadcast gradient back to an operand's shape and cast it to its dtype."""
     shape, npdt = meta
     if g._data.shape != shape:
@@ -47,7 +51,7 @@ def reduce_to(g: Tensor, meta: tuple) -> Tensor:
     return g
 
 
-def _save(v: Any) -> Any:
+def _save(v: Any) -> Operand:
     return save_input(v) if isinstance(v, Tensor) else v
 
 
@@ -76,6 +80,7 @@ class ZeroGradBackward(Node):
     """
 
     __slots__ = ("metas",)
+    metas: tuple[Meta | None, ...]
 
     def apply(self, grads: list) -> tuple:
         return tuple(
@@ -83,7 +88,7 @@ class ZeroGradBackward(Node):
         )
 
 
-def zeros_like_meta(meta: tuple) -> Tensor:
+def zeros_like_meta(meta: Meta) -> Tensor:
     return wrap(np.zeros(meta[0], dtype=meta[1]))
 
 

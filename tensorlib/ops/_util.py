@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._autograd.engine import edge
 from .._autograd.grad_mode import STATE as GRAD
-from .._autograd.graph import Node
+from .._autograd.graph import Node, SavedTensor
 from .._dtype import FROM_NP, PROMOTE
 from .._tensor import Tensor
 from .._tensor import _new, _wrap, bump_version, refresh_view, wrap_dim
@@ -33,6 +33,12 @@ __all__ = [
 ]
 
 wrap = _wrap
+
+# What backward nodes keep (the annotations of their slots):
+Meta = tuple[tuple[int, ...], np.dtype]
+"""An operand's ``(shape, dtype)``: what its gradient must match (see ``_pointwise._meta``)."""
+Operand = SavedTensor | complex | np.generic
+"""A binary op's saved operand: a tensor (saved for backward) or a scalar kept by value (see ``_pointwise._save``)."""
 
 # NumPy's floating point warnings (log(0), 0/0, overflow) are not torch's behaviour:
 # results are inf/nan quietly. Filtering by module costs nothing until one is raised.
@@ -98,7 +104,9 @@ def as_tensor_arg(x: Any, like: Tensor) -> Tensor:
 
 def result_dtype(a: Any, b: Any) -> _dtype.dtype:
     """torch's result dtype of a binary op between tensors and/or Python scalars."""
-    dims, zeros, scalars = [], [], []
+    dims: list[_dtype.dtype] = []
+    zeros: list[_dtype.dtype] = []
+    scalars: list[Any] = []
     for v in (a, b):
         if isinstance(v, Tensor):
             (dims if v._data.ndim else zeros).append(FROM_NP[v._data.dtype])
@@ -228,7 +236,7 @@ def record(node_cls: type, data: np.ndarray, inputs: Sequence[Any]) -> tuple[Ten
     Non-Tensor or non-differentiable inputs get an empty edge.
     """
     # new_node and _wrap inlined: this runs for every recorded op
-    node = _new(node_cls)
+    node: Node = _new(node_cls)
     n = len(inputs)
     if n == 2:  # most ops; spelled out, as a comprehension costs a frame
         a, b = inputs

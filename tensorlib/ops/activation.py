@@ -48,6 +48,8 @@ def _shifted(a: np.ndarray, d: int) -> np.ndarray:
 class SoftmaxBackward0(Node):
     __slots__ = ("result", "dim")
     _saved_slots = ("result",)
+    result: SavedTensor
+    dim: int
 
     def backward(self, g: Tensor) -> tuple:
         y = unpack(self, self.result)
@@ -72,6 +74,8 @@ def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
 class LogSoftmaxBackward0(Node):
     __slots__ = ("result", "dim")
     _saved_slots = ("result",)
+    result: SavedTensor
+    dim: int
 
     def backward(self, g: Tensor) -> tuple:
         y = unpack(self, self.result)

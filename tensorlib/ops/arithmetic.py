@@ -14,6 +14,8 @@ from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input, unpack
 from ._util import (
     GRAD,
+    Meta,
+    Operand,
     binary_arrays, broadcast_error, needs_grad, not_implemented, number_input, record, tensor_arg, wrap, write_out,
 )
 from .._tensor import Tensor
@@ -28,22 +30,28 @@ from .._registry import op
 
 class AddBackward0(Node):
     __slots__ = ("alpha", "self_meta", "other_meta")
+    alpha: complex | np.number | Tensor
+    self_meta: Meta
+    other_meta: Meta | None
 
     def backward(self, g: Tensor) -> tuple:
         ga = reduce_to(g, self.self_meta) if self.needs(0) else None
         gb = None
-        if self.needs(1):
+        if self.needs(1) and self.other_meta is not None:
             gb = reduce_to(g if self.alpha == 1 else mul(g, self.alpha), self.other_meta)
         return ga, gb
 
 
 class SubBackward0(Node):
     __slots__ = ("alpha", "self_meta", "other_meta")
+    alpha: complex | np.number | Tensor
+    self_meta: Meta
+    other_meta: Meta | None
 
     def backward(self, g: Tensor) -> tuple:
         ga = reduce_to(g, self.self_meta) if self.needs(0) else None
         gb = None
-        if self.needs(1):
+        if self.needs(1) and self.other_meta is not None:
             gb = reduce_to(neg(g) if self.alpha == 1 else mul(g, -self.alpha), self.other_meta)
         return ga, gb
 
@@ -135,12 +143,16 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 class MulBackward0(Node):
     __slots__ = ("self_", "other", "self_meta", "other_meta")
     _saved_slots = ("self_", "other")
+    self_: SavedTensor | None
+    other: Operand | None
+    self_meta: Meta
+    other_meta: Meta | None
 
     def backward(self, g: Tensor) -> tuple:
         ga = gb = None
         if self.needs(0):
             ga = reduce_to(mul(g, _conj(_load(self, self.other))), self.self_meta)
-        if self.needs(1):
+        if self.needs(1) and self.other_meta is not None:
             gb = reduce_to(mul(g, _conj(_load(self, self.self_)), ), self.other_meta)
         return ga, gb
 
@@ -178,13 +190,17 @@ multiply = mul
 class DivBackward0(Node):
     __slots__ = ("self_", "other", "self_meta", "other_meta")
     _saved_slots = ("self_", "other")
+    self_: SavedTensor | None
+    other: Operand
+    self_meta: Meta
+    other_meta: Meta | None
 
     def backward(self, g: Tensor) -> tuple:
         other = _load(self, self.other)
         ga = gb = None
         if self.needs(0):
             ga = reduce_to(div(g, _conj(other)), self.self_meta)
-        if self.needs(1):
+        if self.needs(1) and self.other_meta is not None:
             x = _load(self, self.self_)
             # d(x/y)/dy = -x / y^2
             gb = reduce_to(neg(mul(g, _conj(div(div(x, other), other)))), self.other_meta)
@@ -286,11 +302,15 @@ def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
 class RemainderBackward0(Node):
     __slots__ = ("self_", "other", "self_meta", "other_meta")
     _saved_slots = ("self_", "other")
+    self_: SavedTensor
+    other: Operand
+    self_meta: Meta
+    other_meta: Meta | None
 
     def backward(self, g: Tensor) -> tuple:
         ga = reduce_to(g, self.self_meta) if self.needs(0) else None
         gb = None
-        if self.needs(1):
+        if self.needs(1) and self.other_meta is not None:
             x, y = _load(self, self.self_), _load(self, self.other)
             gb = reduce_to(neg(mul(g, floor_divide(x, y))), self.other_meta)
         return ga, gb
@@ -319,7 +339,7 @@ class FmodBackward0(RemainderBackward0):
     def backward(self, g: Tensor) -> tuple:
         ga = reduce_to(g, self.self_meta) if self.needs(0) else None
         gb = None
-        if self.needs(1):
+        if self.needs(1) and self.other_meta is not None:
             x, y = _load(self, self.self_), _load(self, self.other)
             gb = reduce_to(neg(mul(g, div(x, y, rounding_mode="trunc"))), self.other_meta)
         return ga, gb

@@ -7,7 +7,7 @@ binary op's backward uses to sum a gradient back to a broadcast operand's shape.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -23,6 +23,7 @@ ndarray = np.ndarray
 
 class ExpandBackward0(Node):
     __slots__ = ("shape",)
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (sum_to_size(g, self.shape),)
@@ -194,6 +195,9 @@ class SumBackward0(Node):
     """Backward of a sum over all elements."""
 
     __slots__ = ("dims", "shape", "keepdim")
+    dims: tuple[int, ...]
+    shape: tuple[int, ...]
+    keepdim: bool
 
     def backward(self, g: Tensor) -> tuple:
         return (_expand_back(g, self.dims, self.shape, self.keepdim),)
@@ -205,7 +209,8 @@ class SumBackward1(SumBackward0):
     __slots__ = ()
 
 
-_add_reduce = np.add.reduce
+# called with positional out/keepdims (cheaper than keywords), which NumPy accepts but its stubs do not model
+_add_reduce: Callable[..., Any] = np.add.reduce
 
 
 _empty = np.empty
@@ -243,6 +248,8 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 
 class RepeatBackward0(Node):
     __slots__ = ("repeats", "shape")
+    repeats: tuple[int, ...]
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         lead = len(self.repeats) - len(self.shape)

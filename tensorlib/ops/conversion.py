@@ -11,7 +11,7 @@ from .. import _dtype
 from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP
-from ._util import GRAD, record, result_dtype, tensor_arg, wrap
+from ._util import GRAD, Meta, record, result_dtype, tensor_arg, wrap
 from .._tensor import Tensor, _make_view
 from .._registry import op
 
@@ -21,6 +21,7 @@ from .._registry import op
 
 class ToCopyBackward0(Node):
     __slots__ = ("src_dtype",)
+    src_dtype: np.dtype
 
     def backward(self, g: Tensor) -> tuple:
         src = self.src_dtype
@@ -144,6 +145,7 @@ def conj(input: Tensor) -> Tensor:
 
 class RealBackward0(Node):
     __slots__ = ("meta",)
+    meta: Meta
 
     def backward(self, g: Tensor) -> tuple:
         return (to_dtype(g, FROM_NP[self.meta[1]]),)

@@ -45,7 +45,9 @@ class Generator:
 
     def seed(self) -> int:
         """Reseed from the operating system's entropy and return the new seed."""
-        s = int(np.random.SeedSequence().entropy) & 0xFFFF_FFFF_FFFF_FFFF
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)  # drawn from the OS (only a given entropy can be a sequence)
+        s = entropy & 0xFFFF_FFFF_FFFF_FFFF
         self.manual_seed(s)
         return s
 

@@ -13,7 +13,7 @@ import numpy as np
 from .._autograd.engine import edge
 from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, rename_grad_fn, save_input
 from .._tensor import _make_view
-from ._util import GRAD, check_inplace, record, tensor_arg, wrap, writable
+from ._util import GRAD, Meta, check_inplace, record, tensor_arg, wrap, writable
 from .._tensor import Tensor, wrap_dim
 from .._tensor import bump_version
 from .._registry import op
@@ -110,6 +110,8 @@ def _reraise_index(e: Exception, shape: tuple) -> Exception:
 class SliceBackward0(Node):
     """Backward of basic indexing (slices, ints, None, Ellipsis): embed into zeros."""
     __slots__ = ("key", "shape")
+    key: Any
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (embed(g, self.key, self.shape, basic=True),)
@@ -118,6 +120,8 @@ class SliceBackward0(Node):
 class IndexBackward0(Node):
     """Backward of advanced indexing: scatter-add into zeros (repeated indices accumulate)."""
     __slots__ = ("key", "shape")
+    key: Any
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (embed(g, self.key, self.shape, basic=False),)
@@ -125,6 +129,8 @@ class IndexBackward0(Node):
 
 class EmbedBackward(Node):
     __slots__ = ("key", "basic")
+    key: Any
+    basic: bool
 
     def backward(self, g: Tensor) -> tuple:
         return (_getitem_converted(g, self.key, self.basic),)
@@ -223,7 +229,8 @@ def getitem(self: Tensor, key: Any) -> Tensor:
 
 def _split_int_indices(key: tuple) -> tuple[tuple, tuple]:
     """A key as (its basic parts with advanced ones kept whole, the advanced parts for what remains)."""
-    first, second = [], []
+    first: list[Any] = []
+    second: list[Any] = []
     for p in key:
         if type(p) is int:
             first.append(p)
@@ -258,6 +265,9 @@ def _is_basic(p: Any) -> bool:
 class IndexPutBackward0(Node):
     """``out = input`` with ``values`` written at ``key`` (the out-of-place form of ``input[key] = values``)."""
     __slots__ = ("key", "values_meta", "accumulate")
+    key: Any
+    values_meta: Meta | None
+    accumulate: bool
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -269,7 +279,7 @@ class IndexPutBackward0(Node):
                 mask = np.ones(g._data.shape, dtype=bool)
                 mask[self.key] = False
                 gi = mul(g, wrap(mask))
-        if self.needs(1):
+        if self.needs(1) and self.values_meta is not None:
             gv = reduce_to(_getitem_converted(g, self.key, False), self.values_meta)
         return gi, gv
 
@@ -317,6 +327,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     if not basic:
         nk = _torch_order_key(nk, self._data.shape)
     check_inplace(self, "__setitem__")
+    v: np.ndarray | complex | np.number
     if isinstance(value, Tensor):
         v = value._data
         if v.dtype.kind == "c" and self._data.dtype.kind != "c":
@@ -352,7 +363,7 @@ def _index_arg(index: Any, fname: str) -> np.ndarray:
 
 def _along_key(index: np.ndarray, dim: int) -> tuple:
     """A NumPy advanced key addressing ``index`` along ``dim`` (and the position elsewhere)."""
-    grids = list(np.indices(index.shape, sparse=True))
+    grids: list[np.ndarray] = list(np.indices(index.shape, sparse=True))
     grids[dim] = index
     return tuple(grids)
 
@@ -366,6 +377,9 @@ def _check_gather_bounds(idx: np.ndarray, size: int, dim: int) -> None:
 
 class GatherBackward0(Node):
     __slots__ = ("dim", "index", "shape")
+    dim: int
+    index: np.ndarray
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (scatter_into_zeros(g, self.dim, self.index, self.shape),)
@@ -400,6 +414,9 @@ def _src_grad(g: Tensor, dim: int, index: np.ndarray, src_shape: tuple) -> Tenso
 
 class ScatterAddBackward0(Node):
     __slots__ = ("dim", "index", "src_shape")
+    dim: int
+    index: np.ndarray
+    src_shape: tuple[int, ...]
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -441,6 +458,9 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 class ScatterBackward0(Node):
     __slots__ = ("dim", "index", "src_shape")
+    dim: int
+    index: np.ndarray
+    src_shape: tuple[int, ...] | None
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -498,6 +518,9 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 
 class IndexSelectBackward0(Node):
     __slots__ = ("dim", "index", "shape")
+    dim: int
+    index: np.ndarray
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         key = (slice(None),) * self.dim + (self.index,)
@@ -619,6 +642,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 
 class MaskedFillBackward0(Node):
     __slots__ = ("mask", "value_meta")
+    mask: np.ndarray
+    value_meta: Meta | None
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -794,6 +819,14 @@ class ScatterReduceBackward0(Node):
     """amax/amin: the gradient is shared by every value equal to the result; prod: result / value."""
     __slots__ = ("self_", "src", "result", "dim", "index", "reduce", "include_self", "src_shape")
     _saved_slots = ("self_", "src", "result")
+    self_: SavedTensor
+    src: SavedTensor
+    result: SavedTensor
+    dim: int
+    index: np.ndarray
+    reduce: str
+    include_self: bool
+    src_shape: tuple[int, ...]
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -887,6 +920,7 @@ def _diagonal_filled(input: Tensor, fill_value: Any, wrap: bool) -> Tensor:
     if a.ndim > 2 and len(set(a.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
     n = min(a.shape)
+    key: tuple[np.ndarray, ...]
     if a.ndim == 2 and wrap and a.shape[0] > a.shape[1] + 1:
         # numbering the elements row-major, the diagonal continues every (cols + 1) elements
         flat = np.arange(0, a.shape[0] * a.shape[1], a.shape[1] + 1)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node
-from ._util import GRAD, broadcast_error, check_inplace, record, tensor_arg, type_title, writable
+from ._util import GRAD, Meta, broadcast_error, check_inplace, record, tensor_arg, type_title, writable
 from .._tensor import Tensor
 from .._tensor import bump_version
 from ._pointwise import _meta, inplace_apply, reduce_to
@@ -34,6 +34,7 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
     if GRAD.enabled and (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)):
         return None
     a = self._data
+    b: np.ndarray | int | float
     if isinstance(other, Tensor):
         b = other._data
         if not np.can_cast(b.dtype, a.dtype, casting="same_kind") and b.ndim != 0:
@@ -176,6 +177,7 @@ def zero_(self: Tensor) -> Tensor:
 
 class FillBackward(Node):
     __slots__ = ("value_meta",)
+    value_meta: Meta | None
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -210,6 +212,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 class CopyBackwards(Node):
     __slots__ = ("src_meta",)
+    src_meta: Meta
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]

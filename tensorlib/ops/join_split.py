@@ -25,10 +25,12 @@ from .indexing import narrow, select
 
 class CatBackward0(Node):
     __slots__ = ("dim", "sizes")
+    dim: int
+    sizes: list[int | None]
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
-        out = []
+        out: list[Tensor | None] = []
         start = 0
         for i, n in enumerate(self.sizes):
             if n is None:  # a skipped empty 1-D input

@@ -60,6 +60,8 @@ def _same_dtype(x: Tensor, y: Tensor, fname: str) -> tuple[np.ndarray, np.ndarra
 class MmBackward0(Node):
     __slots__ = ("self_", "mat2")
     _saved_slots = ("self_", "mat2")
+    self_: SavedTensor | None
+    mat2: SavedTensor | None
 
     def backward(self, g: Tensor) -> tuple:
         ga = mm(g, conj(shape_ops.t(unpack(self, self.mat2)))) if self.needs(0) else None
@@ -91,6 +93,8 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
 class MatmulBackward0(Node):
     __slots__ = ("self_", "other")
     _saved_slots = ("self_", "other")
+    self_: SavedTensor
+    other: SavedTensor
 
     def backward(self, g: Tensor) -> tuple:
         a = unpack(self, self.self_)
@@ -394,7 +398,7 @@ def _expand_ellipsis(terms: list, rhs: str | None, ops: list) -> tuple[list, str
     used = set("".join(terms) + (rhs or ""))
     free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
     widest = 0
-    out_terms = []
+    out_terms: list[tuple[str, int]] = []
     for term, o in zip(terms, ops):
         if "..." in term:
             n = o._data.ndim - (len(term) - 3)
@@ -500,6 +504,11 @@ def trace(input: Tensor) -> Tensor:
 class LinalgVectorNormBackward0(Node):
     __slots__ = ("self_", "result", "ord", "dims", "keepdim")
     _saved_slots = ("self_", "result")
+    self_: SavedTensor
+    result: SavedTensor
+    ord: float
+    dims: tuple[int, ...]
+    keepdim: bool
 
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)
@@ -606,6 +615,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
 class InverseBackward0(Node):
     __slots__ = ("result",)
     _saved_slots = ("result",)
+    result: SavedTensor
 
     def backward(self, g: Tensor) -> tuple:
         inv_ = unpack(self, self.result)
@@ -641,6 +651,8 @@ def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
 class DetBackward0(Node):
     __slots__ = ("self_", "result")
     _saved_slots = ("self_", "result")
+    self_: SavedTensor
+    result: SavedTensor
 
     def backward(self, g: Tensor) -> tuple:
         a = unpack(self, self.self_)
@@ -691,6 +703,8 @@ def svdvals(A: Tensor) -> Tensor:
 
 class SvdvalsBackward0(Node):
     __slots__ = ("u", "vh")
+    u: np.ndarray
+    vh: np.ndarray
 
     def backward(self, g: Tensor) -> tuple:
         # d s_i / dA = u_i v_i^T
@@ -809,6 +823,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         k >>= 1
         if k:
             base = matmul(base, base)
+    assert result is not None  # n != 0: at least one factor was taken
     return result if result is not x else clone(x)
 
 

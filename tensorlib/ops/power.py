@@ -17,7 +17,7 @@ from .._registry import op
 from .._tensor import Tensor
 from .unary import log
 from .comparison import eq, ge, logical_and
-from ._util import GRAD, binary_arrays, needs_grad, not_implemented, number_input, record, tensor_arg, wrap
+from ._util import GRAD, Meta, Operand, binary_arrays, needs_grad, not_implemented, number_input, record, tensor_arg, wrap
 from ._pointwise import _apply2, _arr, _finish, _load, _meta, reduce_to
 from .selection import where
 from .arithmetic import mul, sub
@@ -29,6 +29,8 @@ class PowBackward0(Node):
 
     __slots__ = ("self_", "exponent")
     _saved_slots = ("self_",)
+    self_: SavedTensor
+    exponent: int | float | complex
 
     def backward(self, g: Tensor) -> tuple:
         p = self.exponent
@@ -43,6 +45,11 @@ class PowBackward1(Node):
 
     __slots__ = ("self_", "exponent", "result", "self_meta", "exp_meta")
     _saved_slots = ("self_", "exponent", "result")
+    self_: Operand
+    exponent: SavedTensor
+    result: SavedTensor
+    self_meta: Meta
+    exp_meta: Meta
 
     def backward(self, g: Tensor) -> tuple:
         x = _load(self, self.self_)

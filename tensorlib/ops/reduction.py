@@ -46,6 +46,10 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 
 class MeanBackward0(Node):
     __slots__ = ("dims", "shape", "keepdim", "count")
+    dims: tuple[int, ...]
+    shape: tuple[int, ...]
+    keepdim: bool
+    count: int
 
     def backward(self, g: Tensor) -> tuple:
         return (_expand_back(div(g, self.count), self.dims, self.shape, self.keepdim),)
@@ -104,6 +108,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 class ProdBackward0(Node):
     __slots__ = ("self_", "result", "dims", "keepdim")
     _saved_slots = ("self_", "result")
+    self_: SavedTensor
+    result: SavedTensor
+    dims: tuple[int, ...]
+    keepdim: bool
 
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)
@@ -167,6 +175,8 @@ class MaxBackward1(Node):
     """max()/min() over all elements: ties share the gradient evenly."""
     __slots__ = ("self_", "result")
     _saved_slots = ("self_", "result")
+    self_: SavedTensor
+    result: SavedTensor
 
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)
@@ -180,6 +190,10 @@ class MaxBackward1(Node):
 class MaxBackward0(Node):
     """max/min along a dim: the gradient goes to the selected index."""
     __slots__ = ("indices", "dim", "shape", "keepdim")
+    indices: np.ndarray
+    dim: int
+    shape: tuple[int, ...]
+    keepdim: bool
 
     def backward(self, g: Tensor) -> tuple:
         idx = self.indices
@@ -269,6 +283,10 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = Non
 class AmaxBackward0(Node):
     __slots__ = ("self_", "result", "dims", "keepdim")
     _saved_slots = ("self_", "result")
+    self_: SavedTensor
+    result: SavedTensor
+    dims: tuple[int, ...]
+    keepdim: bool
 
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)
@@ -476,6 +494,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 class CumsumBackward0(Node):
     __slots__ = ("dim",)
+    dim: int
 
     def backward(self, g: Tensor) -> tuple:
         d = self.dim
@@ -501,6 +520,9 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None, out: Tensor | None = N
 class CumprodBackward0(Node):
     __slots__ = ("self_", "result", "dim")
     _saved_slots = ("self_", "result")
+    self_: SavedTensor
+    result: SavedTensor
+    dim: int
 
     def backward(self, g: Tensor) -> tuple:
         return (_cumprod_grad(g, unpack(self, self.self_), unpack(self, self.result), self.dim),)
@@ -644,7 +666,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     check_sortable(a, "mode")
     moved = np.moveaxis(a, d, -1)
     flat = moved.reshape(-1, moved.shape[-1])
-    idxs = np.empty(flat.shape[0], dtype=np.int64)
+    idxs: np.ndarray = np.empty(flat.shape[0], dtype=np.int64)
     for i, row in enumerate(flat):
         uniq, counts = np.unique(row, return_counts=True)
         v = uniq[np.argmax(counts)]
@@ -666,6 +688,9 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
 class CummaxBackward0(Node):
     """The gradient of each running extreme goes to the element it came from."""
     __slots__ = ("indices", "dim", "shape")
+    indices: np.ndarray
+    dim: int
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
 
@@ -721,6 +746,9 @@ def cummin(input: Tensor, dim: int) -> Any:
 class LogcumsumexpBackward0(Node):
     __slots__ = ("self_", "result", "dim")
     _saved_slots = ("self_", "result")
+    self_: SavedTensor
+    result: SavedTensor
+    dim: int
 
     def backward(self, g: Tensor) -> tuple:
         # d y_k / d x_i = exp(x_i - y_k) for i <= k; shifted by each slice's last

@@ -7,10 +7,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, named_node_class, node_name, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, named_node_class, node_name, save_input, unpack
 from .._dtype import FROM_NP
 from ._util import (
     GRAD,
+    Meta,
+    Operand,
     binary_arrays, broadcast_error, check_inplace, needs_grad, not_implemented, record, tensor_arg, type_title, wrap, writable,
     write_out,
 )
@@ -29,6 +31,11 @@ from .._registry import op
 class MaximumBackward0(Node):
     __slots__ = ("self_", "other", "self_meta", "other_meta", "is_max")
     _saved_slots = ("self_", "other")
+    self_: SavedTensor
+    other: SavedTensor
+    self_meta: Meta
+    other_meta: Meta
+    is_max: bool
 
     def backward(self, g: Tensor) -> tuple:
         x, y = unpack(self, self.self_), unpack(self, self.other)
@@ -89,6 +96,9 @@ class ClampBackward1(Node):
 
     __slots__ = ("self_", "min", "max")
     _saved_slots = ("self_",)
+    self_: SavedTensor
+    min: float | np.number | None
+    max: float | np.number | None
 
     def backward(self, g: Tensor) -> tuple:
         return (mul(g, wrap(_in_bounds(unpack(self, self.self_)._data, self.min, self.max))),)
@@ -108,6 +118,10 @@ class ClampBackward0(Node):
 
     __slots__ = ("self_", "min", "max", "metas")
     _saved_slots = ("self_",)
+    self_: SavedTensor
+    min: Tensor | float | np.number | None
+    max: Tensor | float | np.number | None
+    metas: tuple[Meta, Meta | None, Meta | None]
 
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)._data
@@ -116,16 +130,18 @@ class ClampBackward0(Node):
         hi_a = hi._data if isinstance(hi, Tensor) else hi
         gx = reduce_to(mul(g, wrap(_in_bounds(x, lo, hi))), self.metas[0]) if self.needs(0) else None
         gl = gh = None
-        if self.needs(1):
-            took_min = x < lo_a
+        # a bound that needs a gradient is a tensor (so it has a meta)
+        lo_meta, hi_meta = self.metas[1], self.metas[2]
+        if self.needs(1) and isinstance(lo, Tensor) and lo_meta is not None:
+            took_min = x < lo._data
             if hi_a is not None:  # where min > max the result is max
-                took_min = took_min & (lo_a <= hi_a)
-            gl = reduce_to(mul(g, wrap(took_min)), self.metas[1])
-        if self.needs(2):
-            took_max = x > hi_a
+                took_min = took_min & (lo._data <= hi_a)
+            gl = reduce_to(mul(g, wrap(took_min)), lo_meta)
+        if self.needs(2) and isinstance(hi, Tensor) and hi_meta is not None:
+            took_max = x > hi._data
             if lo_a is not None:
-                took_max = took_max | (lo_a > hi_a)
-            gh = reduce_to(mul(g, wrap(took_max)), self.metas[2])
+                took_max = took_max | (lo_a > hi._data)
+            gh = reduce_to(mul(g, wrap(took_max)), hi_meta)
         return gx, gl, gh
 
 
@@ -170,7 +186,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
 def _clamp_operand(x: Tensor, lo: Any, hi: Any) -> np.ndarray:
     """``x``'s data in the dtype torch computes clamp in: the promotion of the input and both bounds."""
     a = x._data
-    dims, zeros, scalars = [], [], []
+    dims: list[_dtype.dtype] = []
+    zeros: list[_dtype.dtype] = []
+    scalars: list[Any] = []
     for v in (x, lo, hi):
         if isinstance(v, Tensor):
             (dims if v._data.ndim else zeros).append(FROM_NP[v._data.dtype])
@@ -230,11 +248,14 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
 
 class WhereBackward0(Node):
     __slots__ = ("condition", "self_meta", "other_meta")
+    condition: np.ndarray
+    self_meta: Meta | None
+    other_meta: Meta | None
 
     def backward(self, g: Tensor) -> tuple:
         c = self.condition
-        ga = reduce_to(mul(g, wrap(c)), self.self_meta) if self.needs(0) else None
-        gb = reduce_to(mul(g, wrap(~c)), self.other_meta) if self.needs(1) else None
+        ga = reduce_to(mul(g, wrap(c)), self.self_meta) if self.needs(0) and self.self_meta is not None else None
+        gb = reduce_to(mul(g, wrap(~c)), self.other_meta) if self.needs(1) and self.other_meta is not None else None
         return ga, gb
 
 
@@ -275,14 +296,19 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
 class LerpBackward0(Node):
     __slots__ = ("weight", "start", "end", "metas")
     _saved_slots = ("start", "end")
+    weight: Operand
+    start: SavedTensor
+    end: SavedTensor
+    metas: tuple[Meta, Meta, Meta | None]
 
     def backward(self, g: Tensor) -> tuple:
         w = _load(self, self.weight)
         gs = reduce_to(mul(g, rsub(w, 1) if isinstance(w, Tensor) else 1 - w), self.metas[0]) if self.needs(0) else None
         ge_ = reduce_to(mul(g, w), self.metas[1]) if self.needs(1) else None
         gw = None
-        if self.needs(2):
-            gw = reduce_to(mul(g, sub(_load(self, self.end), _load(self, self.start))), self.metas[2])
+        w_meta = self.metas[2]
+        if self.needs(2) and w_meta is not None:
+            gw = reduce_to(mul(g, sub(_load(self, self.end), _load(self, self.start))), w_meta)
         return gs, ge_, gw
 
 
@@ -374,6 +400,7 @@ def nan_to_num(
 
 class MaskedGradBackward(Node):
     __slots__ = ("mask",)
+    mask: np.ndarray
 
     def backward(self, g: Tensor) -> tuple:
         return (mul(g, wrap(self.mask)),)

@@ -118,6 +118,7 @@ def _resolve_shape(shape: tuple, numel: int, fname: str) -> tuple[int, ...]:
 
 class ViewBackward0(Node):
     __slots__ = ("shape",)
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (reshape(g, self.shape),)
@@ -135,6 +136,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         return view_dtype(x, shape[0])
     a = x._data
     new = _resolve_shape(shape, a.size, "view")
+    data: np.ndarray | None
     data = a.reshape(new)
     if data.base is not (a if a.base is None else a.base) and a.size:
         data = None
@@ -171,6 +173,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     x = input if type(input) is Tensor else tensor_arg(input, "reshape")
     a = x._data
     new = _resolve_shape(shape, a.size, "reshape")
+    data: np.ndarray | None
     data = a.reshape(new)
     owner = a if a.base is None else a.base
     if data.base is not owner and a.size:
@@ -234,6 +237,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 class SqueezeBackward0(Node):
     __slots__ = ("shape",)
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (reshape(g, self.shape),)
@@ -258,6 +262,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 class UnsqueezeBackward0(Node):
     __slots__ = ("dim",)
+    dim: int
 
     def backward(self, g: Tensor) -> tuple:
         return (squeeze(g, self.dim),)
@@ -277,6 +282,8 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 class TransposeBackward0(Node):
     __slots__ = ("dim0", "dim1")
+    dim0: int
+    dim1: int
 
     def backward(self, g: Tensor) -> tuple:
         return (transpose(g, self.dim0, self.dim1),)
@@ -363,6 +370,7 @@ def t(input: Tensor) -> Tensor:
 
 class PermuteBackward0(Node):
     __slots__ = ("dims",)
+    dims: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (permute(g, tuple(np.argsort(self.dims))),)
@@ -463,6 +471,7 @@ def atleast_2d(input: Tensor) -> Tensor:
 
 class FlipBackward0(Node):
     __slots__ = ("dims",)
+    dims: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (flip(g, self.dims),)
@@ -496,6 +505,8 @@ def flipud(input: Tensor) -> Tensor:
 
 class RollBackward0(Node):
     __slots__ = ("shifts", "dims")
+    shifts: tuple[int, ...]
+    dims: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (roll(g, tuple(-s for s in self.shifts), self.dims),)
@@ -541,6 +552,10 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 
 class DiagonalBackward0(Node):
     __slots__ = ("offset", "dim1", "dim2", "shape")
+    offset: int
+    dim1: int
+    dim2: int
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
         return (diag_embed(g, self.offset, self.dim1, self.dim2, self.shape),)
@@ -554,12 +569,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _
     n = a.shape[-1] + abs(offset)
     out_ndim = a.ndim + 1
     d1, d2 = wrap_dim(dim1, out_ndim), wrap_dim(dim2, out_ndim)
+    shape: tuple[int, ...]
     if _shape is None:
         rest = list(a.shape[:-1])
-        shape = []
-        for i in range(out_ndim):
-            shape.append(n if i in (d1, d2) else rest.pop(0))
-        shape = tuple(shape)
+        shape = tuple([n if i in (d1, d2) else rest.pop(0) for i in range(out_ndim)])
     else:
         shape = tuple(_shape)
     r = np.zeros(shape, dtype=a.dtype)
@@ -577,6 +590,9 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _
 
 class DiagEmbedBackward0(Node):
     __slots__ = ("offset", "dim1", "dim2")
+    offset: int
+    dim1: int
+    dim2: int
 
     def backward(self, g: Tensor) -> tuple:
         return (diagonal(g, self.offset, self.dim1, self.dim2),)
@@ -652,6 +668,8 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 class UnfoldBackward0(Node):
     """Backward of :func:`unfold`: every window's gradient added back where it came from (windows may overlap)."""
     __slots__ = ("index", "shape")
+    index: np.ndarray
+    shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
 

@@ -4,7 +4,7 @@ bucketize.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -165,7 +165,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     """Indices where ``input`` would be inserted into the (last dim of the) sorted sequence."""
     seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")._data
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
-    side_ = side or ("right" if right else "left")
+    # NumPy checks the value of a given side
+    side_ = cast(Literal["left", "right"], side or ("right" if right else "left"))
     if seq.ndim == 1:
         r = np.searchsorted(seq, v, side=side_)
     else:

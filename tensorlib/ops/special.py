@@ -62,12 +62,6 @@ def _binary_float(
 
     ``declaration`` holds :func:`~tensorlib._registry.op`'s options (by default a function and a method).
     """
-    node_cls = type(
-        backward_name or node_name(fname),
-        (Node,),
-        {"__slots__": ("self_", "other", "result", "metas"), "_saved_slots": ("self_", "other", "result")},
-    )
-
     def backward(self: Any, g: Tensor) -> tuple:
         x, y = _load(self, self.self_), _load(self, self.other)
         gx, gy = grads(g, x, y, unpack(self, self.result))
@@ -76,7 +70,15 @@ def _binary_float(
             reduce_to(gy, self.metas[1]) if self.needs(1) and self.metas[1] is not None else None,
         )
 
-    node_cls.backward = backward
+    node_cls = type(
+        backward_name or node_name(fname),
+        (Node,),
+        {
+            "__slots__": ("self_", "other", "result", "metas"),
+            "_saved_slots": ("self_", "other", "result"),
+            "backward": backward,
+        },
+    )
 
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         if not scalar_ok:
@@ -249,6 +251,8 @@ entr.__module__ = __name__
 class LogitBackward0(Node):
     __slots__ = ("self_", "eps")
     _saved_slots = ("self_",)
+    self_: SavedTensor
+    eps: float | None
 
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)

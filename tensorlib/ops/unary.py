@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype
 from .._autograd.graph import Node, SavedTensor, node_name, save_input, unpack
 from .._dtype import FROM_NP
-from ._util import GRAD, not_implemented, record, tensor_arg, wrap
+from ._util import GRAD, Meta, not_implemented, record, tensor_arg, wrap
 from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, ndarray
 from .arithmetic import _conj, add, div, mul, neg, rsub, sub
@@ -165,7 +165,8 @@ rsqrt = _unary(
     "rsqrt", lambda a: 1 / np.sqrt(a), lambda g, x, y: mul(g, mul(mul(mul(y, y), y), -0.5)), "y", "Elementwise 1 / sqrt(x)."
 )
 sin = _unary("sin", np.sin, lambda g, x, y: mul(g, cos(x)), "x", "Elementwise sine.")
-cos = _unary("cos", np.cos, lambda g, x, y: mul(g, neg(sin(x))), "x", "Elementwise cosine.")
+# cos and cosh are declared: the gradients of sin and sinh (above them) refer to them
+cos: Callable = _unary("cos", np.cos, lambda g, x, y: mul(g, neg(sin(x))), "x", "Elementwise cosine.")
 tan = _unary("tan", np.tan, lambda g, x, y: mul(g, add(mul(y, y), 1)), "y", "Elementwise tangent.")
 asin = _unary("asin", np.arcsin, lambda g, x, y: div(g, sqrt(rsub(mul(x, x), 1))), "x", "Elementwise arcsine.", aliases=("arcsin",))
 acos = _unary(
@@ -174,7 +175,7 @@ acos = _unary(
 )
 atan = _unary("atan", np.arctan, lambda g, x, y: div(g, add(mul(x, x), 1)), "x", "Elementwise arctangent.", aliases=("arctan",))
 sinh = _unary("sinh", np.sinh, lambda g, x, y: mul(g, cosh(x)), "x", "Elementwise hyperbolic sine.")
-cosh = _unary("cosh", np.cosh, lambda g, x, y: mul(g, sinh(x)), "x", "Elementwise hyperbolic cosine.")
+cosh: Callable = _unary("cosh", np.cosh, lambda g, x, y: mul(g, sinh(x)), "x", "Elementwise hyperbolic cosine.")
 tanh = _unary(
     "tanh", np.tanh, lambda g, x, y: mul(g, rsub(mul(y, y), 1)), "y", "Elementwise hyperbolic tangent."
 )
@@ -260,10 +261,6 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return sign(x, out=out)
 
 
-def _round_np(a: np.ndarray, decimals: int = 0) -> np.ndarray:
-    return np.round(a, decimals)
-
-
 class RoundBackward0(ZeroGradBackward):
     __slots__ = ()
 
@@ -287,6 +284,7 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
 
 class ImagBackward0(Node):
     __slots__ = ("meta",)
+    meta: Meta
 
     def backward(self, g: Tensor) -> tuple:
         # the imaginary part moves along i: the gradient is g * 1j
