@@ -71,10 +71,14 @@ def make_tensor(
     memory_format: Any = None,
 ) -> Tensor:
     """A tensor of ``shape`` filled with values drawn uniformly from ``[low, high)`` (torch's defaults per dtype)."""
-    if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
-        dims = tuple(shape[0])
+    first = shape[0] if len(shape) == 1 else None
+    dims: tuple[int, ...]
+    if isinstance(first, collections.abc.Sequence):
+        dims = tuple(first)
     else:
-        dims = tuple(shape)
+        dims = tuple(d for d in shape if not isinstance(d, collections.abc.Sequence))
+        if len(dims) != len(shape):
+            raise TypeError("make_tensor(): give the shape as integers or as one sequence of integers")
     if noncontiguous and memory_format is not None:
         raise ValueError(
             "The parameters `noncontiguous` and `memory_format` are mutually exclusive, "
