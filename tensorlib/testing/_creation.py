@@ -107,7 +107,7 @@ def make_tensor(
         values = _uniform((*dims, 2) if dtype in _COMPLEX else dims, lo, hi)
         if dtype in _COMPLEX:
             values = values[..., 0] + 1j * values[..., 1]
-        result = from_numpy(np.ascontiguousarray(values.astype(dtype.np)))
+        result = from_numpy(values.astype(dtype.np, order="C"))
     else:
         raise TypeError(f"The requested dtype '{dtype}' is not supported by tensorlib.testing.make_tensor().")
 
