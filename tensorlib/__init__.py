@@ -74,7 +74,7 @@ for _t in (Size, dtype, device):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
-from . import autograd, linalg, nn, optim, overrides, return_types, special, utils  # noqa: E402
+from . import autograd, linalg, nn, optim, overrides, return_types, special, testing, utils  # noqa: E402
 from . import overrides as _overrides  # noqa: E402
 
 # torch's historical module name: ``import tensorlib._overrides`` finds this very module.
@@ -85,7 +85,7 @@ __all__ = sorted(
     | set(
         """bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128 half float double short
         int long cfloat cdouble default_generator autograd distributions linalg nn optim overrides return_types
-        serialization special utils""".split()
+        serialization special testing utils""".split()
     )
 )
 

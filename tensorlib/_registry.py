@@ -34,6 +34,7 @@ NN_UTILS_RNN = "tensorlib.nn.utils.rnn"
 AUTOGRAD = "tensorlib.autograd"
 AUTOGRAD_FUNCTIONAL = "tensorlib.autograd.functional"
 SERIALIZATION = "tensorlib.serialization"
+TESTING = "tensorlib.testing"
 UTILS_DATA = "tensorlib.utils.data"
 
 Dispatch = Literal["full", "modes", "none"]

@@ -37,6 +37,7 @@ NAMES = {
         RandomSampler SubsetRandomSampler WeightedRandomSampler BatchSampler random_split default_collate""",
     "autograd": "Function grad backward gradcheck gradgradcheck detect_anomaly set_detect_anomaly functional",
     "autograd.functional": "jacobian hessian vjp jvp hvp vhp",
+    "testing": "assert_close make_tensor",
 }
 
 TENSOR_METHODS = """unfold quantile nanquantile histc fill_diagonal_ new is_signed is_same_size sum_to_size H mH is_cpu
