@@ -13,7 +13,10 @@ tell how an argument was passed, so the rebuilt call follows one rule:
   out (``sum(x)`` gives ``args == (x,)``, ``sum(x, dim=0)`` gives ``(x, 0)``);
 * keyword-only parameters are passed in ``kwargs`` unless at their default
   (``add(x, y, alpha=2)`` gives ``kwargs == {"alpha": 2}``);
-* ``*args`` and ``**kwargs`` are spread as given.
+* ``*args`` and ``**kwargs`` are spread as given;
+* parameters a wrapper names as keyword parameters are always passed in
+  ``kwargs``, with their values, default or not (as a function written in
+  Python passes them on by name).
 
 "At its default" means the very default object (``is``), so passing a value
 equal to the default, like ``alpha=1``, is also left out. Handlers that call
@@ -104,11 +107,21 @@ def plain_check_source(signature: inspect.Signature, tag: str | None = None) -> 
 ARGS, KWARGS = "_dispatch_args_", "_dispatch_kwargs_"
 
 
-def call_rebuild_source(signature: inspect.Signature, tag: str, indent: str = "    ") -> str:
-    """Statements binding ``ARGS`` and ``KWARGS`` to the call, rebuilt by the rule in the module docstring."""
-    positional = [p for p in signature.parameters.values() if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
-    var_pos = next((p.name for p in signature.parameters.values() if p.kind is _P.VAR_POSITIONAL), None)
-    kwonly = [p for p in signature.parameters.values() if p.kind is _P.KEYWORD_ONLY]
+def call_rebuild_source(
+    signature: inspect.Signature, tag: str, indent: str = "    ", keyword: frozenset[str] = frozenset()
+) -> str:
+    """Statements binding ``ARGS`` and ``KWARGS`` to the call, rebuilt by the rule in the module docstring.
+
+    Parameters named in ``keyword`` are always passed in ``KWARGS``, defaults included.
+    """
+    unknown = keyword - set(signature.parameters)
+    if unknown:
+        raise ValueError(f"keyword parameters {sorted(unknown)} are not in the signature {signature}")
+    params = list(signature.parameters.values())
+    positional = [p for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD) and p.name not in keyword]
+    var_pos = next((p.name for p in params if p.kind is _P.VAR_POSITIONAL), None)
+    kwonly = [p for p in params if p.kind is _P.KEYWORD_ONLY and p.name not in keyword]
+    always = [p for p in params if p.name in keyword]
     var_kw = next((p.name for p in signature.parameters.values() if p.kind is _P.VAR_KEYWORD), None)
 
     def tup(params: list) -> str:
@@ -131,7 +144,7 @@ def call_rebuild_source(signature: inspect.Signature, tag: str, indent: str = " 
         lines.append(f"{indent}    {ARGS} = {tup(required)}")
     else:
         lines.append(f"{indent}{ARGS} = {tup(required)}")
-    lines.append(f"{indent}{KWARGS} = {{}}")
+    lines.append(f"{indent}{KWARGS} = {{{', '.join(f'{p.name!r}: {p.name}' for p in always)}}}")
     for p in kwonly:
         if p.default is _P.empty:
             lines.append(f"{indent}{KWARGS}[{p.name!r}] = {p.name}")

@@ -34,7 +34,7 @@ import functools
 import inspect
 import threading
 import types
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Literal, TypeVar
 
 from . import _codegen
 from ._collect import BASIC_TYPES, SEQUENCE_TYPES, collect, collect_flat
@@ -76,12 +76,14 @@ class _Local(threading.local):
 class _WrapperSpec:
     """What the slow path needs to know about one generated wrapper."""
 
-    __slots__ = ("public", "impl", "name")
+    __slots__ = ("public", "impl", "name", "none_kwargs", "operator")
 
-    def __init__(self, impl: Callable, name: str) -> None:
+    def __init__(self, impl: Callable, name: str, none_kwargs: bool = False, operator: bool = False) -> None:
         self.public: Any = None  # the object handlers receive as ``func``
         self.impl = impl
         self.name = name
+        self.none_kwargs = none_kwargs  # handlers get ``kwargs=None`` (not ``{}``) when there are none
+        self.operator = operator  # a binary operator: a TypeError on the slow path becomes NotImplemented
 
 
 class Protocol:
@@ -99,12 +101,23 @@ class Protocol:
         here so that its plain instances take the fast path.
     :param mode_class_name: the ``__name__`` of :attr:`Mode`, this protocol's
         mode base class.
+    :param empty_kwargs: what handlers receive as ``kwargs`` when a wrapped
+        function was called without keyword arguments: ``"dict"`` (``{}``) or
+        ``"none"`` (``None``, as torch's builtin functions pass it). A wrapper
+        may say otherwise (:meth:`wrap`).
     """
 
-    def __init__(self, method: str, *, plain_types: Iterable[type] = (), mode_class_name: str = "Mode") -> None:
+    def __init__(
+        self, method: str, *, plain_types: Iterable[type] = (), mode_class_name: str = "Mode",
+        empty_kwargs: Literal["dict", "none"] = "dict",
+    ) -> None:
         if not method.isidentifier():
             raise ValueError(f"protocol method name must be an identifier, got {method!r}")
+        if empty_kwargs not in ("dict", "none"):
+            raise ValueError(f"empty_kwargs must be 'dict' or 'none', got {empty_kwargs!r}")
         self.method = method
+        self.empty_kwargs = empty_kwargs
+        self._specs: dict[Callable, _WrapperSpec] = {}  # wrapper -> its spec (see report_as)
         # Types known not to take part. Containers are never added (their
         # elements must be looked at); a type added here stays plain.
         self._plain: set[type] = set(BASIC_TYPES)
@@ -217,6 +230,18 @@ class Protocol:
 
     def _slow(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
         """Entry point of a wrapper whose fast-path check failed."""
+        if spec.operator:
+            # as Python expects of a binary operator (and torch does): a call no one can handle gives
+            # NotImplemented, so that the other operand's reflected method is tried
+            try:
+                return self._slow_call(spec, args, kwargs)
+            except TypeError:
+                return NotImplemented
+        return self._slow_call(spec, args, kwargs)
+
+    def _slow_call(self, spec: _WrapperSpec, args: tuple, kwargs: dict | None) -> Any:
+        if not kwargs and spec.none_kwargs:
+            kwargs = None
         if self._disabling or self._mode_count:
             st = self._tls.state
             if st.disabled or st.modes:
@@ -245,7 +270,7 @@ class Protocol:
         if kwargs:
             collect(kwargs.values(), is_impl, plain, impls, types, objs)
         if not objs:
-            return spec.impl(*args, **kwargs)
+            return spec.impl(*args, **(kwargs or {}))
         if len(objs) == 1:  # the usual case, without the generic loop
             result = getattr(objs[0], self.method)(spec.public, (types[0],), args, kwargs)
             if result is NotImplemented:
@@ -257,23 +282,25 @@ class Protocol:
         """Entry point of a mode-only wrapper (see :meth:`wrap`) while a mode is active somewhere."""
         st = self._tls.state
         if st.modes and st.disabled != DISABLED:
-            mode, result = self._call_mode(st.modes, spec.public, [], args, kwargs)
+            handler_kwargs = None if not kwargs and spec.none_kwargs else kwargs
+            mode, result = self._call_mode(st.modes, spec.public, [], args, handler_kwargs)
             if result is NotImplemented:
                 self._raise_unhandled(spec.public, [], mode)
             return result
         return spec.impl(*args, **kwargs)
 
-    def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
+    def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict | None) -> Any:
         """Resolve a call of ``public(*args, **kwargs)`` whose implementers are looked for among ``relevant``.
 
         Runs the innermost mode, then the implementers' handlers; calls
         ``impl(*args, **kwargs)`` when neither applies. This is what a
-        generated wrapper does when its fast-path check fails.
+        generated wrapper does when its fast-path check fails. ``kwargs`` is
+        passed to handlers as it is (``None`` included).
         """
         st = self._tls.state
         state = st.disabled
         if state == DISABLED:
-            return impl(*args, **kwargs)
+            return impl(*args, **(kwargs or {}))
         if state == ENABLED:
             types, objs = collect(relevant, self.is_implementer_type, self._plain, self._implementers)
         else:
@@ -284,7 +311,7 @@ class Protocol:
             if result is not NotImplemented:
                 return result
         elif not objs:
-            return impl(*args, **kwargs)
+            return impl(*args, **(kwargs or {}))
         return self._call_handlers(public, types, objs, args, kwargs, mode)
 
     def handle(self, public: Any, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
@@ -303,7 +330,7 @@ class Protocol:
                 return result
         return self._call_handlers(public, types, objs, args, kwargs, mode)
 
-    def _call_mode(self, modes: list, public: Any, types: list, args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    def _call_mode(self, modes: list, public: Any, types: list, args: tuple, kwargs: dict | None) -> tuple[Any, Any]:
         """Run the innermost mode's handler with that mode popped; return ``(mode, result)``."""
         mode = modes.pop()
         try:
@@ -311,7 +338,7 @@ class Protocol:
         finally:
             modes.append(mode)
 
-    def _call_handlers(self, public: Any, types: list, objs: list, args: tuple, kwargs: dict, mode: Any) -> Any:
+    def _call_handlers(self, public: Any, types: list, objs: list, args: tuple, kwargs: dict | None, mode: Any) -> Any:
         types_t = tuple(types)
         method = self.method
         for obj in objs:
@@ -321,6 +348,8 @@ class Protocol:
         self._raise_unhandled(public, types, mode)
 
     def _raise_unhandled(self, public: Any, types: list, mode: Any) -> None:
+        # The wording of the seed (the "Extending PyTorch" note); torch 2.13's builtins now say
+        # "Multiple dispatch failed for ...", its Python-level functions still say this.
         names = ", ".join(t.__name__ for t in types)
         msg = (
             f"no implementation found for '{self.registry.display_name(public)}' on types that "
@@ -411,6 +440,9 @@ class Protocol:
         doc: str | None = None,
         namespace: Any = None,
         modes_only: bool = False,
+        empty_kwargs: Literal["dict", "none"] | None = None,
+        keyword_params: Iterable[str] = (),
+        operator: bool = False,
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
@@ -427,10 +459,22 @@ class Protocol:
         Such a function is not overridable by implementers; register it as
         ignored. Its wrapper takes ``(*args, **kwargs)``, reports ``impl``'s
         signature through ``__wrapped__`` and leaves bad calls to ``impl``.
+
+        What handlers receive can be shaped to match another implementation
+        of the same protocol (torch's, for ``__torch_function__``):
+        ``empty_kwargs`` overrides the protocol's choice of ``{}`` or ``None``
+        for a call without keyword arguments; ``keyword_params`` are always
+        passed to handlers by keyword, with their values (defaults included),
+        as a function written in Python that forwards its parameters by name
+        does; ``operator=True`` marks a binary operator, which returns
+        ``NotImplemented`` instead of raising TypeError when its slow path
+        fails (so Python tries the reflected operator). :meth:`report_as`
+        changes the ``func`` handlers receive.
         """
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
-        spec = _WrapperSpec(impl, name)
+        none_kwargs = (empty_kwargs or self.empty_kwargs) == "none"
+        spec = _WrapperSpec(impl, name, none_kwargs=none_kwargs, operator=operator)
         defaults: dict = {}
         if modes_only:
             body = (
@@ -446,7 +490,7 @@ class Protocol:
                 f"def _fn({params}):\n"
                 f"    if {_codegen.plain_check_source(sig, '')}:\n"
                 f"        return _impl({call})\n"
-                + _codegen.call_rebuild_source(sig, "")
+                + _codegen.call_rebuild_source(sig, "", keyword=frozenset(keyword_params))
                 + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
             )
         make = _codegen.closure_factory(body, ("_impl", "_spec", *defaults), self._ns, self._factories)
@@ -459,10 +503,23 @@ class Protocol:
             wrapper.__signature__ = signature  # type: ignore[attr-defined]
         wrapper._implementation = impl  # type: ignore[attr-defined]
         spec.public = wrapper
+        self._specs[wrapper] = spec
         self.registry.add_implementation(wrapper, impl)
         if namespace is not None and not modes_only:
             self.registry.add_overridable(namespace, name, wrapper)
         return wrapper
+
+    def report_as(self, wrapper: Callable, func: Callable) -> None:
+        """Make handlers receive ``func`` as the ``func`` of calls to ``wrapper`` (both wrappers of this protocol).
+
+        For an alias that another implementation of the protocol reports under
+        its original's name (torch reports ``t + 1`` as ``Tensor.add``).
+        Handlers that call ``func(*args, **kwargs)`` then call ``func``.
+        """
+        for f in (wrapper, func):
+            if f not in self._specs:
+                raise ValueError(f"{f!r} is not a wrapper of {self!r}")
+        self._specs[wrapper].public = func
 
     def overridable(self, impl: F | None = None, **options: Any) -> Any:
         """Decorator form of :meth:`wrap` (``@proto.overridable`` or ``@proto.overridable(namespace=mod)``)."""
@@ -481,17 +538,19 @@ class Protocol:
         new = property(fget[0] if fget else None, fset[0] if fset else None, prop.fdel, prop.__doc__)
         if fget and prop.fget:
             fget[1].public = new.__get__
+            self._specs[new.__get__] = fget[1]
             self.registry.add_implementation(new.__get__, prop.fget)
             self.registry.add_overridable(owner, name, new.__get__, accessor="__get__")
         if fset and prop.fset:
             fset[1].public = new.__set__
+            self._specs[new.__set__] = fset[1]
             self.registry.add_implementation(new.__set__, prop.fset)
             self.registry.add_overridable(owner, name, new.__set__, accessor="__set__")
         return new
 
     def _accessor(self, impl: Callable, params: list[str], name: str) -> tuple[Callable, _WrapperSpec]:
         sig = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
-        spec = _WrapperSpec(impl, name)
+        spec = _WrapperSpec(impl, name, none_kwargs=self.empty_kwargs == "none")
         plist = ", ".join(params)
         body = (
             f"def _fn({plist}):\n"
@@ -525,13 +584,15 @@ class Protocol:
         if ignore:
             self.registry.add_ignored(module, sorted(ignore))
 
-    def wrap_class(self, cls: type, ignore: Iterable[str] = ()) -> None:
+    def wrap_class(self, cls: type, ignore: Iterable[str] = (), options: dict[str, dict[str, Any]] | None = None) -> None:
         """Make a class's public methods, operators (dunders) and properties overridable in place.
 
         Methods dispatch as ``cls.name``; properties as ``cls.name.__get__`` and
         ``cls.name.__set__``. ``ignore`` names stay plain and are registered as ignored.
+        ``options`` maps a method's name to further keyword arguments of :meth:`wrap`.
         """
         ignore = set(ignore)
+        options = options or {}
         for name, attr in list(vars(cls).items()):
             if name in ignore:
                 continue
@@ -542,7 +603,7 @@ class Protocol:
                 setattr(cls, name, self.wrap_property(attr, owner=cls, name=name))
             elif inspect.isfunction(attr) and not getattr(attr, "_implementation", None):
                 setattr(cls, name, self.wrap(attr, name=name, qualname=f"{cls.__qualname__}.{name}",
-                                             module=cls.__module__, namespace=cls))
+                                             module=cls.__module__, namespace=cls, **options.get(name, {})))
         if ignore:
             self.registry.add_ignored(cls, sorted(ignore))
 

@@ -365,4 +365,6 @@ for _operator in (
     _unary_op("__invert__", bitwise_not),
     _contains, _reversed,
 ):
-    op(variants="method", name=_operator.__name__)(_operator)
+    # torch's old name for the reflected true division is the same method (and how handlers see it)
+    op(variants="method", name=_operator.__name__,
+       aliases=("__rdiv__",) if _operator.__name__ == "__rtruediv__" else ())(_operator)

@@ -11,7 +11,7 @@ import inspect
 import sys
 from typing import Any, Callable
 
-from . import _registry
+from . import _calling, _registry
 from ._protocol import protocol
 from .ops._pointwise import inplace_apply
 
@@ -54,6 +54,18 @@ def _signature(binding: _registry.Binding, impl: Callable) -> inspect.Signature 
     return None
 
 
+def call_form(namespace: str, name: str, signature: inspect.Signature) -> dict[str, Any]:
+    """How handlers see calls of ``namespace.name`` (see :mod:`tensorlib._calling`), as options of ``protocol.wrap``."""
+    form: dict[str, Any] = {}
+    keywords = _calling.PYTHON_LEVEL.get(namespace, {}).get(name)
+    if keywords is not None:
+        form["empty_kwargs"] = "dict"
+        form["keyword_params"] = [k for k in keywords if k in signature.parameters]
+    if namespace == _registry.TENSOR and name in _calling.BINARY_OPERATORS:
+        form["operator"] = True
+    return form
+
+
 def build(module_name: str) -> dict[str, Any]:
     """The public objects of namespace ``module_name``, as declared in the registry; registers them for dispatch.
 
@@ -70,9 +82,11 @@ def build(module_name: str) -> dict[str, Any]:
         if binding.dispatch == "none":
             out[binding.name] = impl
             continue
+        signature = _signature(binding, impl)
         out[binding.name] = protocol.wrap(
             impl, name=binding.name, qualname=binding.name, module=module_name,
-            signature=_signature(binding, impl), namespace=module, modes_only=binding.dispatch == "modes",
+            signature=signature, namespace=module, modes_only=binding.dispatch == "modes",
+            **call_form(module_name, binding.name, signature or inspect.signature(impl)),
         )
     vars(module).update(out)
     protocol.registry.add_ignored(module, ignored)
@@ -88,8 +102,16 @@ def install_methods(cls: type, skip: set[str]) -> None:
     qualname = cls.__qualname__
     for binding in _registry.bindings(_registry.TENSOR):
         impl = implementation(binding)
+        signature = _signature(binding, impl)
         setattr(cls, binding.name, protocol.wrap(
             impl, name=binding.name, qualname=f"{qualname}.{binding.name}", module=cls.__module__,
-            signature=_signature(binding, impl), namespace=cls, doc=impl.__doc__,
+            signature=signature, namespace=cls, doc=impl.__doc__,
+            **call_form(_registry.TENSOR, binding.name, signature or inspect.signature(impl)),
         ))
-    protocol.wrap_class(cls, ignore=skip)
+    own = {
+        name: call_form(_registry.TENSOR, name, inspect.signature(attr))
+        for name, attr in vars(cls).items() if inspect.isfunction(attr) and name not in skip
+    }
+    protocol.wrap_class(cls, ignore=skip, options=own)
+    for operator, method in _calling.OPERATOR_FUNCS.items():
+        protocol.report_as(getattr(cls, operator), getattr(cls, method))

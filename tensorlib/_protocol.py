@@ -2,4 +2,5 @@
 
 from dispatch import Protocol
 
-protocol = Protocol("__torch_function__", mode_class_name="TorchFunctionMode")
+# torch's builtins pass ``kwargs=None`` to handlers when a call has no keyword arguments; so do ours
+protocol = Protocol("__torch_function__", mode_class_name="TorchFunctionMode", empty_kwargs="none")

@@ -83,6 +83,8 @@ class TensorMethods:
         """The ``__radd__`` operator."""
     def __rand__(self, other: Any) -> Tensor:
         """The ``__rand__`` operator."""
+    def __rdiv__(self, other: Any) -> Tensor:
+        """The ``__rtruediv__`` operator."""
     def __reversed__(self) -> Tensor:
         """``reversed(self)``: dim 0 flipped."""
     def __rfloordiv__(self, other: Any) -> Tensor:
