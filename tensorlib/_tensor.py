@@ -20,7 +20,6 @@ from . import _dtype
 from ._autograd.grad_mode import STATE as _GRAD
 from ._dtype import FROM_NP
 from ._dtype import dtype as _DType
-from dispatch import disabled_handler
 
 from ._protocol import protocol
 from ._size import Size
@@ -861,7 +860,7 @@ _NO_WRAP: set = set()
 
 
 # Assign as ``__torch_function__`` to make a Tensor subclass dispatch like a plain Tensor.
-_disabled_torch_function_impl = disabled_handler
+_disabled_torch_function_impl = protocol.disabled_impl
 
 
 def is_grad_recording(*tensors: Tensor) -> bool:
