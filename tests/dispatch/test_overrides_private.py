@@ -158,7 +158,9 @@ def fresh_tables(api):
     rebinds torch.manual_seed on import), and later tests' resolve_name would disagree."""
     yield
     if api.name == "torch":
-        for f in (api.ov._get_overridable_functions, api.ov._get_tensor_methods):
+        ov = api.ov
+        for f in (ov._get_overridable_functions, ov._get_tensor_methods, ov.get_ignored_functions,
+                  ov.get_testing_overrides):
             f.cache_clear()
 
 
