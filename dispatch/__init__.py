@@ -20,12 +20,13 @@ the standard library. See ``README.md`` next to this file for a walk-through.
 """
 
 from ._collect import BASIC_TYPES
-from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, Protocol, disabled_handler
+from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, DisabledImpl, Protocol, disabled_handler
 from ._registry import Registry, namespace_path
 
 __all__ = [
     "BASIC_TYPES",
     "DISABLED",
+    "DisabledImpl",
     "ENABLED",
     "SUBCLASSES_DISABLED",
     "Protocol",

@@ -55,15 +55,52 @@ def disabled_handler(*args: Any, **kwargs: Any) -> Any:
     return NotImplemented
 
 
-class _ThreadState:
-    """Dispatch state of one thread: its mode stack and its disable level."""
+class DisabledImpl:
+    """A protocol's "plain" handler: mark a type with it, or call it to run a function as for plain arguments.
 
-    __slots__ = ("disabled", "modes", "saved")
+    Assigned as a class's protocol attribute (``__torch_function__ =
+    proto.disabled_impl``), it makes the class's instances plain: they are
+    never dispatched to, and results are whatever the implementation returns
+    (not converted to the subclass). Called as a handler,
+    ``impl(func, types, args=(), kwargs=None)`` runs ``func(*args, **kwargs)``
+    with implementers disabled (:meth:`Protocol.call_with_subclasses_disabled`).
+    It is not a function, so it does not bind: ``obj.attr is type(obj).attr``.
+    """
+
+    def __init__(self, protocol: "Protocol", name: str) -> None:
+        self._protocol = protocol
+        self.__name__ = self.__qualname__ = name
+        self.__module__ = "dispatch"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """``(func, types, args=(), kwargs=None)``: call ``func`` with implementers off."""
+        if kwargs:
+            raise TypeError(f"{self.__name__}() takes no keyword arguments")
+        if len(args) < 2:
+            raise TypeError(f"function takes at least 2 arguments ({len(args)} given)")
+        if len(args) > 4:
+            raise TypeError(f"function takes at most 4 arguments ({len(args)} given)")
+        func = args[0]
+        call_args = args[2] if len(args) > 2 else ()
+        call_kwargs = args[3] if len(args) > 3 else None
+        if not isinstance(call_args, (list, tuple)):
+            raise TypeError(f"expected List or Tuple (got {type(call_args).__name__})")
+        return self._protocol.call_with_subclasses_disabled(func, tuple(call_args), dict(call_kwargs or {}))
+
+    def __repr__(self) -> str:
+        return f"<dispatch disabled handler {self.__name__} of {self._protocol!r}>"
+
+
+class _ThreadState:
+    """Dispatch state of one thread: its mode stack, its disable level and a pending one-hop skip."""
+
+    __slots__ = ("disabled", "modes", "saved", "skip")
 
     def __init__(self) -> None:
         self.modes: list = []  # outermost first
         self.disabled = ENABLED
         self.saved: list[int] = []  # levels to restore, one per active disable context
+        self.skip = False  # set by Protocol.redispatch: the next has_override answers False
 
 
 class _Local(threading.local):
@@ -148,6 +185,8 @@ class Protocol:
         #: Base class of this protocol's modes: subclass it, define the
         #: protocol method, and use an instance as a context manager.
         self.Mode = _make_mode_class(self, mode_class_name)
+        #: The plain handler (see :class:`DisabledImpl`): ``_disabled_torch_function_impl`` for ``__torch_function__``.
+        self.disabled_impl = DisabledImpl(self, f"_disabled_{method.strip('_')}_impl")
 
     def __repr__(self) -> str:
         return f"Protocol({self.method!r})"
@@ -174,7 +213,11 @@ class Protocol:
         if tp in self._plain:
             return False
         handler = getattr(tp, self.method, None)
-        if handler is not None and getattr(handler, "__func__", handler) is not disabled_handler:
+        if (
+            handler is not None
+            and handler is not self.disabled_impl
+            and getattr(handler, "__func__", handler) is not disabled_handler
+        ):
             self._implementers.add(tp)
             return True
         if not issubclass(tp, SEQUENCE_TYPES):
@@ -211,9 +254,19 @@ class Protocol:
 
         True when a mode is active (and dispatch is not disabled), or when one
         of ``relevant`` itself (not its elements) is an implementer and
-        implementers are not disabled.
+        implementers are not disabled. ``relevant`` must be iterable
+        (``TypeError: expected a sequence`` otherwise). Right after
+        :meth:`redispatch` of a function that is not a wrapper, the first call
+        answers False (that function's own check is the hop skipped).
         """
+        try:
+            relevant = iter(relevant)
+        except TypeError:
+            raise TypeError("expected a sequence") from None
         st = self._tls.state
+        if st.skip:
+            st.skip = False
+            return False
         if st.disabled == DISABLED:
             return False
         if st.modes:
@@ -325,16 +378,29 @@ class Protocol:
         types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
         mode = None
         if st.modes and st.disabled != DISABLED:
-            mode, result = self._call_mode(st.modes, public, types, args, kwargs)
+            mode, result = self._call_mode(st.modes, public, types, args, kwargs, strict=False)
             if result is not NotImplemented:
                 return result
         return self._call_handlers(public, types, objs, args, kwargs, mode)
 
-    def _call_mode(self, modes: list, public: Any, types: list, args: tuple, kwargs: dict | None) -> tuple[Any, Any]:
-        """Run the innermost mode's handler with that mode popped; return ``(mode, result)``."""
+    def _call_mode(
+        self, modes: list, public: Any, types: list, args: tuple, kwargs: dict | None, strict: bool = True
+    ) -> tuple[Any, Any]:
+        """Run the innermost mode's handler with that mode popped; return ``(mode, result)``.
+
+        ``strict``: the handler must be a plain method of the mode (RuntimeError
+        for a classmethod or staticmethod), as wrapped functions require;
+        :meth:`handle` does not check.
+        """
         mode = modes.pop()
         try:
-            return mode, getattr(mode, self.method)(public, tuple(types), args, kwargs)
+            handler = getattr(mode, self.method)
+            if strict and getattr(handler, "__self__", None) is not mode:
+                raise RuntimeError(
+                    f"Defining your mode's `{self.method}` as a classmethod is not supported, "
+                    "please make it a plain method"
+                )
+            return mode, handler(public, tuple(types), args, kwargs)
         finally:
             modes.append(mode)
 
@@ -398,13 +464,73 @@ class Protocol:
         """Context manager: no dispatch to implementers in this thread; modes still apply."""
         return _DisableContext(self, SUBCLASSES_DISABLED)
 
+    def enabled(self) -> "_DisableContext":
+        """Context manager: full dispatch in this thread, even inside a disable context (``_EnableTorchFunction``)."""
+        return _DisableContext(self, ENABLED, force=True)
+
     def is_enabled(self) -> bool:
         """Whether this thread dispatches to implementers (no disable context is active)."""
         return self._tls.state.disabled == ENABLED
 
+    def dispatch_level(self) -> int:
+        """This thread's level: :data:`ENABLED`, :data:`SUBCLASSES_DISABLED` or :data:`DISABLED`."""
+        return self._tls.state.disabled
+
+    def modes_enabled(self) -> bool:
+        """Whether a call in this thread would go to a mode (one is active and dispatch is not disabled)."""
+        st = self._tls.state
+        return bool(st.modes) and st.disabled != DISABLED
+
     def mode_stack(self) -> list:
         """The calling thread's active modes, outermost first (a copy)."""
         return list(self._tls.state.modes)
+
+    def mode_stack_len(self) -> int:
+        """How many modes are active in this thread (a mode whose handler is running is not)."""
+        return len(self._tls.state.modes)
+
+    def mode_at(self, index: int) -> Any:
+        """The mode at ``index`` of this thread's stack, 0 the outermost; RuntimeError if there is none."""
+        modes = self._tls.state.modes
+        if index < 0:
+            raise RuntimeError("Tried to get stack at negative idx")
+        if index >= len(modes):
+            raise RuntimeError("Tried to get stack at idx that's too big")
+        return modes[index]
+
+    def push_mode(self, mode: Any) -> None:
+        """Make ``mode`` the innermost active mode of this thread (what ``with mode:`` does on entry)."""
+        self._push_mode(mode)
+
+    def pop_mode(self) -> Any:
+        """Deactivate and return this thread's innermost mode; RuntimeError if none is active."""
+        modes = self._tls.state.modes
+        if not modes:
+            raise RuntimeError("trying to pop from empty mode stack")
+        mode = modes.pop()
+        with self._lock:
+            self._mode_count -= 1
+            self._ns["_M"] = self._mode_count
+        return mode
+
+    def redispatch(self, func: Callable, args: tuple, kwargs: dict | None = None) -> Any:
+        """Call ``func`` skipping one level of dispatch (``redispatch_function``), for use inside a handler.
+
+        A wrapper's raw implementation runs directly, on the same arguments;
+        the public functions it calls dispatch as usual. Any other ``func``
+        (one guarded by :meth:`has_override`) runs with its first
+        :meth:`has_override` check answering False.
+        """
+        kwargs = kwargs or {}
+        impl = self.registry.implementation(func)
+        if impl is not None:
+            return impl(*args, **kwargs)
+        st = self._tls.state
+        st.skip = True
+        try:
+            return func(*args, **kwargs)
+        finally:
+            st.skip = False
 
     def _push_mode(self, mode: Any) -> None:
         self._tls.state.modes.append(mode)
@@ -630,18 +756,19 @@ class Protocol:
 
 
 class _DisableContext:
-    """Raises the thread's disable level for the duration of a ``with`` block (reusable, nestable)."""
+    """Raises (or, with ``force``, sets) the thread's disable level for a ``with`` block (reusable, nestable)."""
 
-    __slots__ = ("_protocol", "_level")
+    __slots__ = ("_protocol", "_level", "_force")
 
-    def __init__(self, protocol: Protocol, level: int) -> None:
+    def __init__(self, protocol: Protocol, level: int, force: bool = False) -> None:
         self._protocol = protocol
         self._level = level
+        self._force = force
 
     def __enter__(self) -> "_DisableContext":
         st = self._protocol._tls.state
         st.saved.append(st.disabled)
-        st.disabled = max(st.disabled, self._level)
+        st.disabled = self._level if self._force else max(st.disabled, self._level)
         self._protocol._disabling.append(None)
         return self
 

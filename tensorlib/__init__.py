@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import _hooks, _legacy, _methods, _repr, _typeinfo, ops, serialization
+from . import _C, _hooks, _legacy, _methods, _repr, _typeinfo, ops, serialization
 from ._autograd import anomaly_mode as _anomaly_mode
 from ._autograd import engine as _engine
 from ._autograd import grad_mode as _grad_mode

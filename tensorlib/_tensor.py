@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any, Iterator, overload
 
 import numpy as np
 
-from dispatch import disabled_handler
-
 from . import _dtype
 from ._autograd.grad_mode import STATE as _GRAD
 from ._dtype import FROM_NP, dtype as _DType
@@ -869,7 +867,7 @@ _NO_WRAP: set = set()
 
 
 # Assign as ``__torch_function__`` to make a Tensor subclass dispatch like a plain Tensor.
-_disabled_torch_function_impl = disabled_handler
+_disabled_torch_function_impl = protocol.disabled_impl
 
 
 def is_grad_recording(*tensors: Tensor) -> bool:

@@ -6,15 +6,38 @@ the tables are generated from the registered functions, not kept by hand.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+import contextlib
+import functools
+import warnings
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from dispatch import disabled_handler
 
+from ._C import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+    _get_function_stack_at,
+    _has_torch_function,
+    _has_torch_function_unary,
+    _has_torch_function_variadic,
+    _is_torch_function_enabled,
+    _is_torch_function_mode_enabled,
+    _len_torch_function_stack,
+    _pop_torch_function_stack,
+    _push_on_torch_function_stack,
+)
 from ._protocol import protocol
-from ._tensor import Tensor
+from ._tensor import _NO_WRAP, Tensor
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 TorchFunctionMode = protocol.Mode
-_disabled_torch_function_impl = disabled_handler
+
+# As in torch, these are the very objects of the private C module.
+has_torch_function = _has_torch_function
+has_torch_function_unary = _has_torch_function_unary
+has_torch_function_variadic = _has_torch_function_variadic
 
 
 class BaseTorchFunctionMode(TorchFunctionMode):  # type: ignore[misc, valid-type]
@@ -40,27 +63,6 @@ def get_ignored_functions() -> set[Callable]:
     As in torch, active modes still see calls to the factories among them (``tensorlib.zeros``, ``tensorlib.tensor``).
     """
     return protocol.registry.ignored_functions()
-
-
-def has_torch_function(relevant_args: Iterable[Any]) -> bool:
-    """Whether a call should go to :func:`handle_torch_function`.
-
-    True if one of ``relevant_args`` (the values themselves, not their
-    elements) implements ``__torch_function__``, or if a mode is active; False
-    inside :class:`DisableTorchFunction` (and, but for modes, inside
-    :class:`DisableTorchFunctionSubclass`).
-    """
-    return protocol.has_override(relevant_args)
-
-
-def has_torch_function_unary(arg: Any) -> bool:
-    """``has_torch_function((arg,))``."""
-    return protocol.has_override((arg,))
-
-
-def has_torch_function_variadic(*args: Any) -> bool:
-    """``has_torch_function(args)``."""
-    return protocol.has_override(args)
 
 
 def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args: Any, **kwargs: Any) -> Any:
@@ -97,49 +99,131 @@ def resolve_name(f: Callable) -> str | None:
     return protocol.registry.resolve_name(f)
 
 
-class DisableTorchFunction:
-    """Context manager: no ``__torch_function__`` dispatch at all in this thread (modes included).
+def redispatch_function(func: Callable, types: tuple, args: tuple, kwargs: dict | None = None) -> Any:
+    """Inside a ``__torch_function__`` handler: call ``func`` skipping this one level of dispatch.
 
-    An instance can be entered again, nested or later; each exit restores the
-    state its matching entry found.
+    For a tensorlib function the implementation runs on the same arguments (the
+    functions it calls dispatch as usual); a function guarded by
+    :func:`has_torch_function` runs with that first check answering False.
     """
-
-    __slots__ = ("_ctx",)
-
-    def __init__(self) -> None:
-        self._ctx = protocol.disabled()
-
-    def __enter__(self) -> None:
-        self._ctx.__enter__()
-
-    def __exit__(self, *exc: Any) -> None:
-        self._ctx.__exit__(*exc)
+    return protocol.redispatch(func, tuple(args), kwargs)
 
 
-class DisableTorchFunctionSubclass:
-    """Context manager: no dispatch to Tensor subclasses and duck types in this thread (modes still apply)."""
+def _get_overloaded_args(relevant_args: Iterable[Any], get_type_fn: Callable[[Any], type] | None = None) -> list[Any]:
+    """The arguments whose ``__torch_function__`` would be called, one per type, in calling order.
 
-    __slots__ = ("_ctx",)
+    A subclass comes before its superclasses, otherwise left to right. Plain
+    Tensors count (their type defines ``__torch_function__``); types whose
+    handler is ``_disabled_torch_function_impl`` do not. Empty while
+    dispatch to subclasses is disabled.
+    """
+    type_of: Callable[[Any], type] = type if get_type_fn is None else get_type_fn
+    if not _is_torch_function_enabled():
+        return []
+    seen: set[type] = set()
+    out: list[Any] = []
+    for arg in relevant_args:
+        tp = type_of(arg)
+        if tp in seen or not hasattr(tp, "__torch_function__"):
+            continue
+        handler = tp.__torch_function__
+        if handler is _disabled_torch_function_impl or handler is disabled_handler:
+            continue
+        seen.add(tp)
+        index = next((i for i, old in enumerate(out) if issubclass(tp, type_of(old))), len(out))
+        out.insert(index, arg)
+    return out
 
-    def __init__(self) -> None:
-        self._ctx = protocol.subclasses_disabled()
 
-    def __enter__(self) -> None:
-        self._ctx.__enter__()
+@functools.cache
+def _get_overridable_functions() -> tuple[dict[Any, list[Callable]], dict[Callable, str]]:
+    """``(get_overridable_functions(), index)``, ``index`` mapping every overridable function to its dotted name."""
+    funcs = get_overridable_functions()
+    index: dict[Callable, str] = {}
+    for namespace_funcs in funcs.values():
+        for f in namespace_funcs:
+            name = resolve_name(f)
+            if name is not None:
+                index[f] = name
+    return funcs, index
 
-    def __exit__(self, *exc: Any) -> None:
-        self._ctx.__exit__(*exc)
+
+@functools.cache
+def _get_tensor_methods() -> set[Callable]:
+    """The overridable methods, operators and property accessors of Tensor (one cached set)."""
+    return set(get_overridable_functions()[Tensor])
 
 
-def _get_current_function_mode_stack() -> list:
-    """This thread's active modes, outermost first."""
-    return protocol.mode_stack()
+def get_default_nowrap_functions() -> set[Callable]:
+    """Functions whose results Tensor's default ``__torch_function__`` returns as they are, not as the subclass.
+
+    Field reads such as ``Tensor.grad.__get__``, whose result must keep its
+    identity. This is the set the default handler consults: adding to it changes
+    what that handler wraps.
+    """
+    return _NO_WRAP
 
 
 def _get_current_function_mode() -> Any:
     """This thread's innermost active mode, or None."""
-    stack = protocol.mode_stack()
-    return stack[-1] if stack else None
+    n = _len_torch_function_stack()
+    return _get_function_stack_at(n - 1) if n > 0 else None
+
+
+def _get_current_function_mode_stack() -> list:
+    """This thread's active modes, outermost first."""
+    return [_get_function_stack_at(i) for i in range(_len_torch_function_stack())]
+
+
+def _push_mode(mode: Any) -> None:
+    """Push ``mode`` on this thread's mode stack."""
+    _push_on_torch_function_stack(mode)
+
+
+def _pop_mode() -> Any:
+    """Pop and return this thread's innermost mode (RuntimeError on an empty stack)."""
+    return _pop_torch_function_stack()
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily() -> Iterator[Any]:
+    """Context manager: the innermost mode is off the stack for the block (it is the ``as`` value), then back."""
+    old = _pop_mode()
+    try:
+        yield old
+    finally:
+        _push_mode(old)
+
+
+@contextlib.contextmanager
+def _enable_torch_function() -> Iterator[None]:
+    """Context manager: full ``__torch_function__`` dispatch in the block, even inside a disable context."""
+    with protocol.enabled():
+        yield
+
+
+@contextlib.contextmanager
+def enable_reentrant_dispatch() -> Iterator[None]:
+    """torch's re-entry into ``__torch_dispatch__``: tensorlib has no such level, so it is never inside one.
+
+    Entering raises torch's RuntimeError for use outside ``__torch_dispatch__``.
+    """
+    raise RuntimeError("Accessing torch dispatch state outside of '__torch_dispatch__' is not allowed.")
+    yield  # pragma: no cover
+
+
+def _disable_user_warnings(
+    func: F, regex: str = ".*is deprecated, please use.*", module: str = "tensorlib"
+) -> F:
+    """Wrap ``func`` so that UserWarnings matching ``regex`` raised from ``module`` are ignored while it runs."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning, message=regex, module=module)
+            return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 __all__ = [
@@ -149,6 +233,7 @@ __all__ = [
     "TorchFunctionMode",
     "get_ignored_functions",
     "get_overridable_functions",
+    "enable_reentrant_dispatch",
     "get_testing_overrides",
     "handle_torch_function",
     "has_torch_function",
@@ -156,6 +241,7 @@ __all__ = [
     "has_torch_function_variadic",
     "is_tensor_like",
     "is_tensor_method_or_property",
+    "redispatch_function",
     "resolve_name",
     "wrap_torch_function",
 ]
