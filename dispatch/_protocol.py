@@ -372,10 +372,16 @@ class Protocol:
 
         Only the values of ``relevant`` are candidates, not their elements.
         There is no default implementation to fall back on: if no mode and
-        no handler accepts the call, TypeError is raised.
+        no handler accepts the call, TypeError is raised. While implementers
+        are disabled (inside a subclass's default handler), the mode sees no
+        types and no implementer is called, so a function that dispatches
+        from its own body cannot recurse through the subclass.
         """
         st = self._tls.state
-        types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
+        if st.disabled == ENABLED:
+            types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
+        else:
+            types, objs = [], []
         mode = None
         if st.modes and st.disabled != DISABLED:
             mode, result = self._call_mode(st.modes, public, types, args, kwargs, strict=False)

@@ -483,3 +483,31 @@ def test_subclass_handler_can_disable_for_its_own_calls(api):
     w = api.t().as_subclass(Wrapping)
     assert api.lib.neg(w) == ("wrapped", "Tensor")
     assert w + 1 == ("wrapped", "Tensor")
+
+
+def test_mode_declining_a_subclass_then_a_python_level_function_does_not_recurse(api):
+    # The mode declines calls that involve the subclass, so the subclass's default handler runs the function
+    # with subclasses disabled; the function dispatches again from its own body, and this time the mode must
+    # see no types (not the subclass again, which recursed without end).
+    seen = []
+
+    class Declining(api.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(tuple(t.__name__ for t in types))
+            if any(t is not api.Tensor for t in types):
+                return NotImplemented
+            return func(*args, **(kwargs or {}))
+
+    class S(api.Tensor):
+        pass
+
+    def py_func(x):
+        if api.ov.has_torch_function((x,)):
+            return api.ov.handle_torch_function(py_func, (x,), x)
+        return x + 1
+
+    s = api.t(1.0, 2.0).as_subclass(S)
+    with Declining():
+        out = py_func(s)
+    assert type(out) is S and out.tolist() == [2.0, 3.0]
+    assert seen[:2] == [("S",), ()]
