@@ -113,14 +113,18 @@ class _Local(threading.local):
 class _WrapperSpec:
     """What the slow path needs to know about one generated wrapper."""
 
-    __slots__ = ("public", "impl", "name", "none_kwargs", "operator")
+    __slots__ = ("public", "impl", "name", "none_kwargs", "operator", "prepare")
 
-    def __init__(self, impl: Callable, name: str, none_kwargs: bool = False, operator: bool = False) -> None:
+    def __init__(
+        self, impl: Callable, name: str, none_kwargs: bool = False, operator: bool = False,
+        prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
+    ) -> None:
         self.public: Any = None  # the object handlers receive as ``func``
         self.impl = impl
         self.name = name
         self.none_kwargs = none_kwargs  # handlers get ``kwargs=None`` (not ``{}``) when there are none
         self.operator = operator  # a binary operator: a TypeError on the slow path becomes NotImplemented
+        self.prepare = prepare  # rewrites the call handlers see (and the implementation then gets)
 
 
 class Protocol:
@@ -293,6 +297,8 @@ class Protocol:
         return self._slow_call(spec, args, kwargs)
 
     def _slow_call(self, spec: _WrapperSpec, args: tuple, kwargs: dict | None) -> Any:
+        if spec.prepare is not None:
+            args, kwargs = spec.prepare(args, kwargs or {})
         if not kwargs and spec.none_kwargs:
             kwargs = None
         if self._disabling or self._mode_count:
@@ -575,6 +581,7 @@ class Protocol:
         empty_kwargs: Literal["dict", "none"] | None = None,
         keyword_params: Iterable[str] = (),
         operator: bool = False,
+        prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
@@ -600,13 +607,16 @@ class Protocol:
         as a function written in Python that forwards its parameters by name
         does; ``operator=True`` marks a binary operator, which returns
         ``NotImplemented`` instead of raising TypeError when its slow path
-        fails (so Python tries the reflected operator). :meth:`report_as`
-        changes the ``func`` handlers receive.
+        fails (so Python tries the reflected operator); ``prepare(args,
+        kwargs)`` returns the call as handlers see it (say, a sequence
+        argument as a tuple), and runs only when the fast path is not taken,
+        so it must not change what the implementation computes.
+        :meth:`report_as` changes the ``func`` handlers receive.
         """
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
         none_kwargs = (empty_kwargs or self.empty_kwargs) == "none"
-        spec = _WrapperSpec(impl, name, none_kwargs=none_kwargs, operator=operator)
+        spec = _WrapperSpec(impl, name, none_kwargs=none_kwargs, operator=operator, prepare=prepare)
         defaults: dict = {}
         if modes_only:
             body = (

@@ -85,7 +85,7 @@ def build(module_name: str) -> dict[str, Any]:
         signature = _signature(binding, impl)
         out[binding.name] = protocol.wrap(
             impl, name=binding.name, qualname=binding.name, module=module_name,
-            signature=signature, namespace=module, modes_only=binding.dispatch == "modes",
+            signature=signature, namespace=module, modes_only=binding.dispatch == "modes", prepare=binding.prepare,
             **call_form(module_name, binding.name, signature or inspect.signature(impl)),
         )
     vars(module).update(out)

@@ -56,6 +56,7 @@ class Binding:
     dispatch: Dispatch = "full"
     method_form: bool = False
     inplace_of: Callable | None = None
+    prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None
 
 
 BINDINGS: list[Binding] = []
@@ -92,6 +93,7 @@ def op(
     aliases: Iterable[str] = (),
     name: str | None = None,
     dispatch: Dispatch = "full",
+    prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
 ) -> Callable[[F], F]:
     """Declare an overridable op: where its function and method forms are public.
 
@@ -104,6 +106,8 @@ def op(
     :param name: the public name when it is not the implementation's ``__name__``.
     :param dispatch: ``"full"`` (overridable), or ``"modes"`` for functions with no
         tensor argument to dispatch on (factories), which only active modes see.
+    :param prepare: ``(args, kwargs) -> (args, kwargs)``: the call as handlers see
+        it, where torch normalises arguments before dispatching (see ``protocol.wrap``).
     """
     kinds = _split(variants)
     inplace_kinds = _split(inplace) if inplace else set()
@@ -114,7 +118,7 @@ def op(
         for public_name in names:
             if "function" in kinds:
                 for ns in namespaces:
-                    _add(Binding(ns, public_name, impl, dispatch))
+                    _add(Binding(ns, public_name, impl, dispatch, prepare=prepare))
             if "method" in kinds:
                 _add(Binding(TENSOR, public_name, impl, dispatch, method_form=True))
             if inplace_kinds:

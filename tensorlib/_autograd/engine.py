@@ -155,7 +155,22 @@ def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
-@op(namespace=AUTOGRAD)
+def _tensor_or_sequence(value: Any) -> tuple:
+    """One tensor-like as a 1-tuple, a sequence as a tuple: how torch hands ``outputs``/``inputs`` to handlers."""
+    if isinstance(value, Tensor) or hasattr(type(value), "__torch_function__"):
+        return (value,)
+    return tuple(value)
+
+
+def _prepare_backward(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    return (_tensor_or_sequence(args[0]), *args[1:]), kwargs
+
+
+def _prepare_grad(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    return (_tensor_or_sequence(args[0]), _tensor_or_sequence(args[1]), *args[2:]), kwargs
+
+
+@op(namespace=AUTOGRAD, prepare=_prepare_backward)
 def backward(
     tensors: Any,
     grad_tensors: Any = None,
@@ -211,7 +226,7 @@ def _targets(inputs: Sequence[Any], fname: str) -> tuple[list[tuple[Node, int]],
     return keys, inputs
 
 
-@op(namespace=AUTOGRAD)
+@op(namespace=AUTOGRAD, prepare=_prepare_grad)
 def grad(
     outputs: Any,
     inputs: Any,

@@ -166,3 +166,32 @@ def test_reflected_true_division_is_reported_as_rdiv(api):
     s = api.t().as_subclass(Logged)
     _ = 2 / s
     assert calls[0] is api.Tensor.__rdiv__
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, d, x: lib.autograd.grad(d, x),
+    lambda lib, d, x: lib.autograd.grad([d], [x]),
+    lambda lib, d, x: lib.autograd.grad((x * 2).sum(), d, retain_graph=True),
+    lambda lib, d, x: lib.autograd.backward(d),
+    lambda lib, d, x: lib.autograd.backward([d], grad_tensors=[x]),
+], ids=["grad(duck, t)", "grad([duck], [t])", "grad(t, duck)", "backward(duck)", "backward([duck], grad_tensors)"])
+def test_autograd_entry_points_hand_tuples_and_keywords_to_handlers(api, call):
+    seen = []
+
+    class Duck:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append((func, [tuple(type(v).__name__ for v in a) for a in args[:2]], kwargs))
+            return "handled"
+
+    x = api.lib.ones(2, requires_grad=True)
+    assert call(api.lib, Duck(), x) == "handled"
+    func, args, kwargs = seen[0]
+    if func is api.lib.autograd.grad:
+        assert len(args) == 2 and all(isinstance(a, tuple) for a in args)
+        assert sorted(kwargs) == ["allow_unused", "create_graph", "grad_outputs", "is_grads_batched",
+                                  "materialize_grads", "only_inputs", "retain_graph"]
+    else:
+        assert func is api.lib.autograd.backward
+        assert args[0] == ("Duck",)
+        assert sorted(kwargs) == ["create_graph", "grad_tensors", "inputs", "retain_graph"]
