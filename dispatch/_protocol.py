@@ -370,12 +370,15 @@ class Protocol:
     def handle(self, public: Any, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
         """Dispatch a call of ``public`` to the mode and the implementers among ``relevant`` (``handle_torch_function``).
 
-        Only the values of ``relevant`` are candidates, not their elements.
-        There is no default implementation to fall back on: if no mode and
+        Only the values of ``relevant`` are candidates, not their elements,
+        and none while implementers are disabled. There is no default implementation to fall back on: if no mode and
         no handler accepts the call, TypeError is raised.
         """
         st = self._tls.state
-        types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
+        if st.disabled == ENABLED:
+            types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
+        else:  # implementers are off: a mode sees them as plain values, as in :meth:`dispatch`
+            types, objs = [], []
         mode = None
         if st.modes and st.disabled != DISABLED:
             mode, result = self._call_mode(st.modes, public, types, args, kwargs, strict=False)
