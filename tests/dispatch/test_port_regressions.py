@@ -92,7 +92,7 @@ def test_broadcast_all_accepts_tensor_likes():
 
     assert broadcast_all(Like(), tensorlib.ones(2)) == "handled"
     assert calls == [tensorlib.broadcast_tensors]
-    a, b = broadcast_all(tensorlib.ones(3, dtype=tensorlib.float64), 2)
+    _, b = broadcast_all(tensorlib.ones(3, dtype=tensorlib.float64), 2)
     assert b.dtype == tensorlib.float64 and b.tolist() == [2.0, 2.0, 2.0]
     with pytest.raises(ValueError):
         broadcast_all("x")
