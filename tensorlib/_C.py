@@ -54,13 +54,33 @@ class DisableTorchFunctionSubclass(_StateContext):
         self._ctx = protocol.subclasses_disabled()
 
 
-class _EnableTorchFunction(_StateContext):
-    """Context manager: full ``__torch_function__`` dispatch in this thread, even inside the disable contexts."""
+class _EnableTorchFunction:
+    """Full ``__torch_function__`` dispatch in this thread, even inside the disable contexts.
 
-    __slots__ = ()
+    A guard, as torch's: the state changes when the object is created and is
+    restored when it is deleted or, used in a ``with`` statement, when the block exits.
+    """
+
+    __slots__ = ("_ctx", "_active")
 
     def __init__(self) -> None:
         self._ctx = protocol.enabled()
+        self._ctx.__enter__()
+        self._active = True
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        self._restore()
+
+    def __del__(self) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        if getattr(self, "_active", False):
+            self._active = False
+            self._ctx.__exit__(None, None, None)
 
 
 def _is_torch_function_enabled() -> bool:

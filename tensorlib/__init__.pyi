@@ -561,7 +561,7 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: builtins.bool
     """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: builtins.bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
     """The ``p``-norm over ``dim`` (Frobenius/2-norm of all elements by default)."""
-def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
 def not_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input != other`` as a bool tensor."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import tensorlib as _t
@@ -125,17 +124,3 @@ class Distribution:
             f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}" for p in params
         )
         return f"{type(self).__name__}({shown})"
-
-
-def broadcast_all(*values: Any) -> tuple:
-    """The arguments as tensors of one broadcast shape (numbers take the default float dtype)."""
-    for v in values:
-        if not isinstance(v, (_t.Tensor, numbers.Number)):
-            raise ValueError(
-                "Input arguments must all be instances of numbers.Number or tensorlib.Tensor, not "
-                f"{type(v).__name__}."
-            )
-    tensors = [v for v in values if isinstance(v, _t.Tensor)]
-    dtype = tensors[0].dtype if tensors else _t.get_default_dtype()
-    converted = [v if isinstance(v, _t.Tensor) else _t.tensor(float(v), dtype=dtype) for v in values]
-    return tuple(_t.broadcast_tensors(*converted))

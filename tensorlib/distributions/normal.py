@@ -8,7 +8,8 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution
+from .utils import broadcast_all
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 

@@ -7,7 +7,8 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution
+from .utils import broadcast_all
 
 
 class Uniform(Distribution):

@@ -1,10 +1,12 @@
-"""Conversions between probabilities and logits."""
+"""Conversions between probabilities and logits; broadcasting of parameters."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import tensorlib as _t
+from tensorlib.overrides import is_tensor_like
 
 
 def clamp_probs(probs: Any) -> Any:
@@ -22,3 +24,23 @@ def probs_to_logits(probs: Any, is_binary: bool = False) -> Any:
     """Logits from probabilities (clamped away from 0 and 1): ``log(p) - log1p(-p)``, or ``log(p)``."""
     p = clamp_probs(probs)
     return p.log() - (-p).log1p() if is_binary else p.log()
+
+
+def broadcast_all(*values: Any) -> Any:
+    """The arguments as tensors of one broadcast shape.
+
+    Numbers become tensors of the first Tensor argument's dtype (the default
+    float dtype if there is none). Objects implementing ``__torch_function__``
+    are accepted as tensors: ``broadcast_tensors`` dispatches to them.
+    """
+    for v in values:
+        if not (is_tensor_like(v) or isinstance(v, numbers.Number)):
+            raise ValueError(
+                "Input arguments must all be instances of numbers.Number, tensorlib.Tensor or objects "
+                f"implementing __torch_function__, not {type(v).__name__}."
+            )
+    if all(is_tensor_like(v) for v in values):
+        return _t.broadcast_tensors(*values)
+    dtype = next((v.dtype for v in values if isinstance(v, _t.Tensor)), _t.get_default_dtype())
+    converted = [v if is_tensor_like(v) else _t.tensor(v, dtype=dtype) for v in values]
+    return _t.broadcast_tensors(*converted)

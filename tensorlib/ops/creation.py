@@ -563,7 +563,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
 
 
 @op()
-def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
     rng = _rng(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
