@@ -381,3 +381,17 @@ def test_is_contiguous_parity_on_strides() -> None:
                 assert ours == reference.is_contiguous(memory_format=getattr(torch, name)), (shape, perm, name)
                 checked += 1
     assert checked > 100
+
+
+def test_devices_in_saved_files() -> None:
+    import io
+
+    buf = io.BytesIO()
+    tensorlib.save({"d": tensorlib.device("cuda:1"), "x": tensorlib.zeros(2)}, buf)
+    buf.seek(0)
+    assert tensorlib.load(buf)["d"] == tensorlib.device("cuda", 1)  # weights-only loading allows devices
+    buf.seek(0)
+    assert tensorlib.load(buf, map_location="cpu:0")["x"].tolist() == [0.0, 0.0]
+    buf.seek(0)
+    with pytest.raises(RuntimeError, match="'cuda'"):  # torch raises RuntimeError here too
+        tensorlib.load(buf, map_location="cuda")
