@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import _C, _hooks, _legacy, _methods, _repr, _typeinfo, ops, serialization
+from . import _C, _hooks, _legacy, _methods, _repr, _typeinfo, cuda, ops, serialization
 from ._autograd import anomaly_mode as _anomaly_mode
 from ._autograd import engine as _engine
 from ._autograd import grad_mode as _grad_mode
@@ -38,6 +38,7 @@ from ._registry import bindings as _bindings
 from ._size import Size
 from ._tensor import _NO_WRAP, Tensor, device
 from ._dtype import dtype
+from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .nn import _functional as _nn_functional  # declares cosine_similarity and pairwise_distance here too
 from .ops.creation import default_generator
 
@@ -54,7 +55,7 @@ cdouble = complex128
 strided = "tensorlib.strided"
 __version__ = "0.1.0"
 
-for _cls in (Tensor, Size, dtype, device):
+for _cls in (Tensor, Size, dtype, device, memory_format):
     _cls.__module__ = __name__
 
 # The Tensor class and the autograd engine sit below the ops and the printer: give them what they call.
@@ -70,7 +71,7 @@ _build(__name__)
 # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).
 _install_methods(Tensor, skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"})
 _protocol.add_plain_type(Tensor, primary=True)
-for _t in (Size, dtype, device):
+for _t in (Size, dtype, device, memory_format):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
@@ -84,8 +85,8 @@ __all__ = sorted(
     {b.name for b in _bindings(_TENSORLIB)}
     | set(
         """bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128 half float double short
-        int long cfloat cdouble default_generator autograd distributions linalg nn optim overrides return_types
-        serialization special testing utils""".split()
+        int long cfloat cdouble default_generator autograd cuda distributions linalg nn optim overrides return_types
+        serialization special testing utils contiguous_format preserve_format channels_last channels_last_3d""".split()
     )
 )
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import builtins
 import numpy as np
 from typing import Any, Sequence
-from . import autograd as autograd, distributions as distributions, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
+from . import autograd as autograd, cuda as cuda, distributions as distributions, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
 from ._autograd.grad_mode import enable_grad as enable_grad, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled
 from ._dtype import dtype as dtype
 from ._legacy import tensortype
+from ._memory_format import memory_format as memory_format
 from ._size import Size as Size
 from ._tensor import Tensor as Tensor, device as device
 from ._typeinfo import finfo as finfo, iinfo as iinfo
@@ -182,6 +183,8 @@ def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def ceil_(self: Tensor) -> Tensor:
     """In-place version of :func:`ceil`."""
 cfloat: dtype
+channels_last: memory_format
+channels_last_3d: memory_format
 def chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
@@ -200,8 +203,8 @@ def clip(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None 
     """Limit every element to ``[min, max]`` (either bound may be None, a number or a tensor)."""
 def clip_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """In-place :func:`clamp`."""
-def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    """A copy of ``input`` with its own memory; gradients flow back to ``input``."""
+def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tensor:
+    """A copy of ``input`` with its own (row-major) memory; gradients flow back to ``input``."""
 def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
 def combinations(input: Tensor, r: builtins.int = 2, with_replacement: builtins.bool = False) -> Tensor:
@@ -214,6 +217,7 @@ def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor
     """Join tensors along an existing dim."""
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate (the tensor itself for real dtypes)."""
+contiguous_format: memory_format
 def copysign(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input``'s magnitude with ``other``'s sign."""
 def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -272,9 +276,9 @@ def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 2 after making every tensor at least 3-D."""
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation, built from permutes, reshapes and batched matrix products."""
-def empty(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def empty(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format = ...) -> Tensor:
     """An uninitialised tensor with shape ``size``."""
-def empty_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def empty_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape (and dtype unless given)."""
 def eq(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input == other`` as a bool tensor."""
@@ -344,7 +348,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (changes to one show in the other)."""
 def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from it)."""
-def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
 def gather(input: Tensor, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
     """Values of ``input`` along ``dim`` at the positions in ``index``."""
@@ -352,6 +356,8 @@ def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
 def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
+def get_default_device() -> device:
+    """The device factories use when given none (raises if it cannot hold tensors)."""
 def get_default_dtype() -> dtype:
     """The dtype of floating point tensors created from Python floats (float32 unless changed)."""
 def get_rng_state() -> Tensor:
@@ -569,7 +575,7 @@ def numel(input: Tensor) -> builtins.int:
     """The number of elements of ``input``."""
 def ones(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of ones with shape ``size``."""
-def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Ones with ``input``'s shape (and dtype unless given)."""
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
@@ -583,6 +589,7 @@ def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """``input ** exponent`` elementwise (either may be a scalar)."""
+preserve_format: memory_format
 def prod(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
     """Product of all elements, or along ``dim``."""
 def promote_types(type1: dtype, type2: dtype) -> dtype:
@@ -595,15 +602,15 @@ def rad2deg_(self: Tensor) -> Tensor:
     """In-place version of :func:`rad2deg`."""
 def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """Uniform random numbers in ``[0, 1)`` with shape ``size``."""
-def rand_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def rand_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`rand` with ``input``'s shape and dtype."""
 def randint(low: builtins.int = 0, high: Any = None, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """Random integers in ``[low, high)`` with shape ``size``; ``randint(high, size)`` starts at 0."""
-def randint_like(input: Tensor, low: builtins.int = 0, high: Any = None, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def randint_like(input: Tensor, low: builtins.int = 0, high: Any = None, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`randint` with ``input``'s shape and dtype."""
 def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """Standard normal random numbers with shape ``size``."""
-def randn_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def randn_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`randn` with ``input``'s shape and dtype."""
 def randperm(n: builtins.int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
@@ -659,6 +666,8 @@ def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
 def select_scatter(input: Tensor, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
+def set_default_device(device: device | str | builtins.int | None) -> None:
+    """Make ``device`` the default of factories (``None`` restores the CPU); only the CPU can hold tensors."""
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating point dtype (float32 or float64, as torch allows)."""
 def set_printoptions(precision: builtins.int | None = None, threshold: builtins.float | None = None, edgeitems: builtins.int | None = None, linewidth: builtins.int | None = None, profile: str | None = None, sci_mode: builtins.bool | None = None) -> None:
@@ -793,5 +802,5 @@ def xlogy_(self: Tensor, other: Any) -> Tensor:
     """In-place version of :func:`xlogy`."""
 def zeros(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of zeros with shape ``size``."""
-def zeros_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: Any = None) -> Tensor:
+def zeros_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Zeros with ``input``'s shape (and dtype unless given)."""

@@ -14,7 +14,7 @@ import numpy as np
 from . import _dtype
 from ._registry import public
 from ._size import Size
-from ._tensor import _LEGACY_NAMES, Tensor, _wrap, device as _device
+from ._tensor import _LEGACY_NAMES, Tensor, _wrap, check_device
 from .ops.creation import array_from_data, parse_size
 
 
@@ -30,9 +30,7 @@ class tensortype(type):
         return f"<class 'tensorlib.{cls.__name__}'>"
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        device = kwargs.pop("device", None)
-        if device is not None:
-            _device(device)
+        check_device(kwargs.pop("device", None))
         if kwargs:
             raise TypeError(
                 f"new() received an invalid combination of arguments - got unexpected keyword argument(s) "

@@ -15,7 +15,8 @@ from . import _dtype
 from ._autograd.graph import rename_grad_fn
 from ._registry import op
 from ._size import Size
-from ._tensor import Tensor, bump_version, device as _device
+from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
+from ._tensor import _CPU, Tensor, bump_version, check_device, device as _device
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
 from .ops._util import GRAD, check_inplace, record, writable
@@ -52,7 +53,8 @@ def where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
 
 
 def _cast(target: Any, name: str) -> Callable:
-    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
+    def cast(self: Tensor, memory_format: _MemoryFormat = preserve_format) -> Tensor:
+        check_rank(check_memory_format(memory_format, name), self._data.ndim)
         return to_dtype(self, target)
 
     cast.__name__ = cast.__qualname__ = name
@@ -74,7 +76,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = kwargs.pop("copy", False)
     device = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = check_memory_format(kwargs.pop("memory_format", None), "to")
+    check_rank(fmt, self._data.ndim)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
     for a in args:
@@ -82,14 +85,14 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, (str, type(self.device))):
+        elif isinstance(a, (str, _device)) or (isinstance(a, int) and not isinstance(a, bool) and device is None):
             device = a
         elif isinstance(a, bool):
             continue
         else:
             raise TypeError(f"to() received an invalid combination of arguments: got {type(a).__name__}")
     if device is not None:
-        _device(device)
+        check_device(device)
     if dtype is None:
         return clone(self) if copy else self
     return to_dtype(self, dtype, copy=copy)
@@ -104,31 +107,36 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 @op(variants="method")
 def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor from ``data`` with this tensor's dtype by default."""
-    return tensor(data, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
+                       requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype by default."""
-    return zeros(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
+                       requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones of ``size`` with this tensor's dtype by default."""
-    return ones(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return ones(*size, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
+                      requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor of ``size`` with this tensor's dtype by default."""
-    return empty(*size, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return empty(*size, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
+                       requires_grad=requires_grad)
 
 
 @op(variants="method")
 def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``fill_value`` of ``size`` with this tensor's dtype by default."""
-    return full(size, fill_value, dtype=dtype if dtype is not None else self.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
+                                 requires_grad=requires_grad)
 
 
 @op(variants="method")
@@ -269,7 +277,7 @@ for _name, _title, _alias in (("eq", "Eq", None), ("ne", "Ne", "not_equal"), ("l
 @op(variants="method")
 def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Legacy constructor with this tensor's dtype: ``t.new(2, 3)`` (uninitialised), ``t.new([1, 2])`` (data)."""
-    kwargs.pop("device", None)
+    check_device(kwargs.pop("device", None) or _CPU)
     if kwargs:
         raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
     dtype = self.dtype

@@ -21,6 +21,8 @@ from . import _dtype
 from ._autograd.grad_mode import STATE as _GRAD
 from ._dtype import FROM_NP, dtype as _DType
 from ._hooks import hooks
+from . import _memory_format as _mf
+from ._memory_format import memory_format as _MemoryFormat
 from ._protocol import protocol
 from ._registry import public
 from ._size import Size
@@ -335,7 +337,13 @@ class Tensor(_RegisteredMethods):
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0]
 
-    def is_contiguous(self, memory_format: Any = None) -> bool:
+    def is_contiguous(self, *, memory_format: _MemoryFormat = _mf.contiguous_format) -> bool:
+        """Whether the reported strides are dense in ``memory_format``'s order (row-major by default)."""
+        fmt = _mf.check_memory_format(memory_format, "is_contiguous", allow_none=False)
+        if fmt is _mf.channels_last or fmt is _mf.channels_last_3d:
+            a = self._data
+            item = a.itemsize
+            return _mf.is_channels_last(fmt, a.shape, [s // item for s in a.strides])
         return self._data.flags.c_contiguous
 
     def is_floating_point(self) -> bool:
@@ -474,11 +482,16 @@ class Tensor(_RegisteredMethods):
             raise TypeError(f"type(): invalid type {dtype!r}")
         return hooks.to_dtype(self, target)
 
-    def cpu(self, memory_format: Any = None) -> "Tensor":
+    def cpu(self, memory_format: _MemoryFormat = _mf.preserve_format) -> "Tensor":
+        """This tensor (it is on the CPU already); the data stays row-major whatever the format."""
+        _mf.check_rank(_mf.check_memory_format(memory_format, "cpu"), self._data.ndim)
         return self
 
     def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> "Tensor":
-        raise RuntimeError("tensorlib is a CPU-only library: CUDA is not available")
+        """Always raises: tensorlib has no CUDA (``AssertionError``, as torch built without CUDA)."""
+        if isinstance(device, int) and not isinstance(device, bool):
+            raise _no_accelerator()
+        raise cuda_not_available()
 
     def __len__(self) -> int:
         shape = self._data.shape
@@ -564,45 +577,156 @@ class Tensor(_RegisteredMethods):
         return m
 
 
+# torch's device type names: a device of any of these can be described; only 'cpu' holds tensors here
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+    "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)
+
+
+def _parse_index(text: str, whole: str) -> int:
+    """The index of a device string (``'cuda:1'``): plain decimal digits, no sign or leading zero."""
+    if not text or not text.isascii() or not text.isdigit() or (len(text) > 1 and text[0] == "0"):
+        raise RuntimeError(f"Invalid device string: '{whole}'")
+    value = int(text)
+    if value > 0x7FFF_FFFF:
+        raise RuntimeError(f"Could not parse device index '{text}' in device string '{whole}'")
+    return value
+
+
+def _no_accelerator() -> RuntimeError:
+    return RuntimeError("Cannot access accelerator device when none is available.")
+
+
 @public()
 class device:
-    """A device description; only ``'cpu'`` exists in this library."""
+    """A device description (``'cpu'``, ``'cuda:1'``, ...); tensors exist on the CPU only."""
 
-    __slots__ = ("type", "index")
-    type: str
-    index: int | None
+    __slots__ = ("_type", "_index")
+    _type: str
+    _index: int | None
 
-    def __init__(self, type: "str | device" = "cpu", index: int | None = None) -> None:  # noqa: A002
+    def __init__(self, type: "str | int | device" = "cpu", index: int | None = None) -> None:  # noqa: A002
         if isinstance(type, device):
-            index = type.index
-            type = type.type
-        if not isinstance(type, str):
+            kind, idx = type._type, type._index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            raise RuntimeError("Device index must not be negative") if type < 0 else _no_accelerator()
+        elif isinstance(type, str):
+            kind, sep, rest = type.partition(":")
+            if kind not in _DEVICE_TYPES:
+                if not type:
+                    raise RuntimeError("Device string must not be empty")
+                if kind.strip() in _DEVICE_TYPES and kind.strip() != kind:
+                    raise RuntimeError(f"Invalid device string: '{type}'")
+                raise RuntimeError(
+                    f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {type}"
+                )
+            idx = _parse_index(rest, type) if sep else None
+            if index is not None:
+                if isinstance(index, bool) or not isinstance(index, int):
+                    raise TypeError(
+                        f"device(): argument 'index' (position 2) must be int, not {index.__class__.__name__}"
+                    )
+                if idx is not None:
+                    raise RuntimeError(
+                        f"type (string) must not include an index because index was passed explicitly: {type}"
+                    )
+                if index < 0:
+                    raise RuntimeError("Device index must not be negative")
+                idx = index
+        else:
             raise TypeError(f"device(): argument 'type' must be str, not {type.__class__.__name__}")
-        kind, _, idx = type.partition(":")
-        if kind != "cpu":
-            raise RuntimeError(f"tensorlib only supports the 'cpu' device, got '{type}'")
-        self.type = "cpu"
-        self.index = int(idx) if idx else index
+        object.__setattr__(self, "_type", kind)
+        object.__setattr__(self, "_index", idx)
+
+    @property
+    def type(self) -> str:
+        """The device type: ``'cpu'``, ``'cuda'``, ..."""
+        return self._type
+
+    @property
+    def index(self) -> int | None:
+        """The device index, or ``None`` when unspecified."""
+        return self._index
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"attribute '{name}' of 'tensorlib.device' objects is not writable")
 
     def __repr__(self) -> str:
-        return "device(type='cpu')" if self.index is None else f"device(type='cpu', index={self.index})"
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
 
     def __str__(self) -> str:
-        return "cpu" if self.index is None else f"cpu:{self.index}"
+        return self._type if self._index is None else f"{self._type}:{self._index}"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except (RuntimeError, ValueError):
-                return False
-        return isinstance(other, device) and other.type == self.type
+        return isinstance(other, device) and other._type == self._type and other._index == self._index
 
     def __hash__(self) -> int:
-        return hash(self.type)
+        return hash((self._type, self._index))
+
+    def __reduce__(self) -> tuple:
+        return (device, (self._type,) if self._index is None else (self._type, self._index))
+
+    def __enter__(self) -> "device":
+        """``with device('cpu'):`` makes it the default device for the block."""
+        prev = _DEFAULT.device
+        _DEFAULT.stack.append(prev)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _DEFAULT.device = _DEFAULT.stack.pop()
 
 
 _CPU = device("cpu")
+_device_cls = device
+
+
+class _DefaultDevice:
+    """The device factories use when given none (``set_default_device``)."""
+
+    __slots__ = ("device", "stack")
+
+    def __init__(self) -> None:
+        self.device: device = _CPU
+        self.stack: list[device] = []
+
+
+_DEFAULT = _DefaultDevice()
+
+
+def cuda_not_available() -> AssertionError:
+    """The error of every CUDA request: torch raises an AssertionError too when built without CUDA."""
+    return AssertionError("tensorlib not compiled with CUDA enabled")
+
+
+def check_device(value: Any) -> device:
+    """``value`` (``None`` for the default device) as a device tensors can live on, which is the CPU.
+
+    CUDA raises ``AssertionError`` as torch built without CUDA does; the other known types raise
+    ``NotImplementedError``; malformed devices raise as :class:`device` does.
+    """
+    d = _DEFAULT.device if value is None else value if isinstance(value, device) else device(value)
+    if d._type == "cpu":
+        return _CPU
+    if d._type == "cuda":
+        raise cuda_not_available()
+    raise NotImplementedError(f"tensorlib has no '{d._type}' backend: tensors live on the CPU only")
+
+
+@public()
+def set_default_device(device: "device | str | int | None") -> None:
+    """Make ``device`` the default of factories (``None`` restores the CPU); only the CPU can hold tensors."""
+    _DEFAULT.device = _CPU if device is None else _device_cls(device)
+
+
+@public()
+def get_default_device() -> device:
+    """The device factories use when given none (raises if it cannot hold tensors)."""
+    check_device(None)
+    return _DEFAULT.device
 
 
 _SIZES: dict[tuple, Size] = {}
@@ -789,9 +913,7 @@ def _dtype_from_type_string(name: str) -> _DType:
 
 def _legacy_construct(args: tuple, kwargs: dict) -> np.ndarray:
     """The legacy ``Tensor(...)`` forms: sizes give uninitialised data, a sequence gives values."""
-    device_arg = kwargs.pop("device", None)
-    if device_arg is not None:
-        device(device_arg)
+    check_device(kwargs.pop("device", None))
     if kwargs:
         raise TypeError(f"Tensor(): got unexpected keyword argument(s) {', '.join(sorted(kwargs))}")
     np_float = _dtype.DEFAULT.np_float

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 from typing import Any, Callable, Sequence
+from ._memory_format import memory_format
 from ._tensor import Tensor
 from .ops.creation import Generator
 
@@ -273,21 +274,21 @@ class TensorMethods:
         """In-place version of :func:`bitwise_xor`."""
     def bmm(self, mat2: Tensor) -> Tensor:
         """Batched matrix product of two 3-D tensors with the same batch size."""
-    def bool(self, memory_format: Any = None) -> Tensor:
+    def bool(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.bool (itself if it already is)."""
     def broadcast_to(self, size: Any) -> Tensor:
         """:func:`expand` to ``size``."""
-    def byte(self, memory_format: Any = None) -> Tensor:
+    def byte(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.uint8 (itself if it already is)."""
-    def cdouble(self, memory_format: Any = None) -> Tensor:
+    def cdouble(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.complex128 (itself if it already is)."""
     def ceil(self) -> Tensor:
         """Elementwise ceiling."""
     def ceil_(self) -> Tensor:
         """In-place version of :func:`ceil`."""
-    def cfloat(self, memory_format: Any = None) -> Tensor:
+    def cfloat(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.complex64 (itself if it already is)."""
-    def char(self, memory_format: Any = None) -> Tensor:
+    def char(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.int8 (itself if it already is)."""
     def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
         """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
@@ -307,12 +308,12 @@ class TensorMethods:
         """Limit every element to ``[min, max]`` (either bound may be None, a number or a tensor)."""
     def clip_(self, min: Any = None, max: Any = None) -> Tensor:
         """In-place :func:`clamp`."""
-    def clone(self, *, memory_format: Any = None) -> Tensor:
-        """A copy of ``input`` with its own memory; gradients flow back to ``input``."""
+    def clone(self, *, memory_format: memory_format | None = None) -> Tensor:
+        """A copy of ``input`` with its own (row-major) memory; gradients flow back to ``input``."""
     def conj(self) -> Tensor:
         """Complex conjugate (the tensor itself for real dtypes)."""
-    def contiguous(self, memory_format: Any = None) -> Tensor:
-        """``input`` if its memory is C-contiguous, else a contiguous copy."""
+    def contiguous(self, memory_format: memory_format = ...) -> Tensor:
+        """``input`` if it is C-contiguous (or already dense in ``memory_format``), else a row-major copy."""
     def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
         """Copy ``src`` (broadcast, cast to this dtype) into this tensor in place."""
     def copysign(self, other: Any) -> Tensor:
@@ -373,7 +374,7 @@ class TensorMethods:
         """In-place ``self /= other``."""
     def dot(self, tensor: Tensor) -> Tensor:
         """Inner product of two 1-D tensors."""
-    def double(self, memory_format: Any = None) -> Tensor:
+    def double(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.float64 (itself if it already is)."""
     def dsplit(self, indices_or_sections: Any) -> tuple[Any, ...]:
         """Split along dim 2 into equal sections or at indices."""
@@ -429,7 +430,7 @@ class TensorMethods:
         """Reverse dim 1 (left to right)."""
     def flipud(self) -> Tensor:
         """Reverse dim 0 (up to down)."""
-    def float(self, memory_format: Any = None) -> Tensor:
+    def float(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.float32 (itself if it already is)."""
     def float_power(self, exponent: Any) -> Tensor:
         """``input ** exponent`` computed in double precision (complex128 if either is complex)."""
@@ -475,7 +476,7 @@ class TensorMethods:
         """Elementwise ``input > other`` as a bool tensor."""
     def gt_(self, other: Any) -> Tensor:
         """In-place :func:`gt`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
-    def half(self, memory_format: Any = None) -> Tensor:
+    def half(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.float16 (itself if it already is)."""
     def heaviside(self, values: Tensor) -> Tensor:
         """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (not differentiable)."""
@@ -511,7 +512,7 @@ class TensorMethods:
         """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
     def inner(self, other: Tensor) -> Tensor:
         """Sum of products over the last dims."""
-    def int(self, memory_format: Any = None) -> Tensor:
+    def int(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.int32 (itself if it already is)."""
     def inverse(self) -> Tensor:
         """The inverse of square matrices (batched); ``linalg.inv`` by torch's older name."""
@@ -599,7 +600,7 @@ class TensorMethods:
         """In-place :func:`logit`."""
     def logsumexp(self, dim: Any, keepdim: builtins.bool = False) -> Tensor:
         """``log(sum(exp(input), dim))`` computed without overflow."""
-    def long(self, memory_format: Any = None) -> Tensor:
+    def long(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.int64 (itself if it already is)."""
     def lt(self, other: Any) -> Tensor:
         """Elementwise ``input < other`` as a bool tensor."""
@@ -777,7 +778,7 @@ class TensorMethods:
         """Sign for real tensors; ``x / |x|`` for complex ones."""
     def sgn_(self) -> Tensor:
         """In-place version of :func:`sgn`."""
-    def short(self, memory_format: Any = None) -> Tensor:
+    def short(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.int16 (itself if it already is)."""
     def sigmoid(self) -> Tensor:
         """Elementwise logistic function 1 / (1 + e ** -x)."""

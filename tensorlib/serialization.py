@@ -153,7 +153,11 @@ def _check_map_location(map_location: Any) -> None:
     if map_location is None or callable(map_location) or isinstance(map_location, dict):
         return
 
-    device(map_location)
+    kind = device(map_location).type
+    if kind != "cpu":
+        raise RuntimeError(
+            f"cannot load onto the {kind!r} device: tensorlib is CPU-only (pass map_location='cpu' or leave it out)"
+        )
 
 
 from . import _dtype

@@ -11,6 +11,7 @@ from .. import _dtype
 from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node
 from .._dtype import FROM_NP
+from .._memory_format import check_memory_format, check_rank, memory_format
 from .._registry import op
 from .._tensor import Tensor, _make_view
 from ._util import GRAD, Meta, record, result_dtype, tensor_arg, wrap
@@ -60,9 +61,11 @@ class CloneBackward0(Node):
 
 
 @op(variants="function method")
-def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    """A copy of ``input`` with its own memory; gradients flow back to ``input``."""
+def clone(input: Tensor, *, memory_format: memory_format | None = None) -> Tensor:
+    """A copy of ``input`` with its own (row-major) memory; gradients flow back to ``input``."""
     x = tensor_arg(input, "clone")
+    if memory_format is not None:
+        check_rank(check_memory_format(memory_format, "clone"), x._data.ndim)
     r = x._data.copy()
     if x._requires_grad and GRAD.enabled:
         res, _ = record(CloneBackward0, r, (x,))

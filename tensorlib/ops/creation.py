@@ -12,7 +12,8 @@ from .. import _dtype
 from .._dtype import FROM_NP, dtype as DType
 from .._registry import op, public
 from .._size import Size
-from .._tensor import Tensor, _wrap, bump_version, device as _device
+from .._memory_format import check_memory_format, check_rank, contiguous_format, memory_format, preserve_format
+from .._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device
 from ._util import check_inplace, not_implemented, tensor_arg, writable, write_out
 from .conversion import to_dtype
 
@@ -26,7 +27,8 @@ _pybool = type(True)
 class Generator:
     """A source of random numbers (a seeded NumPy ``PCG64`` stream)."""
     def __init__(self, device: Any = "cpu") -> None:
-        _device(device)
+        if _device(device).type != "cpu":
+            raise RuntimeError(f"tensorlib has no {_device(device).type} generator: only the CPU exists")
         self._initial_seed = 67280421310721
         self._rng = np.random.Generator(np.random.PCG64(self._initial_seed))
 
@@ -224,8 +226,7 @@ def _tensors_to_arrays(data: Any) -> Any:
 
 
 def _finish(a: np.ndarray, requires_grad: bool, device: Any = None) -> Tensor:
-    if device is not None:
-        _device(device)
+    check_device(device)  # None: the default device, which must be the CPU
     t = _wrap(a)
     if requires_grad:
         if a.dtype.kind not in "fc":
@@ -245,8 +246,8 @@ def tensor(data: Any, *, dtype: DType | None = None, device: Any = None, require
 def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory with tensors and NumPy arrays when the dtype allows."""
     _dtype_arg(dtype, "as_tensor")
-    if device is not None:
-        _device(device)
+    if device is not None or not isinstance(data, (Tensor, np.ndarray)):
+        check_device(device)
     if isinstance(data, Tensor):
         if dtype is None or data._data.dtype == dtype.np:
             return data
@@ -351,10 +352,15 @@ def ones(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layo
 
 
 @op(dispatch="modes")
-def empty(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def empty(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format = contiguous_format) -> Tensor:
     """An uninitialised tensor with shape ``size``."""
     _dtype_arg(dtype, "empty")
-    return _out_or(out, _finish(np.empty(parse_size(size, "empty"), dtype=_np_dtype(dtype)), requires_grad, device), "empty")
+    fmt = check_memory_format(memory_format, "empty")
+    if fmt is preserve_format and memory_format is not None:
+        raise RuntimeError("unsupported memory format Preserve")
+    shape = parse_size(size, "empty")
+    check_rank(fmt, len(shape))
+    return _out_or(out, _finish(np.empty(shape, dtype=_np_dtype(dtype)), requires_grad, device), "empty")
 
 
 def _fill_dtype(fill_value: Any) -> np.dtype:
@@ -372,38 +378,39 @@ def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: DType 
     return _out_or(out, _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, device), "full")
 
 
-def _like(input: Tensor, dtype: DType | None, fname: str) -> tuple[tuple, np.dtype]:
+def _like(input: Tensor, dtype: DType | None, fname: str, fmt: Any = None) -> tuple[tuple, np.dtype]:
     x = tensor_arg(input, fname)
     _dtype_arg(dtype, fname)
+    check_rank(check_memory_format(fmt, fname), x._data.ndim)
     return x._data.shape, (dtype.np if dtype is not None else x._data.dtype)
 
 
 @op()
-def zeros_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def zeros_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Zeros with ``input``'s shape (and dtype unless given)."""
-    shape, npdt = _like(input, dtype, "zeros_like")
-    return _finish(np.zeros(shape, dtype=npdt), requires_grad, device)
+    shape, npdt = _like(input, dtype, "zeros_like", memory_format)
+    return _finish(np.zeros(shape, dtype=npdt), requires_grad, _CPU if device is None else device)
 
 
 @op()
-def ones_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def ones_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Ones with ``input``'s shape (and dtype unless given)."""
-    shape, npdt = _like(input, dtype, "ones_like")
-    return _finish(np.ones(shape, dtype=npdt), requires_grad, device)
+    shape, npdt = _like(input, dtype, "ones_like", memory_format)
+    return _finish(np.ones(shape, dtype=npdt), requires_grad, _CPU if device is None else device)
 
 
 @op()
-def empty_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def empty_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape (and dtype unless given)."""
-    shape, npdt = _like(input, dtype, "empty_like")
-    return _finish(np.empty(shape, dtype=npdt), requires_grad, device)
+    shape, npdt = _like(input, dtype, "empty_like", memory_format)
+    return _finish(np.empty(shape, dtype=npdt), requires_grad, _CPU if device is None else device)
 
 
 @op()
-def full_like(input: Tensor, fill_value: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def full_like(input: Tensor, fill_value: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
-    shape, npdt = _like(input, dtype, "full_like")
-    return _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, device)
+    shape, npdt = _like(input, dtype, "full_like", memory_format)
+    return _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, _CPU if device is None else device)
 
 
 @op(dispatch="modes")
@@ -513,17 +520,17 @@ def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = N
 
 
 @op()
-def rand_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def rand_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`rand` with ``input``'s shape and dtype."""
-    shape, npdt = _like(input, dtype, "rand_like")
-    return _finish(_sample(_rng(None), "uniform", shape, npdt), requires_grad, device)
+    shape, npdt = _like(input, dtype, "rand_like", memory_format)
+    return _finish(_sample(_rng(None), "uniform", shape, npdt), requires_grad, _CPU if device is None else device)
 
 
 @op()
-def randn_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def randn_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`randn` with ``input``'s shape and dtype."""
-    shape, npdt = _like(input, dtype, "randn_like")
-    return _finish(_sample(_rng(None), "normal", shape, npdt), requires_grad, device)
+    shape, npdt = _like(input, dtype, "randn_like", memory_format)
+    return _finish(_sample(_rng(None), "normal", shape, npdt), requires_grad, _CPU if device is None else device)
 
 
 @op(dispatch="modes")
@@ -545,12 +552,12 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
 
 
 @op()
-def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`randint` with ``input``'s shape and dtype."""
     if high is None:
         low, high = 0, low
-    shape, npdt = _like(input, dtype, "randint_like")
-    return _finish(_rng(None).integers(low, high, size=shape).astype(npdt), requires_grad, device)
+    shape, npdt = _like(input, dtype, "randint_like", memory_format)
+    return _finish(_rng(None).integers(low, high, size=shape).astype(npdt), requires_grad, _CPU if device is None else device)
 
 
 @op(dispatch="modes")
@@ -702,8 +709,7 @@ def _triangle_indices(row: int, col: int, offset: int, dtype: Any, upper: bool, 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the lower triangle (on and below diagonal ``offset``) of a row x col matrix."""
-    if device is not None:
-        _device(device)
+    check_device(device)
     return _triangle_indices(row, col, offset, dtype, False, "tril_indices")
 
 
@@ -711,6 +717,5 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = N
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the upper triangle (on and above diagonal ``offset``) of a row x col matrix."""
-    if device is not None:
-        _device(device)
+    check_device(device)
     return _triangle_indices(row, col, offset, dtype, True, "triu_indices")

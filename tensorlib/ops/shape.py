@@ -16,6 +16,7 @@ from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node, rename_grad_fn
 from .._autograd.views import put_region, region_index
 from .._dtype import dtype as DType
+from .._memory_format import channels_last, channels_last_3d, check_memory_format, check_rank, contiguous_format, is_channels_last, memory_format, preserve_format
 from .._registry import op
 from .._size import Size
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
@@ -440,10 +441,19 @@ def alias(input: Tensor, cls: type = Tensor) -> Tensor:
 
 
 @op(variants="method")
-def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    """``input`` if its memory is C-contiguous, else a contiguous copy."""
+def contiguous(input: Tensor, memory_format: memory_format = contiguous_format) -> Tensor:
+    """``input`` if it is C-contiguous (or already dense in ``memory_format``), else a row-major copy."""
     x = tensor_arg(input, "contiguous")
-    if x._data.flags.c_contiguous:
+    fmt = check_memory_format(memory_format, "contiguous", allow_none=False)
+    a = x._data
+    check_rank(fmt, a.ndim)
+    if a.flags.c_contiguous:
+        return x
+    if fmt is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if (fmt is channels_last or fmt is channels_last_3d) and is_channels_last(
+        fmt, a.shape, [s // a.itemsize for s in a.strides]
+    ):
         return x
 
     return clone(x)

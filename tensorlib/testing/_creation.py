@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtype
 from .._registry import TESTING, public
-from .._tensor import Tensor, device as _device
+from .._tensor import Tensor, check_device, device as _device
 from .._typeinfo import finfo, iinfo
 from ..ops.creation import empty, from_numpy, randint
 
@@ -86,7 +86,7 @@ def make_tensor(
         )
     if requires_grad and dtype in _BOOL_OR_INTEGRAL:
         raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got {dtype=}")
-    _device(device)  # only the CPU exists: anything else raises as tensorlib.device does
+    check_device(device)  # only the CPU exists: anything else raises as tensorlib.device does
     noncontiguous = noncontiguous and math.prod(dims) > 1
     if noncontiguous:
         # twice as many columns, every other one kept below (offset by one to catch offset bugs)
