@@ -373,7 +373,7 @@ class Protocol:
             return impl(*args, **(kwargs or {}))
         return self._call_handlers(public, types, objs, args, kwargs, mode)
 
-    def handle(self, public: Any, relevant: Iterable[Any], args: tuple, kwargs: dict) -> Any:
+    def handle(self, public: Any, relevant: Iterable[Any], args: tuple, kwargs: dict | None) -> Any:
         """Dispatch a call of ``public`` to the mode and the implementers among ``relevant`` (``handle_torch_function``).
 
         Only the values of ``relevant`` are candidates, not their elements.

@@ -598,6 +598,9 @@ def _no_accelerator() -> RuntimeError:
     return RuntimeError("Cannot access accelerator device when none is available.")
 
 
+_MISSING: Any = object()
+
+
 @public()
 class device:
     """A device description (``'cpu'``, ``'cuda:1'``, ...); tensors exist on the CPU only."""
@@ -606,8 +609,29 @@ class device:
     _type: str
     _index: int | None
 
-    def __init__(self, type: "str | int | device" = "cpu", index: int | None = None) -> None:  # noqa: A002
-        if isinstance(type, device):
+    def __new__(cls, *args: Any, **kwargs: Any) -> "device":
+        # torch routes device construction through TorchFunctionMode (modes may rewrite the arguments)
+        if protocol.modes_enabled():
+            result: device = protocol.handle(device, (), args, kwargs or None)
+            return result
+        return cls._from(*args, **kwargs)
+
+    @classmethod
+    def _from(
+        cls, type: Any = _MISSING, index: int | None = None, *, device: Any = _MISSING,  # noqa: A002
+    ) -> "device":
+        if device is not _MISSING:
+            if type is not _MISSING:
+                raise TypeError("device(): got both 'type' and 'device'")
+            type = device
+        if type is _MISSING:
+            raise TypeError("device() missing required argument 'type' (pos 1)")
+        self = object.__new__(cls)
+        self._init(type, index)
+        return self
+
+    def _init(self, type: "str | int | device", index: int | None) -> None:  # noqa: A002
+        if isinstance(type, _device_cls):
             kind, idx = type._type, type._index
         elif isinstance(type, int) and not isinstance(type, bool):
             raise RuntimeError("Device index must not be negative") if type < 0 else _no_accelerator()
@@ -680,8 +704,8 @@ class device:
         _DEFAULT.device = _DEFAULT.stack.pop()
 
 
+_device_cls = device  # the class, under a name device()'s parameters do not shadow
 _CPU = device("cpu")
-_device_cls = device
 
 
 class _DefaultDevice:

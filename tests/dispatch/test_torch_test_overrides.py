@@ -41,7 +41,6 @@ Expected failures (strict xfail; each names the gap in tensorlib):
 | TestGradCheckOverride.test_gradcheck | tensorlib.autograd.gradcheck accepts only Tensor instances (isinstance checks), not tensor-likes implementing __torch_function__; the attributes and calls it uses are not torch's |
 | TestRNN.test_rnn | nn.RNN.forward requires a Tensor input (TypeError for tensor-likes); torch's RNN passes them through to the overridable _VF.rnn_tanh |
 | TestTorchFunctionWarning.test_warn_on_invalid_torch_function | dispatch does not warn when __torch_function__ is a plain method (torch: DeprecationWarning from handle_torch_function, UserWarning from builtins) |
-| TestTorchFunctionMode.test_custom_device_type | tensorlib.device(...) is not seen by TorchFunctionMode (torch routes device construction through modes), and device types other than 'cpu' cannot be constructed |
 """
 
 # ruff: noqa
@@ -1658,7 +1657,6 @@ class TestTorchFunctionMode(TestCase):
         s.add(a)
         s.add(DiagTensor(d))
 
-    @xfail("tensorlib.device(...) is not seen by TorchFunctionMode (torch routes device construction through modes), and device types other than 'cpu' cannot be constructed")
     def test_custom_device_type(self):
         class CustomDeviceContext(TorchFunctionMode):
 
