@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 import types
 from typing import Any, Callable, Iterable, Literal, TypeVar
 
@@ -142,6 +143,10 @@ class Protocol:
         here so that its plain instances take the fast path.
     :param mode_class_name: the ``__name__`` of :attr:`Mode`, this protocol's
         mode base class.
+    :param plain_method_warning: warn when an implementer's handler is a
+        plain method rather than a classmethod, as torch does for
+        ``__torch_function__`` (``UserWarning`` from wrappers whose empty
+        kwargs are ``None``, ``DeprecationWarning`` from the others and :meth:`handle`).
     :param empty_kwargs: what handlers receive as ``kwargs`` when a wrapped
         function was called without keyword arguments: ``"dict"`` (``{}``) or
         ``"none"`` (``None``, as torch's builtin functions pass it). A wrapper
@@ -150,7 +155,7 @@ class Protocol:
 
     def __init__(
         self, method: str, *, plain_types: Iterable[type] = (), mode_class_name: str = "Mode",
-        empty_kwargs: Literal["dict", "none"] = "dict",
+        empty_kwargs: Literal["dict", "none"] = "dict", plain_method_warning: bool = False,
     ) -> None:
         if not method.isidentifier():
             raise ValueError(f"protocol method name must be an identifier, got {method!r}")
@@ -158,6 +163,8 @@ class Protocol:
             raise ValueError(f"empty_kwargs must be 'dict' or 'none', got {empty_kwargs!r}")
         self.method = method
         self.empty_kwargs = empty_kwargs
+        self.plain_method_warning = plain_method_warning
+        self._plain_method_types: set[type] = set()  # implementers whose handler is a plain method (see _warn)
         self._specs: dict[Callable, _WrapperSpec] = {}  # wrapper -> its spec (see report_as)
         # Types known not to take part. Containers are never added (their
         # elements must be looked at); a type added here stays plain.
@@ -223,6 +230,8 @@ class Protocol:
             and getattr(handler, "__func__", handler) is not disabled_handler
         ):
             self._implementers.add(tp)
+            if self.plain_method_warning and isinstance(inspect.getattr_static(tp, self.method, None), types.FunctionType):
+                self._plain_method_types.add(tp)
             return True
         if not issubclass(tp, SEQUENCE_TYPES):
             self._plain.add(tp)
@@ -320,6 +329,8 @@ class Protocol:
                 break
             else:
                 if found is not None:
+                    if self._plain_method_types and type(found) in self._plain_method_types:
+                        self._warn_plain_method(spec.public)
                     result = getattr(found, self.method)(spec.public, (type(found),), args, kwargs)
                     if result is NotImplemented:
                         self._raise_unhandled(spec.public, [type(found)], None)
@@ -331,6 +342,8 @@ class Protocol:
         if not objs:
             return spec.impl(*args, **(kwargs or {}))
         if len(objs) == 1:  # the usual case, without the generic loop
+            if self._plain_method_types and types[0] in self._plain_method_types:
+                self._warn_plain_method(spec.public)
             result = getattr(objs[0], self.method)(spec.public, (types[0],), args, kwargs)
             if result is NotImplemented:
                 self._raise_unhandled(spec.public, types, None)
@@ -393,7 +406,7 @@ class Protocol:
             mode, result = self._call_mode(st.modes, public, types, args, kwargs, strict=False)
             if result is not NotImplemented:
                 return result
-        return self._call_handlers(public, types, objs, args, kwargs, mode)
+        return self._call_handlers(public, types, objs, args, kwargs, mode, python_level=True)
 
     def _call_mode(
         self, modes: list, public: Any, types: list, args: tuple, kwargs: dict | None, strict: bool = True
@@ -416,14 +429,31 @@ class Protocol:
         finally:
             modes.append(mode)
 
-    def _call_handlers(self, public: Any, types: list, objs: list, args: tuple, kwargs: dict | None, mode: Any) -> Any:
+    def _call_handlers(
+        self, public: Any, types: list, objs: list, args: tuple, kwargs: dict | None, mode: Any,
+        python_level: bool = False,
+    ) -> Any:
         types_t = tuple(types)
         method = self.method
         for obj in objs:
+            if self._plain_method_types and type(obj) in self._plain_method_types:
+                # the caller is 5 frames up from handle(), 7 from a wrapper (wrapper, _slow, _slow_call, dispatch)
+                self._warn_plain_method(public, python_level, stacklevel=5 if python_level else 7)
             result = getattr(obj, method)(public, types_t, args, kwargs)
             if result is not NotImplemented:
                 return result
         self._raise_unhandled(public, types, mode)
+
+    def _warn_plain_method(self, public: Any, python_level: bool = False, stacklevel: int = 5) -> None:
+        """Warn that an implementer's handler is a plain method; ``stacklevel`` points at the caller."""
+        spec = self._specs.get(public)
+        builtin = not python_level and spec is not None and spec.none_kwargs
+        warnings.warn(
+            f"Defining your `{self.method}` as a plain method is deprecated and will be an error in future, "
+            "please define it as a classmethod.",
+            UserWarning if builtin else DeprecationWarning,
+            stacklevel=stacklevel,
+        )
 
     def _raise_unhandled(self, public: Any, types: list, mode: Any) -> None:
         # The wording of the seed (the "Extending PyTorch" note); torch 2.13's builtins now say

@@ -40,7 +40,6 @@ Expected failures (strict xfail; each names the gap in tensorlib):
 | TestTorchFunctionOverride.test_base | a Tensor subclass built from a tensor (DummyTensor(a)) is a copy, not a view of it: no _base link, and Tensor._is_view() does not exist |
 | TestGradCheckOverride.test_gradcheck | tensorlib.autograd.gradcheck accepts only Tensor instances (isinstance checks), not tensor-likes implementing __torch_function__; the attributes and calls it uses are not torch's |
 | TestRNN.test_rnn | nn.RNN.forward requires a Tensor input (TypeError for tensor-likes); torch's RNN passes them through to the overridable _VF.rnn_tanh |
-| TestTorchFunctionWarning.test_warn_on_invalid_torch_function | dispatch does not warn when __torch_function__ is a plain method (torch: DeprecationWarning from handle_torch_function, UserWarning from builtins) |
 """
 
 # ruff: noqa
@@ -1235,7 +1234,6 @@ class TestResolveName(TestCase):
                 )
 
 class TestTorchFunctionWarning(TestCase):
-    @xfail('dispatch does not warn when __torch_function__ is a plain method (torch: DeprecationWarning from handle_torch_function, UserWarning from builtins)')
     def test_warn_on_invalid_torch_function(self):
         class Bad1:
             def __torch_function__(self, *args, **kwargs):

@@ -293,13 +293,21 @@ def test_plain_method_classmethod_and_staticmethod_handlers(api):
     assert api.lib.add(Rec(), x) == ("handled", "add")
 
 
-def test_tensorlib_plain_method_handlers_do_not_warn():
-    import tensorlib
-
+def test_plain_method_handlers_work_and_warn_as_in_torch(api):
+    # builtins warn with UserWarning (torch's C++ warns once per process, so only tensorlib is checked there),
+    # functions written in Python (handle_torch_function) with DeprecationWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert api.lib.add(PlainRec(), api.lib.ones(1)) == "plain"
+        assert api.lib.ones(1) + PlainRec() == "plain"
+    if not api.is_torch:
+        assert [w.category for w in caught] == [UserWarning, UserWarning]
+        assert all("as a plain method is deprecated" in str(w.message) for w in caught)
+    with pytest.warns(DeprecationWarning, match="as a plain method is deprecated"):
+        assert api.F.dropout(PlainRec()) == "plain"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert tensorlib.add(PlainRec(), tensorlib.ones(1)) == "plain"
-        assert tensorlib.ones(1) + PlainRec() == "plain"
+        assert api.lib.add(Rec(), api.lib.ones(1)) == ("handled", "add")  # a classmethod handler: no warning
 
 
 def test_instance_attribute_does_not_make_an_implementer(api):
