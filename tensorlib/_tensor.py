@@ -100,6 +100,8 @@ class Tensor(_RegisteredMethods):
     __array_priority__ = 1000
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+            return hooks.alias(args[0], cls)  # as torch: Tensor(t) and Subclass(t) are views of t
         data = _legacy_construct(args, kwargs)
         t = _new(cls)
         _init(t, data)
@@ -241,6 +243,10 @@ class Tensor(_RegisteredMethods):
 
     @property
     def is_view(self) -> bool:
+        return self._base is not None
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (its ``_base``), as torch's private method."""
         return self._base is not None
 
     @property

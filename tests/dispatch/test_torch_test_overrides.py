@@ -37,7 +37,6 @@ Expected failures (strict xfail; each names the gap in tensorlib):
 
 | test | gap |
 | --- | --- |
-| TestTorchFunctionOverride.test_base | a Tensor subclass built from a tensor (DummyTensor(a)) is a copy, not a view of it: no _base link, and Tensor._is_view() does not exist |
 | TestGradCheckOverride.test_gradcheck | tensorlib.autograd.gradcheck accepts only Tensor instances (isinstance checks), not tensor-likes implementing __torch_function__; the attributes and calls it uses are not torch's |
 | TestRNN.test_rnn | nn.RNN.forward requires a Tensor input (TypeError for tensor-likes); torch's RNN passes them through to the overridable _VF.rnn_tanh |
 """
@@ -666,7 +665,6 @@ class TestTorchFunctionOverride(TestCase):
         with self.assertRaises(TypeError):
             sn1 + s2
 
-    @xfail('a Tensor subclass built from a tensor (DummyTensor(a)) is a copy, not a view of it: no _base link, and Tensor._is_view() does not exist')
     def test_base(self):
         # https://github.com/szagoruyko/pytorchviz/issues/65
         class DummyTensor(torch.Tensor):

@@ -150,3 +150,21 @@ def test_printing_shapes_and_dtypes(torch, rec):
     rec((f"{torch.tensor(2.5):.3f}", f"{torch.tensor(3)}", f"{torch.tensor(2.5)}", "{}".format(torch.tensor([1, 2])),
          "{:>6}".format(torch.tensor(1.5))), ("2.500", "3", "2.5", "tensor([1, 2])", "   1.5"))
     rec.raises(TypeError, "{:.3f}".format, torch.tensor([2.5]), match="unsupported format string passed to Tensor.__format__")
+
+
+@pytest.mark.parametrize("lib_name", ["tensorlib", "torch"])
+def test_legacy_constructor_of_a_tensor_is_a_view_of_it(lib_name):
+    lib = pytest.importorskip(lib_name)
+
+    class Sub(lib.Tensor):
+        pass
+
+    a = lib.ones(2)
+    for cls in (lib.Tensor, Sub):
+        v = cls(a)
+        assert type(v) is cls and v._is_view() and v._base is a
+        v[0] = 5.0
+        assert a[0].item() == 5.0  # shares a's data
+    b = lib.ones(2, requires_grad=True)
+    w = lib.Tensor(b)
+    assert w.requires_grad and type(w.grad_fn).__name__ == "AliasBackward0"
