@@ -7,6 +7,7 @@ Tensor class gets its methods and operators from :func:`install_methods`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 from typing import Any, Callable
@@ -54,13 +55,17 @@ def _signature(binding: _registry.Binding, impl: Callable) -> inspect.Signature 
     return None
 
 
-def call_form(namespace: str, name: str, signature: inspect.Signature) -> dict[str, Any]:
-    """How handlers see calls of ``namespace.name`` (see :mod:`tensorlib._calling`), as options of ``protocol.wrap``."""
+def call_form(namespace: str, name: str, signature: Callable[[], inspect.Signature]) -> dict[str, Any]:
+    """How handlers see calls of ``namespace.name`` (see :mod:`tensorlib._calling`), as options of ``protocol.wrap``.
+
+    ``signature`` is called only for the few names that need it (signatures are slow to compute).
+    """
     form: dict[str, Any] = {}
     keywords = _calling.PYTHON_LEVEL.get(namespace, {}).get(name)
     if keywords is not None:
+        params = signature().parameters
         form["empty_kwargs"] = "dict"
-        form["keyword_params"] = [k for k in keywords if k in signature.parameters]
+        form["keyword_params"] = [k for k in keywords if k in params]
     if namespace == _registry.TENSOR and name in _calling.BINARY_OPERATORS:
         form["operator"] = True
     return form
@@ -86,7 +91,7 @@ def build(module_name: str) -> dict[str, Any]:
         out[binding.name] = protocol.wrap(
             impl, name=binding.name, qualname=binding.name, module=module_name,
             signature=signature, namespace=module, modes_only=binding.dispatch == "modes", prepare=binding.prepare,
-            **call_form(module_name, binding.name, signature or inspect.signature(impl)),
+            **call_form(module_name, binding.name, lambda: signature or inspect.signature(impl)),
         )
     vars(module).update(out)
     protocol.registry.add_ignored(module, ignored)
@@ -106,10 +111,10 @@ def install_methods(cls: type, skip: set[str]) -> None:
         setattr(cls, binding.name, protocol.wrap(
             impl, name=binding.name, qualname=f"{qualname}.{binding.name}", module=cls.__module__,
             signature=signature, namespace=cls, doc=impl.__doc__,
-            **call_form(_registry.TENSOR, binding.name, signature or inspect.signature(impl)),
+            **call_form(_registry.TENSOR, binding.name, lambda: signature or inspect.signature(impl)),
         ))
     own = {
-        name: call_form(_registry.TENSOR, name, inspect.signature(attr))
+        name: call_form(_registry.TENSOR, name, functools.partial(inspect.signature, attr))
         for name, attr in vars(cls).items() if inspect.isfunction(attr) and name not in skip
     }
     protocol.wrap_class(cls, ignore=skip, options=own)
