@@ -7,28 +7,14 @@ torch runs are the parity checks; ``test_same_*`` tests compare the two directly
 from __future__ import annotations
 
 import threading
-import types
 
 import pytest
 
 import tensorlib
 import tensorlib._C
+from tests.dispatch.conftest import make_api
 
 MODE_MSG = "Defining your mode's `__torch_function__` as a classmethod is not supported, please make it a plain method"
-
-
-def _api(name: str) -> types.SimpleNamespace:
-    if name == "torch":
-        torch = pytest.importorskip("torch")
-        import torch.overrides
-
-        return types.SimpleNamespace(name=name, lib=torch, C=torch._C, ov=torch.overrides)
-    return types.SimpleNamespace(name=name, lib=tensorlib, C=tensorlib._C, ov=tensorlib.overrides)
-
-
-@pytest.fixture(params=["tensorlib", "torch"])
-def api(request):
-    return _api(request.param)
 
 
 def outcome(f):
@@ -376,5 +362,5 @@ def _scenario(api):
 
 
 def test_same_results_as_torch():
-    torch_api = _api("torch")
-    assert _scenario(_api("tensorlib")) == _scenario(torch_api)
+    torch_api = make_api("torch")
+    assert _scenario(make_api("tensorlib")) == _scenario(torch_api)

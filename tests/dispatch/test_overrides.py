@@ -11,8 +11,8 @@ import tensorlib
 import tensorlib.linalg
 import tensorlib.nn.functional
 import tensorlib.nn.init
-from tensorlib._calling import OPERATOR_FUNCS
 from tensorlib import _overrides
+from tensorlib._calling import OPERATOR_FUNCS
 from tensorlib.overrides import (
     get_ignored_functions,
     get_overridable_functions,

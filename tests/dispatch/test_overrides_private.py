@@ -5,7 +5,6 @@ Each test runs on tensorlib and, when it is installed, on torch (the torch runs 
 
 from __future__ import annotations
 
-import types
 import warnings
 
 import pytest
@@ -19,20 +18,6 @@ _get_function_stack_at _get_overloaded_args _get_overridable_functions _get_tens
 _has_torch_function_unary _has_torch_function_variadic _is_torch_function_mode_enabled _len_torch_function_stack
 _pop_mode _pop_mode_temporarily _pop_torch_function_stack _push_mode _push_on_torch_function_stack
 enable_reentrant_dispatch get_default_nowrap_functions redispatch_function""".split()
-
-
-def _api(name: str) -> types.SimpleNamespace:
-    if name == "torch":
-        torch = pytest.importorskip("torch")
-        import torch.overrides
-
-        return types.SimpleNamespace(name=name, lib=torch, C=torch._C, ov=torch.overrides)
-    return types.SimpleNamespace(name=name, lib=tensorlib, C=tensorlib._C, ov=tensorlib.overrides)
-
-
-@pytest.fixture(params=["tensorlib", "torch"])
-def api(request):
-    return _api(request.param)
 
 
 def mode_class(api):

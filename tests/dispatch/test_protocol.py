@@ -11,7 +11,6 @@ import threading
 import pytest
 
 from dispatch import Protocol, disabled_handler
-
 from tests.dispatch import toylib
 from tests.dispatch.toylib import Vec, concat, protocol, scale
 
