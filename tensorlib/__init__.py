@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import _C, _hooks, _legacy, _methods, _repr, _typeinfo, cuda, ops, serialization
+from . import _C, _VF, _hooks, _legacy, _methods, _repr, _typeinfo, cuda, ops, serialization
 from ._autograd import anomaly_mode as _anomaly_mode
 from ._autograd import engine as _engine
 from ._autograd import grad_mode as _grad_mode
@@ -40,6 +40,7 @@ from ._tensor import _NO_WRAP, Tensor, device
 from ._dtype import dtype
 from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .nn import _functional as _nn_functional  # declares cosine_similarity and pairwise_distance here too
+from .nn import _rnn as _nn_rnn  # declares rnn_tanh, rnn_relu, lstm and gru (torch._VF's)
 from .ops.creation import default_generator
 
 # torch's dtype aliases

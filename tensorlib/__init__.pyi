@@ -366,6 +366,8 @@ def greater(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 def greater_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
+def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
+    """The GRU of :class:`~tensorlib.nn.GRU` over a whole sequence: ``(output, h_n)``."""
 def gt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 half: dtype
@@ -491,6 +493,10 @@ def logspace(start: Any, end: Any, steps: builtins.int, base: builtins.float = 1
 def logsumexp(input: Tensor, dim: Any, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
     """``log(sum(exp(input), dim))`` computed without overflow."""
 long: dtype
+def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor, Tensor]:
+    """The LSTM of :class:`~tensorlib.nn.LSTM` over a whole sequence, ``hx = (h_0, c_0)``: ``(output, h_n, c_n)``
+    (projections when ``h_0`` is narrower than ``c_0``).
+    """
 def lt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
 def manual_seed(seed: builtins.int) -> Generator:
@@ -634,6 +640,10 @@ def reshape(input: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """The elements of ``input`` in a new shape (a view when possible)."""
 def result_type(tensor1: object, tensor2: object) -> dtype:
     """The dtype an arithmetic op between the two operands would produce."""
+def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
+    """The Elman RNN with ReLU of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
+def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
+    """The Elman RNN with ``tanh`` of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
 def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor:

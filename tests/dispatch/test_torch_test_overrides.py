@@ -38,7 +38,6 @@ Expected failures (strict xfail; each names the gap in tensorlib):
 | test | gap |
 | --- | --- |
 | TestGradCheckOverride.test_gradcheck | tensorlib.autograd.gradcheck accepts only Tensor instances (isinstance checks), not tensor-likes implementing __torch_function__; the attributes and calls it uses are not torch's |
-| TestRNN.test_rnn | nn.RNN.forward requires a Tensor input (TypeError for tensor-likes); torch's RNN passes them through to the overridable _VF.rnn_tanh |
 """
 
 # ruff: noqa
@@ -1198,7 +1197,6 @@ class TestIterator(TestCase):
 
 class TestRNN(TestCase):
     # Regression test for gh-55868
-    @xfail("nn.RNN.forward requires a Tensor input (TypeError for tensor-likes); torch's RNN passes them through to the overridable _VF.rnn_tanh")
     def test_rnn(self):
         model = torch.nn.RNN(10, 20, 2)
         input = Wrapper(torch.randn(1, 5, 10))

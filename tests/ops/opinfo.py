@@ -963,6 +963,9 @@ NOT_IN_TABLE = set(
     """bernoulli multinomial normal poisson rand_like randint_like randn_like empty_like allclose equal is_complex
     is_floating_point is_nonzero numel result_type imag""".split()
 )
+# The recurrences behind nn.RNN / LSTM / GRU (torch._VF's): tuples of results from a list of weights, tested with
+# their layers in tests/nn (gradcheck included) and for dispatch in tests/parity/torch_function/test_rnn.py.
+NOT_IN_TABLE |= {"rnn_tanh", "rnn_relu", "lstm", "gru"}
 
 BY_NAME: dict[str, list[OpInfo]] = {}
 for _info in OPS:

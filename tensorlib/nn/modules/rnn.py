@@ -13,15 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from ..._tensor import Tensor, _wrap
-from ...ops.arithmetic import add, mul, rsub
+from ... import _VF
+from ..._tensor import Tensor
 from ...ops.creation import empty, zeros
 from ...ops.indexing import index_select
-from ...ops.join_split import cat, chunk, stack
-from ...ops.selection import where
-from ...ops.shape import squeeze, transpose, unsqueeze
-from ...ops.unary import relu, sigmoid, tanh
-from .. import _init as init, functional
+from ...ops.shape import squeeze, unsqueeze
+from .. import _init as init
+from .._rnn import _linear, recurrence, rnn_step
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from .module import Module
@@ -29,31 +27,9 @@ from .module import Module
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
-    return functional.linear(x, w, b)
-
-
-def _rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None = None) -> Any:
-    """One time step given the input projection ``gi``; ``h`` is ``(h, c)`` for LSTM."""
-    if mode == "LSTM":
-        hp, c = h
-        gates = add(gi, _linear(hp, w_hh, b_hh))
-        i, f, g, o = chunk(gates, 4, -1)
-        c2 = add(mul(sigmoid(f), c), mul(sigmoid(i), tanh(g)))
-        h2 = mul(sigmoid(o), tanh(c2))
-        if w_hr is not None:
-            h2 = _linear(h2, w_hr, None)
-        return h2, c2
-    if mode == "GRU":
-        gh = _linear(h, w_hh, b_hh)
-        ir, iz, in_ = chunk(gi, 3, -1)
-        hr, hz, hn = chunk(gh, 3, -1)
-        r = sigmoid(add(ir, hr))
-        z = sigmoid(add(iz, hz))
-        n = tanh(add(in_, mul(r, hn)))
-        return add(mul(rsub(z, 1), n), mul(z, h))
-    pre = add(gi, _linear(h, w_hh, b_hh))
-    return tanh(pre) if mode == "RNN_TANH" else relu(pre)
+def _tensor_like(x: Any) -> bool:
+    """A Tensor, or an object whose type implements ``__torch_function__`` (its handler gets the calls)."""
+    return isinstance(x, Tensor) or hasattr(type(x), "__torch_function__")
 
 
 class RNNBase(Module):
@@ -152,29 +128,13 @@ class RNNBase(Module):
         return (get("weight_ih" + suffix), get("weight_hh" + suffix), get("bias_ih" + suffix),
                 get("bias_hh" + suffix), get("weight_hr" + suffix))
 
-    def _check_input(self, input: Any) -> tuple[Tensor, bool]:
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{type(self).__name__}: expected a Tensor as input, got {type(input).__name__}")
-        if input.dim() not in (2, 3):
-            raise ValueError(
-                f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead"
-            )
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(
-                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.shape[-1]}"
-            )
-        batched = input.dim() == 3
-        x = input if batched else unsqueeze(input, 1)
-        if batched and self.batch_first:
-            x = transpose(x, 0, 1)
-        return x, batched
-
-    def _initial(self, hx: Any, batch: int, size: int, dtype: Any, batched: bool, what: str) -> Tensor:
+    def _initial(self, hx: Any, batch: int, size: int, dtype: Any, batched: bool, what: str) -> Any:
+        """The initial state ``hx`` checked and made 3-D (zeros when None); a tensor-like is kept as it is."""
         directions = 2 if self.bidirectional else 1
         expected = (self.num_layers * directions, batch, size)
         if hx is None:
             return zeros(*expected, dtype=dtype)
-        if not isinstance(hx, Tensor):
+        if not _tensor_like(hx):
             raise TypeError(f"{type(self).__name__}: expected {what} to be a Tensor, got {type(hx).__name__}")
         if batched and hx.dim() != 3:
             raise RuntimeError(
@@ -184,50 +144,17 @@ class RNNBase(Module):
             raise RuntimeError(
                 f"For unbatched 2-D input, {what} should also be 2-D but got {hx.dim()}-D tensor"
             )
-        h = hx if batched else unsqueeze(hx, 1)
-        if tuple(h.shape) != expected:
-            raise RuntimeError(f"Expected hidden size {expected}, got {list(hx.shape)}")
+        h = hx if batched else hx.unsqueeze(1)
+        if tuple(h.size()) != expected:
+            raise RuntimeError(f"Expected hidden size {expected}, got {list(hx.size())}")
         return h
 
     def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None, lengths: Any = None) -> tuple:
-        """The stacked recurrence over ``x`` ``(T, N, H_in)``; with ``lengths`` (packed input), each sequence's
-        state stops changing after its last step (and the reverse direction starts at that step).
-
-        ``c0`` is the LSTM's initial cell state, given exactly when the mode is LSTM (None otherwise)."""
-        mode = self.mode
-        steps = x.shape[0]
+        """The stacked recurrence over ``x`` ``(T, N, H_in)`` (see :func:`tensorlib.nn._rnn.recurrence`)."""
         directions = 2 if self.bidirectional else 1
-        layer_input = x
-        h_n, c_n = [], []
-        for layer in range(self.num_layers):
-            outs = []
-            for direction in range(directions):
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
-                k = layer * directions + direction
-                h: Any = (h0[k], c0[k]) if c0 is not None else h0[k]
-                gi_all = _linear(layer_input, w_ih, b_ih)  # (T, N, gates)
-                order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
-                seq: list = [None] * steps
-                for t in order:
-                    h_new = _rnn_step(mode, gi_all[t], h, w_hh, b_hh, w_hr)
-                    if lengths is not None and lengths[-1] <= t:  # some sequences have ended by step t
-                        live = _wrap(np.asarray(lengths > t).reshape(-1, 1))
-                        if mode == "LSTM":
-                            h_new = (where(live, h_new[0], h[0]), where(live, h_new[1], h[1]))
-                        else:
-                            h_new = where(live, h_new, h)
-                    h = h_new
-                    seq[t] = h[0] if mode == "LSTM" else h
-                if mode == "LSTM":
-                    h_n.append(h[0])
-                    c_n.append(h[1])
-                else:
-                    h_n.append(h)
-                outs.append(stack(seq) if steps else zeros(0, x.shape[1], h0.shape[-1], dtype=x.dtype))
-            layer_input = outs[0] if directions == 1 else cat(outs, -1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = functional.dropout(layer_input, self.dropout, True)
-        return layer_input, stack(h_n), (stack(c_n) if mode == "LSTM" else None)
+        weights = [self._weights(layer, direction) for layer in range(self.num_layers) for direction in range(directions)]
+        return recurrence(self.mode, x, h0, c0, weights, self.num_layers, self.bidirectional, self.dropout,
+                          self.training, lengths)
 
     def _forward_packed(self, packed: Any, hx: Any) -> tuple:
         sizes = packed.batch_sizes._data.astype(np.int64)
@@ -265,25 +192,40 @@ class RNNBase(Module):
     def forward(self, input: Tensor, hx: Any = None) -> tuple:
         if isinstance(input, PackedSequence):
             return self._forward_packed(input, hx)
-        x, batched = self._check_input(input)
+        # As torch: the whole sequence goes to the overridable function of the mode (tensorlib.rnn_tanh, ...),
+        # so that a tensor-like input (one whose type has __torch_function__) reaches its handler there.
+        if not _tensor_like(input):
+            raise TypeError(f"{type(self).__name__}: expected a Tensor as input, got {type(input).__name__}")
+        dim = input.dim()
+        if dim not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {dim}D tensor instead")
+        if input.size(-1) != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}"
+            )
+        batched = dim == 3
+        batch_dim = 0 if self.batch_first else 1
+        if not batched:
+            input = input.unsqueeze(batch_dim)
+        batch: int = input.size(batch_dim)  # type: ignore[assignment]  # an int (the input may be a tensor-like)
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        weights = [self.__dict__["_parameters"][name] for name in self._flat_weights_names]
+        args = (weights, self.bias, self.num_layers, self.dropout, self.training, self.bidirectional, self.batch_first)
         if self.mode == "LSTM":
             if hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
                 raise RuntimeError("LSTM expects hx to be a tuple (h_0, c_0)")
-            h0 = self._initial(None if hx is None else hx[0], x.shape[1], real_hidden, x.dtype, batched, "hx[0]")
-            c0 = self._initial(None if hx is None else hx[1], x.shape[1], self.hidden_size, x.dtype, batched,
-                               "hx[1]")
-        else:
-            h0 = self._initial(hx, x.shape[1], real_hidden, x.dtype, batched, "hx")
-            c0 = None
-        out, h_n, c_n = self._run(x, h0, c0)
-        if batched and self.batch_first:
-            out = transpose(out, 0, 1)
+            h0 = self._initial(None if hx is None else hx[0], batch, real_hidden, input.dtype, batched, "hx[0]")
+            c0 = self._initial(None if hx is None else hx[1], batch, self.hidden_size, input.dtype, batched, "hx[1]")
+            out, h_n, c_n = _VF.lstm(input, (h0, c0), *args)
+            if not batched:
+                return out.squeeze(batch_dim), (h_n.squeeze(1), c_n.squeeze(1))
+            return out, (h_n, c_n)
+        h0 = self._initial(hx, batch, real_hidden, input.dtype, batched, "hx")
+        func = _VF.gru if self.mode == "GRU" else _VF.rnn_tanh if self.mode == "RNN_TANH" else _VF.rnn_relu
+        out, h_n = func(input, h0, *args)
         if not batched:
-            out = squeeze(out, 1)
-            h_n = squeeze(h_n, 1)
-            c_n = squeeze(c_n, 1) if c_n is not None else None
-        return (out, (h_n, c_n)) if self.mode == "LSTM" else (out, h_n)
+            return out.squeeze(batch_dim), h_n.squeeze(1)
+        return out, h_n
 
 
 class RNN(RNNBase):
@@ -394,7 +336,7 @@ class RNNCell(RNNCellBase):
         x, batched = self._prepare(input, hx)
         h = self._hidden(hx, x, batched)
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
-        out = _rnn_step(mode, _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        out = rnn_step(mode, _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
         return out if batched else squeeze(out, 0)
 
 
@@ -409,7 +351,7 @@ class LSTMCell(RNNCellBase):
         x, batched = self._prepare(input, hx)
         h = self._hidden(None if hx is None else hx[0], x, batched)
         c = self._hidden(None if hx is None else hx[1], x, batched)
-        h2, c2 = _rnn_step("LSTM", _linear(x, self.weight_ih, self.bias_ih), (h, c), self.weight_hh, self.bias_hh)
+        h2, c2 = rnn_step("LSTM", _linear(x, self.weight_ih, self.bias_ih), (h, c), self.weight_hh, self.bias_hh)
         if not batched:
             return squeeze(h2, 0), squeeze(c2, 0)
         return h2, c2
@@ -425,5 +367,5 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, batched = self._prepare(input, hx)
         h = self._hidden(hx, x, batched)
-        out = _rnn_step("GRU", _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        out = rnn_step("GRU", _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
         return out if batched else squeeze(out, 0)

@@ -1,0 +1,168 @@
+"""The recurrence of the RNN layers, and the overridable functions torch's layers call: ``rnn_tanh``, ``rnn_relu``,
+``lstm`` and ``gru`` (``torch._VF.*``).
+
+Their signatures are those of torch's dense overloads: a whole sequence ``input`` (3-D), the initial state ``hx``
+(a tuple ``(h_0, c_0)`` for ``lstm``), the flat list of weights in the layers' order (per layer and direction:
+``w_ih, w_hh[, b_ih, b_hh][, w_hr]``) and the layers' options. They return torch's tuples: ``(output, h_n)``, for
+``lstm`` ``(output, h_n, c_n)``. Gates are computed with tensorlib's differentiable ops; the input projection of a
+whole sequence is one matrix product, the recurrence a loop over time steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._registry import op
+from .._tensor import Tensor, _wrap
+from ..ops._util import tensor_arg
+from ..ops.arithmetic import add, mul, rsub
+from ..ops.creation import zeros
+from ..ops.join_split import cat, chunk, stack
+from ..ops.selection import where
+from ..ops.shape import transpose
+from ..ops.unary import relu, sigmoid, tanh
+from ._functional import dropout as _dropout
+from ._functional import linear
+
+# the weights of one layer in one direction: w_ih, w_hh, b_ih, b_hh, w_hr (the last three may be None)
+Weights = tuple[Tensor, Tensor, "Tensor | None", "Tensor | None", "Tensor | None"]
+
+
+def _linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    return linear(x, w, b)
+
+
+def rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None = None) -> Any:
+    """One time step given the input projection ``gi``; ``h`` is ``(h, c)`` for LSTM."""
+    if mode == "LSTM":
+        hp, c = h
+        gates = add(gi, _linear(hp, w_hh, b_hh))
+        i, f, g, o = chunk(gates, 4, -1)
+        c2 = add(mul(sigmoid(f), c), mul(sigmoid(i), tanh(g)))
+        h2 = mul(sigmoid(o), tanh(c2))
+        if w_hr is not None:
+            h2 = _linear(h2, w_hr, None)
+        return h2, c2
+    if mode == "GRU":
+        gh = _linear(h, w_hh, b_hh)
+        ir, iz, in_ = chunk(gi, 3, -1)
+        hr, hz, hn = chunk(gh, 3, -1)
+        r = sigmoid(add(ir, hr))
+        z = sigmoid(add(iz, hz))
+        n = tanh(add(in_, mul(r, hn)))
+        return add(mul(rsub(z, 1), n), mul(z, h))
+    pre = add(gi, _linear(h, w_hh, b_hh))
+    return tanh(pre) if mode == "RNN_TANH" else relu(pre)
+
+
+def recurrence(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None, weights: Sequence[Weights], num_layers: int,
+               bidirectional: bool, dropout: float, train: bool, lengths: Any = None) -> tuple:
+    """The stacked recurrence over ``x`` ``(T, N, H_in)``: ``(output, h_n, c_n)`` (``c_n`` None unless LSTM).
+
+    ``weights[layer * directions + direction]`` are that layer's weights; ``c0`` is the LSTM's initial cell state,
+    given exactly when the mode is LSTM. With ``lengths`` (packed input, sorted longest first), each sequence's state
+    stops changing after its last step (and the reverse direction starts at that step)."""
+    steps = x.shape[0]
+    directions = 2 if bidirectional else 1
+    layer_input = x
+    h_n, c_n = [], []
+    for layer in range(num_layers):
+        outs = []
+        for direction in range(directions):
+            k = layer * directions + direction
+            w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
+            h: Any = (h0[k], c0[k]) if c0 is not None else h0[k]
+            gi_all = _linear(layer_input, w_ih, b_ih)  # (T, N, gates)
+            order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
+            seq: list = [None] * steps
+            for t in order:
+                h_new = rnn_step(mode, gi_all[t], h, w_hh, b_hh, w_hr)
+                if lengths is not None and lengths[-1] <= t:  # some sequences have ended by step t
+                    live = _wrap(np.asarray(lengths > t).reshape(-1, 1))
+                    if mode == "LSTM":
+                        h_new = (where(live, h_new[0], h[0]), where(live, h_new[1], h[1]))
+                    else:
+                        h_new = where(live, h_new, h)
+                h = h_new
+                seq[t] = h[0] if mode == "LSTM" else h
+            if mode == "LSTM":
+                h_n.append(h[0])
+                c_n.append(h[1])
+            else:
+                h_n.append(h)
+            outs.append(stack(seq) if steps else zeros(0, x.shape[1], h0.shape[-1], dtype=x.dtype))
+        layer_input = outs[0] if directions == 1 else cat(outs, -1)
+        if dropout and train and layer < num_layers - 1:
+            layer_input = _dropout(layer_input, dropout, True)
+    return layer_input, stack(h_n), (stack(c_n) if mode == "LSTM" else None)
+
+
+def _group(fname: str, params: Sequence[Tensor], has_biases: bool, has_projections: bool, num_layers: int,
+           bidirectional: bool) -> list[Weights]:
+    """The flat weight list split per layer and direction."""
+    per = 2 + (2 if has_biases else 0) + (1 if has_projections else 0)
+    params = [tensor_arg(p, fname, "params", 3) for p in params]
+    if len(params) != per * num_layers * (2 if bidirectional else 1):
+        raise RuntimeError(
+            f"{fname}: expected {per * num_layers * (2 if bidirectional else 1)} weights, got {len(params)}"
+        )
+    groups: list[Weights] = []
+    for i in range(0, len(params), per):
+        g = params[i:i + per]
+        groups.append((g[0], g[1], g[2] if has_biases else None, g[3] if has_biases else None,
+                       g[-1] if has_projections else None))
+    return groups
+
+
+def _dense(mode: str, fname: str, input: Any, h0: Any, c0: Any, params: Sequence[Tensor], has_biases: bool,
+           num_layers: int, dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple:
+    x = tensor_arg(input, fname)
+    if x.dim() != 3:
+        raise RuntimeError(f"{fname}: input must have 3 dimensions, got {x.dim()}")
+    h = tensor_arg(h0, fname, "hx", 2)
+    c = None if c0 is None else tensor_arg(c0, fname, "hx", 2)
+    has_projections = c is not None and h.shape[-1] != c.shape[-1]
+    weights = _group(fname, params, has_biases, has_projections, num_layers, bidirectional)
+    if batch_first:
+        x = transpose(x, 0, 1)
+    out, h_n, c_n = recurrence(mode, x, h, c, weights, num_layers, bidirectional, dropout, train)
+    if batch_first:
+        out = transpose(out, 0, 1)
+    return (out, h_n, c_n) if mode == "LSTM" else (out, h_n)
+
+
+@op()
+def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+             train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """The Elman RNN with ``tanh`` of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
+    return _dense("RNN_TANH", "rnn_tanh", input, hx, None, params, has_biases, num_layers, dropout, train,
+                  bidirectional, batch_first)
+
+
+@op()
+def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+             train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """The Elman RNN with ReLU of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
+    return _dense("RNN_RELU", "rnn_relu", input, hx, None, params, has_biases, num_layers, dropout, train,
+                  bidirectional, batch_first)
+
+
+@op()
+def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int,
+         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """The LSTM of :class:`~tensorlib.nn.LSTM` over a whole sequence, ``hx = (h_0, c_0)``: ``(output, h_n, c_n)``
+    (projections when ``h_0`` is narrower than ``c_0``)."""
+    if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+        raise RuntimeError("lstm expects hx to be a tuple (h_0, c_0)")
+    return _dense("LSTM", "lstm", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
+                  bidirectional, batch_first)
+
+
+@op()
+def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+        train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """The GRU of :class:`~tensorlib.nn.GRU` over a whole sequence: ``(output, h_n)``."""
+    return _dense("GRU", "gru", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
+                  batch_first)
