@@ -345,12 +345,13 @@ _contains.__name__ = _contains.__qualname__ = "__contains__"
 _reversed.__name__ = _reversed.__qualname__ = "__reversed__"
 _matmul_op.__name__ = _matmul_op.__qualname__ = "__matmul__"
 _rmatmul_op.__name__ = _rmatmul_op.__qualname__ = "__rmatmul__"
+_rtruediv_op = _binary("__rtruediv__", div, reflected=True)
 
 for _operator in (
     _binary("__add__", add), _binary("__radd__", add, reflected=True), _inplace("__iadd__", add_),
     _binary("__sub__", sub), _binary("__rsub__", sub, reflected=True), _inplace("__isub__", sub_),
     _binary("__mul__", mul), _binary("__rmul__", mul, reflected=True), _inplace("__imul__", mul_),
-    _binary("__truediv__", div), _binary("__rtruediv__", div, reflected=True), _inplace("__itruediv__", div_),
+    _binary("__truediv__", div), _inplace("__itruediv__", div_),
     _binary("__floordiv__", floor_divide), _binary("__rfloordiv__", floor_divide, reflected=True),
     _inplace("__ifloordiv__", floor_divide_),
     _binary("__mod__", remainder), _binary("__rmod__", remainder, reflected=True),
@@ -373,6 +374,7 @@ for _operator in (
     _unary_op("__invert__", bitwise_not),
     _contains, _reversed,
 ):
-    # torch's old name for the reflected true division is the same method (and how handlers see it)
-    op(variants="method", name=_operator.__name__,
-       aliases=("__rdiv__",) if _operator.__name__ == "__rtruediv__" else ())(_operator)
+    op(variants="method", name=_operator.__name__)(_operator)
+
+# torch's old name for the reflected true division is the same method (and how handlers see it)
+op(variants="method", name="__rtruediv__", aliases=("__rdiv__",))(_rtruediv_op)

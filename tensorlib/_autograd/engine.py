@@ -157,7 +157,7 @@ def _root_edge(t: Tensor, i: int) -> tuple[Node, int]:
 
 def _tensor_or_sequence(value: Any) -> tuple:
     """One tensor-like as a 1-tuple, a sequence as a tuple: how torch hands ``outputs``/``inputs`` to handlers."""
-    if isinstance(value, Tensor) or hasattr(type(value), "__torch_function__"):
+    if hasattr(type(value), "__torch_function__"):  # Tensor and every tensor-like
         return (value,)
     return tuple(value)
 
