@@ -38,6 +38,7 @@ from ._registry import bindings as _bindings
 from ._size import Size
 from ._tensor import _NO_WRAP, Tensor, device
 from ._dtype import dtype
+from ._layout import jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .nn import _functional as _nn_functional  # declares cosine_similarity and pairwise_distance here too
 from .nn import _rnn as _nn_rnn  # declares rnn_tanh, rnn_relu, lstm and gru (torch._VF's)
@@ -53,10 +54,9 @@ long = int64
 cfloat = complex64
 cdouble = complex128
 
-strided = "tensorlib.strided"
 __version__ = "0.1.0"
 
-for _cls in (Tensor, Size, dtype, device, memory_format):
+for _cls in (Tensor, Size, dtype, device, memory_format, layout):
     _cls.__module__ = __name__
 
 # The Tensor class and the autograd engine sit below the ops and the printer: give them what they call.
@@ -65,14 +65,14 @@ _hooks.install(
     imag=ops.unary.imag, alias=ops.shape.alias, to_dtype=ops.conversion.to_dtype,
     array_from_data=ops.creation.array_from_data, parse_size=ops.creation.parse_size, backward=_engine.backward,
     add_hook=_graph.add_hook, regenerate_view_history=_views.regenerate_view_history, tensor_repr=_repr.tensor_repr,
-    add=ops.arithmetic.add, mul=ops.arithmetic.mul,
+    add=ops.arithmetic.add, mul=ops.arithmetic.mul, api=_sys.modules[__name__],
 )
 
 _build(__name__)
 # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).
 _install_methods(Tensor, skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"})
 _protocol.add_plain_type(Tensor, primary=True)
-for _t in (Size, dtype, device, memory_format):
+for _t in (Size, dtype, device, memory_format, layout):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
@@ -87,7 +87,8 @@ __all__ = sorted(
     | set(
         """bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128 half float double short
         int long cfloat cdouble default_generator autograd cuda distributions linalg nn optim overrides return_types
-        serialization special testing utils contiguous_format preserve_format channels_last channels_last_3d""".split()
+        serialization special testing utils contiguous_format preserve_format channels_last channels_last_3d
+        strided sparse_coo sparse_csr sparse_csc sparse_bsr sparse_bsc jagged""".split()
     )
 )
 

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from . import autograd as autograd, cuda as cuda, distributions as distributions, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
 from ._autograd.grad_mode import enable_grad as enable_grad, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled
 from ._dtype import dtype as dtype
+from ._layout import layout as layout
 from ._legacy import tensortype
 from ._memory_format import memory_format as memory_format
 from ._size import Size as Size
@@ -434,6 +435,7 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for negative infinity."""
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
+jagged: layout
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
 def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
@@ -713,6 +715,11 @@ def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
 def sort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = False, stable: builtins.bool = False, *, out: Any = None) -> Any:
     """``(values, indices)`` of ``input`` sorted along ``dim``."""
+sparse_bsc: layout
+sparse_bsr: layout
+sparse_coo: layout
+sparse_csc: layout
+sparse_csr: layout
 def split(tensor: Tensor, split_size_or_sections: Any, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
 def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -731,6 +738,7 @@ def std(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, k
     """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
 def std_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(std, mean)`` over ``dim``."""
+strided: layout
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
 def subtract(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:

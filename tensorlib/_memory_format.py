@@ -9,40 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ._constant import NamedConstant
 from ._registry import public
 
 
 @public()
-class memory_format:
+class memory_format(NamedConstant):
     """A memory layout request; the four instances are the module's constants."""
 
-    __slots__ = ("_name",)
-    _name: str
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> "memory_format":
-        raise TypeError("cannot create 'tensorlib.memory_format' instances")
-
-    @classmethod
-    def _make(cls, name: str) -> "memory_format":
-        """One of the four constants (only this module makes them)."""
-        obj = object.__new__(cls)
-        object.__setattr__(obj, "_name", name)
-        return obj
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"'tensorlib.memory_format' object attribute '{name}' is read-only")
-
-    def __repr__(self) -> str:
-        return f"tensorlib.{self._name}"
-
-    def __reduce__(self) -> str:
-        return self._name  # pickled by name: unpickling gives the same constant back
-
-    def __copy__(self) -> "memory_format":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "memory_format":
-        return self
+    __slots__ = ()
 
 
 contiguous_format = memory_format._make("contiguous_format")

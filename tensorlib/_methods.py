@@ -13,9 +13,10 @@ import numpy as np
 
 from . import _dtype
 from ._autograd.graph import rename_grad_fn
+from ._layout import check_layout
+from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
 from ._registry import op
 from ._size import Size
-from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
 from ._tensor import _CPU, Tensor, bump_version, check_device, device as _device
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
@@ -104,37 +105,53 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
     return to_dtype(self, other.dtype)
 
 
+def _check_layout_and_pinning(layout: Any, pin_memory: bool, fname: str) -> None:
+    check_layout(layout, fname)
+    if pin_memory:
+        raise RuntimeError(f"{fname}(): pin_memory=True needs an accelerator, and tensorlib runs on the CPU only")
+
+
 @op(variants="method")
-def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               layout: Any = None, pin_memory: bool = False) -> Tensor:
     """A new tensor from ``data`` with this tensor's dtype by default."""
+    _check_layout_and_pinning(layout, pin_memory, "new_tensor")
     return tensor(data, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
                        requires_grad=requires_grad)
 
 
 @op(variants="method")
-def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+              layout: Any = None, pin_memory: bool = False) -> Tensor:
     """Zeros of ``size`` with this tensor's dtype by default."""
+    _check_layout_and_pinning(layout, pin_memory, "new_zeros")
     return zeros(*size, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
                        requires_grad=requires_grad)
 
 
 @op(variants="method")
-def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+             layout: Any = None, pin_memory: bool = False) -> Tensor:
     """Ones of ``size`` with this tensor's dtype by default."""
+    _check_layout_and_pinning(layout, pin_memory, "new_ones")
     return ones(*size, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
                       requires_grad=requires_grad)
 
 
 @op(variants="method")
-def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+              layout: Any = None, pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor of ``size`` with this tensor's dtype by default."""
+    _check_layout_and_pinning(layout, pin_memory, "new_empty")
     return empty(*size, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
                        requires_grad=requires_grad)
 
 
 @op(variants="method")
-def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+             layout: Any = None, pin_memory: bool = False) -> Tensor:
     """``fill_value`` of ``size`` with this tensor's dtype by default."""
+    _check_layout_and_pinning(layout, pin_memory, "new_full")
     return full(size, fill_value, dtype=dtype if dtype is not None else self.dtype, device=_CPU if device is None else device,
                                  requires_grad=requires_grad)
 

@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any, Iterator, overload
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _layout, _memory_format as _mf
 from ._autograd.grad_mode import STATE as _GRAD
 from ._dtype import FROM_NP, dtype as _DType
 from ._hooks import hooks
-from . import _memory_format as _mf
 from ._memory_format import memory_format as _MemoryFormat
 from ._protocol import protocol
 from ._registry import public
@@ -69,6 +68,15 @@ if TYPE_CHECKING:
     from ._tensor_methods import TensorMethods as _RegisteredMethods
 else:
     _RegisteredMethods = object
+
+
+def _empty_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides = []
+    step = 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 @public()
@@ -152,8 +160,34 @@ class Tensor(_RegisteredMethods):
         return True
 
     @property
-    def layout(self) -> str:
-        return "tensorlib.strided"
+    def layout(self) -> _layout.layout:
+        """How the elements are stored: always ``tensorlib.strided``."""
+        return _layout.strided
+
+    @property
+    def is_sparse(self) -> bool:
+        """False: tensorlib has no sparse layouts."""
+        return False
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        return False
+
+    @property
+    def is_mkldnn(self) -> bool:
+        return False
+
+    @property
+    def is_nested(self) -> bool:
+        return False
 
     @property
     def ndim(self) -> int:
@@ -328,8 +362,14 @@ class Tensor(_RegisteredMethods):
 
     def stride(self, dim: int | None = None) -> "tuple[int, ...] | int":
         """Element strides of each dimension (or of ``dim``)."""
-        item = self._data.itemsize
-        strides = tuple(s // item for s in self._data.strides)
+        data = self._data
+        if data.size:
+            item = data.itemsize
+            strides = tuple(s // item for s in data.strides)
+        else:
+            # NumPy reports zero strides for an empty array; torch reports the contiguous ones,
+            # counting each empty dimension as size 1
+            strides = _empty_strides(data.shape)
         if dim is None:
             return strides
         return strides[wrap_dim(dim if type(dim) is int else _index_value(dim, "dim"), len(strides))]

@@ -684,15 +684,15 @@ class TensorMethods:
         """In-place version of :func:`neg`."""
     def new(self, *args: Any, **kwargs: Any) -> Tensor:
         """Legacy constructor with this tensor's dtype: ``t.new(2, 3)`` (uninitialised), ``t.new([1, 2])`` (data)."""
-    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False, layout: Any = None, pin_memory: builtins.bool = False) -> Tensor:
         """An uninitialised tensor of ``size`` with this tensor's dtype by default."""
-    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False, layout: Any = None, pin_memory: builtins.bool = False) -> Tensor:
         """``fill_value`` of ``size`` with this tensor's dtype by default."""
-    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False, layout: Any = None, pin_memory: builtins.bool = False) -> Tensor:
         """Ones of ``size`` with this tensor's dtype by default."""
-    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False, layout: Any = None, pin_memory: builtins.bool = False) -> Tensor:
         """A new tensor from ``data`` with this tensor's dtype by default."""
-    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False, layout: Any = None, pin_memory: builtins.bool = False) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype by default."""
     def nonzero(self, *, as_tuple: builtins.bool = False) -> Any:
         """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""

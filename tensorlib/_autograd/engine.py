@@ -345,6 +345,8 @@ def _execute(
         node = ready.pop()
         grads = buffers.pop(node, None)
         run = needed is None or node in needed
+        if grads is None and run and node.runs_without_grads:
+            grads = [None] * node.num_outputs
         if run and grads is not None:
             hooks = node._hooks
             if hooks is not None:

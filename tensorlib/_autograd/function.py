@@ -69,6 +69,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The ``ctx`` of one ``Function.apply`` call, which is also its graph node (``<NameBackward>``)."""
 
     _forward_cls: Any = None
+    runs_without_grads = True  # backward sees zeros (or None without materialized grads)
 
     def __init__(self) -> None:
         self.next_functions = ()

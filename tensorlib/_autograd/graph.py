@@ -75,6 +75,9 @@ class Node:
     _hooks: NodeHooks | None
     num_outputs = 1
     _saved_slots: tuple[str, ...] = ()
+    # Reached with no gradient defined for any output, a node passes "no gradient" on (builtin
+    # formulas are linear in their output gradients); Python Functions run anyway, as in torch.
+    runs_without_grads = False
 
     def name(self) -> str:
         return type(self).__name__

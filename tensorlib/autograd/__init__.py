@@ -11,11 +11,13 @@ from .._autograd.anomaly_mode import (
 )
 from .._autograd.function import Function, FunctionCtx, once_differentiable
 from .._autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .._autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .._autograd.graph import Node
 from .._autograd.variable import Variable
 from .._namespace import build as _build
 from . import function, functional, graph
+
+# importing the submodule binds the name to it; the function takes the name back, as in torch
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 # As in torch, grad and backward dispatch on the tensors they are given (a Tensor
 # subclass gets its gradients back as its own type); the rest of the

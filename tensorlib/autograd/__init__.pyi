@@ -20,7 +20,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-06, atol: float = 1e-05, rtol: float = 0.001, raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True, check_grad_dtypes: bool = False, check_batched_grad: bool = False, check_batched_forward_grad: bool = False, check_forward_ad: bool = False, check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
     """Check backward against finite differences for every input that requires grad."""
 def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-06, atol: float = 1e-05, rtol: float = 0.001, gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True, check_grad_dtypes: bool = False, check_batched_grad: bool = False, check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
-    """Check second derivatives: :func:`gradcheck` applied to the function computing first derivatives."""
+    """Check second derivatives: :func:`gradcheck` of the function that computes first derivatives."""
 def is_anomaly_check_nan_enabled() -> bool:
     """Whether anomaly detection checks backward outputs for NaN."""
 def is_anomaly_enabled() -> bool:

@@ -29,7 +29,7 @@ from ._util import (
     write_out,
 )
 from .broadcast import sum_to_size
-from .conversion import clone, to_dtype
+from .conversion import clone, real, to_dtype
 
 ndarray = np.ndarray
 
@@ -56,6 +56,8 @@ def reduce_to(g: Tensor, meta: Meta) -> Tensor:
     if g._data.shape != shape:
         g = sum_to_size(g, shape)
     if g._data.dtype != npdt:
+        if g._data.dtype.kind == "c" and npdt.kind != "c":
+            g = real(g)  # a real operand of a complex result: its gradient is the real part, as in torch
         g = to_dtype(g, FROM_NP[npdt])
     return g
 

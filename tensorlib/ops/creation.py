@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _dtype
+from .._layout import check_layout
 from .._dtype import FROM_NP, dtype as DType
 from .._registry import op, public
 from .._size import Size
@@ -340,6 +341,7 @@ def _out_or(out: Any, t: Tensor, fname: str) -> Tensor:
 @op(dispatch="modes")
 def zeros(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros with shape ``size``."""
+    check_layout(layout, "zeros")
     _dtype_arg(dtype, "zeros")
     return _out_or(out, _finish(np.zeros(parse_size(size, "zeros"), dtype=_np_dtype(dtype)), requires_grad, device), "zeros")
 
@@ -347,6 +349,7 @@ def zeros(*size: Any, out: Tensor | None = None, dtype: DType | None = None, lay
 @op(dispatch="modes")
 def ones(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones with shape ``size``."""
+    check_layout(layout, "ones")
     _dtype_arg(dtype, "ones")
     return _out_or(out, _finish(np.ones(parse_size(size, "ones"), dtype=_np_dtype(dtype)), requires_grad, device), "ones")
 
@@ -354,6 +357,7 @@ def ones(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layo
 @op(dispatch="modes")
 def empty(*size: Any, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format = contiguous_format) -> Tensor:
     """An uninitialised tensor with shape ``size``."""
+    check_layout(layout, "empty")
     _dtype_arg(dtype, "empty")
     fmt = check_memory_format(memory_format, "empty")
     if fmt is preserve_format and memory_format is not None:
@@ -370,6 +374,7 @@ def _fill_dtype(fill_value: Any) -> np.dtype:
 @op(dispatch="modes")
 def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A tensor of shape ``size`` filled with ``fill_value`` (dtype inferred from it)."""
+    check_layout(layout, "full")
     _dtype_arg(dtype, "full")
     shape = parse_size((size,) if not isinstance(size, (tuple, list, Size)) else (size,), "full")
     if isinstance(fill_value, Tensor):
@@ -388,6 +393,7 @@ def _like(input: Tensor, dtype: DType | None, fname: str, fmt: Any = None) -> tu
 @op()
 def zeros_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Zeros with ``input``'s shape (and dtype unless given)."""
+    check_layout(layout, "zeros_like")
     shape, npdt = _like(input, dtype, "zeros_like", memory_format)
     return _finish(np.zeros(shape, dtype=npdt), requires_grad, _CPU if device is None else device)
 
@@ -395,6 +401,7 @@ def zeros_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None,
 @op()
 def ones_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Ones with ``input``'s shape (and dtype unless given)."""
+    check_layout(layout, "ones_like")
     shape, npdt = _like(input, dtype, "ones_like", memory_format)
     return _finish(np.ones(shape, dtype=npdt), requires_grad, _CPU if device is None else device)
 
@@ -402,6 +409,7 @@ def ones_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, 
 @op()
 def empty_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape (and dtype unless given)."""
+    check_layout(layout, "empty_like")
     shape, npdt = _like(input, dtype, "empty_like", memory_format)
     return _finish(np.empty(shape, dtype=npdt), requires_grad, _CPU if device is None else device)
 
@@ -409,6 +417,7 @@ def empty_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None,
 @op()
 def full_like(input: Tensor, fill_value: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
+    check_layout(layout, "full_like")
     shape, npdt = _like(input, dtype, "full_like", memory_format)
     return _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, _CPU if device is None else device)
 
@@ -416,6 +425,7 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: DType | None = None, lay
 @op(dispatch="modes")
 def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """An ``n x m`` matrix with ones on the diagonal."""
+    check_layout(layout, "eye")
     _dtype_arg(dtype, "eye")
     for name, v in (("n", n), ("m", m)):
         if v is not None and (isinstance(v, (_pybool, float)) or not hasattr(v, "__index__")):
@@ -428,6 +438,7 @@ def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType
 @op(dispatch="modes")
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` to ``end`` (exclusive) in steps of ``step``; ``arange(n)`` counts from 0."""
+    check_layout(layout, "arange")
     _dtype_arg(dtype, "arange")
     if end is None:
         start, end = 0, start
@@ -453,6 +464,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
 @op(dispatch="modes")
 def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    check_layout(layout, "linspace")
     _dtype_arg(dtype, "linspace")
     if isinstance(steps, (float, _pybool)) or not hasattr(steps, "__index__"):
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
@@ -467,6 +479,7 @@ def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dty
 @op(dispatch="modes")
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
+    check_layout(layout, "logspace")
     _dtype_arg(dtype, "logspace")
     a = np.logspace(start, end, steps, base=base, dtype=np.float64).astype(_np_dtype(dtype))
     return _out_or(out, _finish(a, requires_grad, device), "logspace")
@@ -506,6 +519,7 @@ def _sample(rng: np.random.Generator, kind: str, shape: tuple, npdt: np.dtype) -
 @op(dispatch="modes")
 def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform random numbers in ``[0, 1)`` with shape ``size``."""
+    check_layout(layout, "rand")
     _dtype_arg(dtype, "rand")
     a = _sample(_rng(generator), "uniform", parse_size(size, "rand"), _float_dtype(dtype, "rand"))
     return _out_or(out, _finish(a, requires_grad, device), "rand")
@@ -514,6 +528,7 @@ def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = No
 @op(dispatch="modes")
 def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal random numbers with shape ``size``."""
+    check_layout(layout, "randn")
     _dtype_arg(dtype, "randn")
     a = _sample(_rng(generator), "normal", parse_size(size, "randn"), _float_dtype(dtype, "randn"))
     return _out_or(out, _finish(a, requires_grad, device), "randn")
@@ -522,6 +537,7 @@ def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = N
 @op()
 def rand_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`rand` with ``input``'s shape and dtype."""
+    check_layout(layout, "rand_like")
     shape, npdt = _like(input, dtype, "rand_like", memory_format)
     return _finish(_sample(_rng(None), "uniform", shape, npdt), requires_grad, _CPU if device is None else device)
 
@@ -529,6 +545,7 @@ def rand_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, 
 @op()
 def randn_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`randn` with ``input``'s shape and dtype."""
+    check_layout(layout, "randn_like")
     shape, npdt = _like(input, dtype, "randn_like", memory_format)
     return _finish(_sample(_rng(None), "normal", shape, npdt), requires_grad, _CPU if device is None else device)
 
@@ -536,6 +553,7 @@ def randn_like(input: Tensor, *, dtype: DType | None = None, layout: Any = None,
 @op(dispatch="modes")
 def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Random integers in ``[low, high)`` with shape ``size``; ``randint(high, size)`` starts at 0."""
+    check_layout(layout, "randint")
     if size is None:
         if high is None:
             raise TypeError("randint() missing required argument 'size'")
@@ -554,6 +572,7 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
 @op()
 def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
     """:func:`randint` with ``input``'s shape and dtype."""
+    check_layout(layout, "randint_like")
     if high is None:
         low, high = 0, low
     shape, npdt = _like(input, dtype, "randint_like", memory_format)
@@ -563,6 +582,7 @@ def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType 
 @op(dispatch="modes")
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
+    check_layout(layout, "randperm")
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     a = _rng(generator).permutation(n).astype(dtype.np if dtype is not None else np.int64)
@@ -572,6 +592,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
 @op()
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
+    check_layout(layout, "normal")
     rng = _rng(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m = mean._data if isinstance(mean, Tensor) else mean
@@ -710,6 +731,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = N
                  layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the lower triangle (on and below diagonal ``offset``) of a row x col matrix."""
     check_device(device)
+    check_layout(layout, "tril_indices")
     return _triangle_indices(row, col, offset, dtype, False, "tril_indices")
 
 
@@ -718,4 +740,5 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType | None = N
                  layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the upper triangle (on and above diagonal ``offset``) of a row x col matrix."""
     check_device(device)
+    check_layout(layout, "triu_indices")
     return _triangle_indices(row, col, offset, dtype, True, "triu_indices")

@@ -7,7 +7,6 @@ import pytest
 
 import tensorlib
 from tensorlib.autograd import Function, gradcheck, gradgradcheck
-
 from tests.autograd.functions import LinearFunction
 
 
@@ -273,3 +272,196 @@ def test_gradcheck_functions_returning_views_of_their_input():
     assert gradcheck(lambda a: a.view(3), (x,))
     assert gradcheck(lambda a: a[1:], (x,))
     assert gradcheck(lambda a: a.t(), (tensorlib.randn(2, 3, dtype=tensorlib.double, requires_grad=True),))
+
+
+class Boxed:
+    """A tensor-like holding a Tensor: every call on it is unwrapped, run on the Tensor, and rewrapped.
+
+    ``scale_grads`` multiplies what ``autograd.grad`` returns, to play a wrong backward.
+    """
+
+    def __init__(self, t, scale_grads=1.0):
+        self.inner, self.scale_grads = t, scale_grads
+
+    def __getattr__(self, name):
+        value = getattr(self.inner, name)
+        if callable(value):
+            method = getattr(tensorlib.Tensor, name)
+            return lambda *a, **kw: self.__torch_function__(method, (Boxed,), (self, *a), kw)
+        return Boxed._box(value, self.scale_grads)
+
+    def __setitem__(self, key, value):
+        self.inner[key] = Boxed._unbox(value)
+
+    def __getitem__(self, key):
+        return Boxed(self.inner[key], self.scale_grads)
+
+    @staticmethod
+    def _unbox(v):
+        if isinstance(v, (tuple, list)):
+            return type(v)(Boxed._unbox(e) for e in v)
+        return v.inner if isinstance(v, Boxed) else v
+
+    @staticmethod
+    def _box(v, scale):
+        if isinstance(v, (tuple, list)):
+            return type(v)(Boxed._box(e, scale) for e in v)
+        return Boxed(v, scale) if isinstance(v, tensorlib.Tensor) else v
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        boxes = [a for a in args if isinstance(a, Boxed)] + [
+            e for a in args if isinstance(a, (tuple, list)) for e in a if isinstance(e, Boxed)]
+        scale = boxes[0].scale_grads
+        out = func(*Boxed._unbox(tuple(args)), **{k: Boxed._unbox(v) for k, v in (kwargs or {}).items()})
+        if func is tensorlib.autograd.grad:
+            out = tuple(None if g is None else g * scale for g in out)
+        return Boxed._box(out, scale)
+
+    def __mul__(self, other):
+        return tensorlib.mul(self, other)
+
+    def __sub__(self, other):
+        return tensorlib.sub(self, other)
+
+    def __add__(self, other):
+        return tensorlib.add(self, other)
+
+    def __truediv__(self, other):
+        return tensorlib.div(self, other)
+
+    def __gt__(self, other):
+        return tensorlib.gt(self, other)
+
+    def __bool__(self):
+        return bool(self.inner)
+
+    __radd__ = __add__
+    __rmul__ = __mul__
+
+
+def _boxed(scale=1.0):
+    a = tensorlib.tensor([0.5, -1.5, 2.0], dtype=tensorlib.float64, requires_grad=True)
+    b = tensorlib.tensor([1.0, 0.25, -0.75], dtype=tensorlib.float64, requires_grad=True)
+    return Boxed(a, scale), Boxed(b, scale)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_checks_tensor_likes(fast_mode):
+    f = lambda a, b: tensorlib.mul(tensorlib.sin(a), b)  # noqa: E731
+    assert gradcheck(f, _boxed(), fast_mode=fast_mode) is True
+    assert gradgradcheck(f, _boxed(), fast_mode=fast_mode) is True
+    # the Jacobians are read from what the tensor-like's autograd.grad returns: a wrong one is caught
+    with pytest.raises(tensorlib.autograd.GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+        gradcheck(f, _boxed(scale=1.01), fast_mode=fast_mode)
+
+
+def test_gradcheck_restores_an_input_when_the_function_raises():
+    x = tensorlib.tensor([1.0, 2.0], dtype=tensorlib.float64, requires_grad=True)
+    calls = []
+
+    def flaky(a):
+        calls.append(1)
+        if len(calls) == 3:  # the second finite-difference evaluation, with the input perturbed
+            raise ValueError("boom")
+        return a * 2
+
+    with pytest.raises(ValueError, match="boom"):
+        gradcheck(flaky, (x,))
+    assert x.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_checks_complex_functions(fast_mode):
+    z = tensorlib.tensor([0.5 + 1j, -1.0 - 0.5j], dtype=tensorlib.complex128, requires_grad=True)
+    assert gradcheck(lambda a: a * a.conj() * 2, (z,), fast_mode=fast_mode)
+
+    class WrongConj(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return g * 2 * a  # should be g * conj(2a)
+
+    with pytest.raises(tensorlib.autograd.GradcheckError,
+                       match="While considering the imaginary part of complex outputs only, Jacobian mismatch"):
+        gradcheck(WrongConj.apply, (z,), fast_mode=fast_mode)
+
+
+def test_fast_mode_leaves_the_global_random_state_alone():
+    x = tensorlib.randn(4, dtype=tensorlib.float64, requires_grad=True)
+    tensorlib.manual_seed(7)
+    expected = tensorlib.rand(3)
+    tensorlib.manual_seed(7)
+    assert gradcheck(lambda a: a.exp(), (x,), fast_mode=True)
+    assert tensorlib.equal(tensorlib.rand(3), expected)
+
+
+def test_checks_tensorlib_cannot_run_raise_not_implemented():
+    x = tensorlib.ones(2, dtype=tensorlib.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="no vmap"):
+        gradcheck(lambda a: a * 2, (x,), check_batched_grad=True)
+    with pytest.raises(NotImplementedError, match="forward-mode AD"):
+        gradcheck(lambda a: a * 2, (x,), check_forward_ad=True)
+    with pytest.raises(AssertionError, match="requires check_backward_ad to be True"):
+        gradcheck(lambda a: a * 2, (x,), check_batched_grad=True, check_backward_ad=False, check_forward_ad=True)
+
+
+def test_gradcheck_checks_backward_with_undefined_output_gradients():
+    class OnesWhenUndefined(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.set_materialize_grads(False)
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return tensorlib.ones_like(a) if g is None else g * 2  # an undefined gradient must act as zeros
+
+    x = tensorlib.randn(3, dtype=tensorlib.float64, requires_grad=True)
+    with pytest.raises(tensorlib.autograd.GradcheckError, match="Expected all input grads to be undefined or zero"):
+        gradcheck(OnesWhenUndefined.apply, (x,))
+    assert gradcheck(OnesWhenUndefined.apply, (x,), check_undefined_grad=False)
+
+
+def test_python_functions_run_when_no_gradient_reaches_them():
+    """As in torch, a Function whose outputs get no gradient still runs its backward (on zeros)."""
+    seen = []
+
+    class Recorded(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(g.tolist())
+            return g * 2
+
+    class Blocks(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    x = tensorlib.ones(2, dtype=tensorlib.float64, requires_grad=True)
+    Blocks.apply(Recorded.apply(x)).sum().backward()
+    assert seen == [[0.0, 0.0]] and x.grad.tolist() == [0.0, 0.0]
+    # builtin backward formulas pass "no gradient" on
+    y = tensorlib.ones(2, dtype=tensorlib.float64, requires_grad=True)
+    assert tensorlib.autograd.grad(Blocks.apply(y.exp()).sum(), y, allow_unused=True) == (None,)
+
+
+def test_module_path_of_gradcheck():
+    from tensorlib.autograd.gradcheck import GradcheckError, gradcheck as gc
+
+    assert gc is tensorlib.autograd.gradcheck and GradcheckError is tensorlib.autograd.GradcheckError
