@@ -145,14 +145,11 @@ def _numerical_jacobian(func: Callable, inputs: tuple, x: Any, outputs: tuple, w
     for idx in itertools.product(*[range(m) for m in data.size()]):
         columns.append(_directional_derivatives(func, inputs, data[idx], eps, eps, is_complex, eps, wanted,
                                                 f"on index {idx} "))
-    dtype = x.dtype if x.dtype.is_complex else None
-    jacobians = []
-    for n, k in enumerate(wanted):
-        jac = outputs[k].new_zeros((x.numel(), outputs[k].numel()), dtype=dtype)
-        for row, cols in enumerate(columns):
-            jac[row] = cols[n]
-        jacobians.append(jac)
-    return jacobians
+    if not columns:
+        dtype = x.dtype if x.dtype.is_complex else None
+        return [outputs[k].new_zeros((0, outputs[k].numel()), dtype=dtype) for k in wanted]
+    stack = hooks.api.stack
+    return [stack([cols[n] for cols in columns]) for n in range(len(wanted))]
 
 
 def _float_outputs(outputs: tuple) -> list[int]:
@@ -199,6 +196,8 @@ def _stack(rows: list[list[Any]], diff: list[Any], width: int) -> tuple[list[Any
         if not _is_float_or_complex(x):
             continue
         jac = x.new_zeros((x.numel(), width))
+        numel = x.numel()
+        defined, columns = [], []
         for r, g in enumerate(rows[i]):
             if g is None:
                 continue
@@ -206,9 +205,12 @@ def _stack(rows: list[list[Any]], diff: list[Any], width: int) -> tuple[list[Any
                 sizes_ok = False
             elif g.dtype != x.dtype:
                 types_ok = False
-            if jac[:, r].numel() != g.numel():
+            if g.numel() != numel:
                 raise GradcheckError("Analytical gradient has incorrect size")
-            jac[:, r] = g.reshape(-1)
+            defined.append(r)
+            columns.append(g.reshape(-1))
+        if columns:  # one write for all the columns: this runs once per output element
+            jac[:, defined] = hooks.api.stack(columns, 1)
         jacobians.append(jac)
     return jacobians, sizes_ok, types_ok
 

@@ -110,9 +110,26 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
                 f"{list(t_._data.shape)} at entry {i}"
             )
     d = wrap_dim(dim, len(shape) + 1)
-    if out is not None:
-        return cat([unsqueeze(t_, d) for t_ in ts], d, out=out)
-    return rename_grad_fn(cat([unsqueeze(t_, d) for t_ in ts], d), "StackBackward0")
+    dt = ts[0]._data.dtype
+    for t_ in ts[1:]:
+        if t_._data.dtype != dt:
+            dt = PROMOTE[(FROM_NP[dt], FROM_NP[t_._data.dtype])].np
+    r = np.stack([t_._data for t_ in ts], axis=d, dtype=dt)
+    if GRAD.enabled and any(t_._requires_grad for t_ in ts):
+        res, node = record(StackBackward0, r, ts)
+        node.dim = d
+    else:
+        res = wrap(r)
+    return res if out is None else write_out(out, res, "stack")
+
+
+class StackBackward0(Node):
+    __slots__ = ("dim",)
+    dim: int
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        return tuple(select(g, self.dim, i) if self.needs(i) else None for i in range(len(self.next_functions)))
 
 
 @op()
