@@ -17,7 +17,7 @@ from .._tensor import Tensor, wrap_dim
 from ._util import GRAD, record, tensor_arg, wrap, write_out
 from .broadcast import meshgrid
 from .indexing import narrow, select
-from .shape import atleast_1d, atleast_2d, atleast_3d, reshape, unsqueeze
+from .shape import atleast_1d, atleast_2d, atleast_3d, reshape
 
 # -- concatenation and splitting ----------------------------------------------------------
 
