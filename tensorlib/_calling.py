@@ -151,6 +151,7 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
         'max_pool3d_with_indices': ('ceil_mode', 'dilation', 'padding', 'return_indices', 'stride'),
         'mish': ('inplace',),
         'mse_loss': ('reduce', 'reduction', 'size_average', 'weight'),
+        'multi_head_attention_forward': ('attn_mask', 'average_attn_weights', 'is_causal', 'k_proj_weight', 'key_padding_mask', 'need_weights', 'q_proj_weight', 'static_k', 'static_v', 'training', 'use_separate_proj_weight', 'v_proj_weight'),
         'multi_margin_loss': ('margin', 'p', 'reduce', 'reduction', 'size_average', 'weight'),
         'multilabel_soft_margin_loss': ('reduce', 'reduction', 'size_average', 'weight'),
         'nll_loss': ('ignore_index', 'reduce', 'reduction', 'size_average', 'weight'),

@@ -1,4 +1,4 @@
-"""Attention: ``scaled_dot_product_attention`` and the multi-head attention used by ``nn.MultiheadAttention``."""
+"""Attention: ``scaled_dot_product_attention`` and ``multi_head_attention_forward`` (``nn.MultiheadAttention``'s)."""
 
 from __future__ import annotations
 
@@ -60,46 +60,86 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return matmul(weights, v)
 
 
-def multi_head_attention(module: Any, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
-                         need_weights: bool, attn_mask: Tensor | None, average_attn_weights: bool,
-                         is_causal: bool) -> tuple:
-    """The forward of ``nn.MultiheadAttention`` (inputs ``(L, N, E)``, or ``(L, E)`` unbatched)."""
-    m = module
-    batched = query.dim() == 3
-    if m.batch_first and batched:
-        query, key, value = (transpose(t, 0, 1) for t in (query, key, value))
+@op(namespace=NN_FUNCTIONAL)
+def multi_head_attention_forward(
+    query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+    in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
+    add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+    training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
+    attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+    static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """Multi-head attention of ``(L, N, E)`` queries over ``(S, N, E)`` keys and values (or unbatched ``(L, E)``).
+
+    The forward of ``nn.MultiheadAttention``: input projections (one packed
+    ``in_proj_weight``, or three with ``use_separate_proj_weight``), optional
+    ``bias_k``/``bias_v`` rows and a zero key/value, scaled dot-product attention
+    per head, then the output projection. Boolean masks mark with True what may
+    not be attended. ``static_k``/``static_v`` (``(N * num_heads, S, E / num_heads)``)
+    replace the projected keys and values. Returns ``(output, weights)``, the
+    weights averaged over heads unless ``average_attn_weights=False`` (None
+    without ``need_weights``).
+    """
+    fname = "multi_head_attention_forward"
+    query = tensor_arg(query, fname, "query")
+    key = tensor_arg(key, fname, "key", 2)
+    value = tensor_arg(value, fname, "value", 3)
+    batched = _check_shapes(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = (unsqueeze(t, 1) for t in (query, key, value))
         if key_padding_mask is not None:
             key_padding_mask = unsqueeze(key_padding_mask, 0)
     tgt_len, bsz, embed = query.shape
-    if embed != m.embed_dim:
-        raise AssertionError(f"was expecting embedding dimension of {m.embed_dim}, but got {embed}")
-    heads, head_dim = m.num_heads, m.head_dim
-    if m._qkv_same_embed_dim:
-        w_q, w_k, w_v = chunk(m.in_proj_weight, 3)
+    if embed != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed}")
+    head_dim = embed // num_heads
+    if head_dim * num_heads != embed:
+        raise AssertionError(f"embed_dim {embed} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
+            "`generate_square_subsequent_mask` to create this mask."
+        )
+    if use_separate_proj_weight:
+        if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is True but q_proj_weight, k_proj_weight or "
+                                 "v_proj_weight is None")
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
     else:
-        w_q, w_k, w_v = m.q_proj_weight, m.k_proj_weight, m.v_proj_weight
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        w_q, w_k, w_v = chunk(in_proj_weight, 3)
     b_q = b_k = b_v = None
-    if m.in_proj_bias is not None:
-        b_q, b_k, b_v = chunk(m.in_proj_bias, 3)
+    if in_proj_bias is not None:
+        b_q, b_k, b_v = chunk(in_proj_bias, 3)
     q = linear(query, w_q, b_q)
     k = linear(key, w_k, b_k)
     v = linear(value, w_v, b_v)
-    if m.bias_k is not None:
-        k = cat([k, expand(m.bias_k, (1, bsz, embed))])
-        v = cat([v, expand(m.bias_v, (1, bsz, embed))])
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None or static_v is not None:
+            raise AssertionError("bias cannot be added to static key or value.")
+        k = cat([k, expand(bias_k, (1, bsz, embed))])
+        v = cat([v, expand(bias_v, (1, bsz, embed))])
         if attn_mask is not None:
             attn_mask = _pad_last(attn_mask)
         if key_padding_mask is not None:
             key_padding_mask = _pad_last(key_padding_mask)
+    elif (bias_k is None) != (bias_v is None):
+        raise AssertionError("bias_k and bias_v must both be given or both be None")
 
-    def split_heads(t: Tensor) -> Tensor:  # (len, N, E) -> (N, heads, len, head_dim)
-        return permute(reshape(t, (t.shape[0], bsz, heads, head_dim)), (1, 2, 0, 3))
+    def split_heads(t: Tensor, static: Tensor | None) -> Tensor:  # -> (N, heads, len, head_dim)
+        if static is not None:
+            static = tensor_arg(static, fname, "static_k/static_v")
+            if tuple(static.shape[::2]) != (bsz * num_heads, head_dim):
+                raise AssertionError(f"expecting static key/value of shape ({bsz * num_heads}, S, {head_dim}), "
+                                     f"but got {tuple(static.shape)}")
+            return reshape(static, (bsz, num_heads, static.shape[1], head_dim))
+        return permute(reshape(t, (t.shape[0], bsz, num_heads, head_dim)), (1, 2, 0, 3))
 
-    q, k, v = split_heads(q), split_heads(k), split_heads(v)
-    if m.add_zero_attn:
-        zeros = wrap(np.zeros((bsz, heads, 1, head_dim), dtype=k._data.dtype))
+    q, k, v = split_heads(q, None), split_heads(k, static_k), split_heads(v, static_v)
+    if add_zero_attn:
+        zeros = wrap(np.zeros((bsz, num_heads, 1, head_dim), dtype=k._data.dtype))
         k, v = cat([k, zeros], 2), cat([v, zeros], 2)
         if attn_mask is not None:
             attn_mask = _pad_last(attn_mask)
@@ -108,17 +148,12 @@ def multi_head_attention(module: Any, query: Tensor, key: Tensor, value: Tensor,
     src_len = k.shape[2]
     dtype = q._data.dtype
     bias = None
-    if is_causal and attn_mask is None:
-        raise RuntimeError(
-            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
-            "`generate_square_subsequent_mask` to create this mask."
-        )
     if attn_mask is not None:
         a = attn_mask._data
-        # here True means "may not attend" (the opposite of scaled_dot_product_attention's boolean masks)
+        # True means "may not attend" here (the opposite of scaled_dot_product_attention's boolean masks)
         am = wrap(np.where(a, -np.inf, 0.0).astype(dtype)) if a.dtype == np.bool_ else attn_mask
         if am.dim() == 3:  # (N * heads, L, S)
-            am = reshape(am, (bsz, heads, tgt_len, src_len))
+            am = reshape(am, (bsz, num_heads, tgt_len, src_len))
         bias = am
     if key_padding_mask is not None:
         kpm = key_padding_mask._data
@@ -129,12 +164,10 @@ def multi_head_attention(module: Any, query: Tensor, key: Tensor, value: Tensor,
     if bias is not None:
         scores = add(scores, bias)
     weights = softmax(scores, -1)
-    attn = dropout(weights, m.dropout, m.training) if m.dropout > 0.0 else weights
+    attn = dropout(weights, dropout_p, training) if dropout_p > 0.0 and training else weights
     out = matmul(attn, v)  # (N, heads, L, head_dim)
     out = reshape(permute(out, (2, 0, 1, 3)), (tgt_len, bsz, embed))
-    out = linear(out, m.out_proj.weight, m.out_proj.bias)
-    if m.batch_first and batched:
-        out = transpose(out, 0, 1)
+    out = linear(out, out_proj_weight, out_proj_bias)
     if not batched:
         out = squeeze(out, 1)
     if not need_weights:
@@ -143,6 +176,41 @@ def multi_head_attention(module: Any, query: Tensor, key: Tensor, value: Tensor,
     if not batched:
         w = squeeze(w, 0)
     return out, w
+
+
+def _check_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
+                  attn_mask: Tensor | None, num_heads: int) -> bool:
+    """Whether the inputs are batched (3-D) or unbatched (2-D); any other combination is torch's AssertionError."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                     f"found {attn_mask.dim()}-D tensor instead")
+            if attn_mask.dim() == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {tuple(attn_mask.shape)}")
+        return False
+    raise AssertionError(
+        f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor"
+    )
 
 
 def _pad_last(mask: Tensor) -> Tensor:

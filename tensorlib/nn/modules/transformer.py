@@ -11,7 +11,6 @@ from ..._tensor import Tensor, _wrap
 from ...ops.arithmetic import add
 from ...ops.creation import empty
 from .. import _init as init, functional
-from .._attention import multi_head_attention
 from ..parameter import Parameter
 from .container import ModuleList
 from .linear import Linear
@@ -93,13 +92,32 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple:
-        for name, t in (("query", query), ("key", key), ("value", value)):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"MultiheadAttention: expected {name} to be a Tensor, got {type(t).__name__}")
-        if query.dim() not in (2, 3):
-            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
-        return multi_head_attention(self, query, key, value, key_padding_mask, need_weights, attn_mask,
-                                    average_attn_weights, is_causal)
+        """Attend from ``query`` over ``key``/``value``: returns ``(output, weights)`` (weights None without need_weights).
+
+        Tensor-likes reach :func:`tensorlib.nn.functional.multi_head_attention_forward`'s handlers, as in torch.
+        """
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            # the same tensor stays the same tensor (self-attention passes x three times)
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        out, weights = functional.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal,
+        )
+        if self.batch_first and batched:
+            return out.transpose(1, 0), weights
+        return out, weights
 
 
 def _activation(activation: Any) -> Any:
