@@ -114,11 +114,11 @@ class _Local(threading.local):
 class _WrapperSpec:
     """What the slow path needs to know about one generated wrapper."""
 
-    __slots__ = ("public", "impl", "name", "none_kwargs", "operator", "prepare")
+    __slots__ = ("public", "impl", "name", "none_kwargs", "operator", "prepare", "list_plain")
 
     def __init__(
         self, impl: Callable, name: str, none_kwargs: bool = False, operator: bool = False,
-        prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
+        prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None, list_plain: bool = False,
     ) -> None:
         self.public: Any = None  # the object handlers receive as ``func``
         self.impl = impl
@@ -126,6 +126,7 @@ class _WrapperSpec:
         self.none_kwargs = none_kwargs  # handlers get ``kwargs=None`` (not ``{}``) when there are none
         self.operator = operator  # a binary operator: a TypeError on the slow path becomes NotImplemented
         self.prepare = prepare  # rewrites the call handlers see (and the implementation then gets)
+        self.list_plain = list_plain  # the primary plain type's instances take part once dispatch happens
 
 
 class Protocol:
@@ -147,6 +148,8 @@ class Protocol:
         plain method rather than a classmethod, as torch does for
         ``__torch_function__`` (``UserWarning`` from wrappers whose empty
         kwargs are ``None``, ``DeprecationWarning`` from the others and :meth:`handle`).
+    :param accessors_list_plain: property accessors dispatch with ``list_plain``
+        (see :meth:`wrap`), as torch's ``__get__``/``__set__`` do.
     :param empty_kwargs: what handlers receive as ``kwargs`` when a wrapped
         function was called without keyword arguments: ``"dict"`` (``{}``) or
         ``"none"`` (``None``, as torch's builtin functions pass it). A wrapper
@@ -156,6 +159,7 @@ class Protocol:
     def __init__(
         self, method: str, *, plain_types: Iterable[type] = (), mode_class_name: str = "Mode",
         empty_kwargs: Literal["dict", "none"] = "dict", plain_method_warning: bool = False,
+        accessors_list_plain: bool = False,
     ) -> None:
         if not method.isidentifier():
             raise ValueError(f"protocol method name must be an identifier, got {method!r}")
@@ -164,6 +168,8 @@ class Protocol:
         self.method = method
         self.empty_kwargs = empty_kwargs
         self.plain_method_warning = plain_method_warning
+        self.accessors_list_plain = accessors_list_plain
+        self._primary: type | None = None  # see add_plain_type
         self._plain_method_types: set[type] = set()  # implementers whose handler is a plain method (see _warn)
         self._specs: dict[Callable, _WrapperSpec] = {}  # wrapper -> its spec (see report_as)
         # Types known not to take part. Containers are never added (their
@@ -216,6 +222,7 @@ class Protocol:
         self._implementers.discard(tp)
         if primary:
             self._ns["_T"] = tp
+            self._primary = tp
 
     def is_implementer_type(self, tp: type) -> bool:
         """Whether instances of ``tp`` take part in dispatch (the answer is cached per type)."""
@@ -314,9 +321,9 @@ class Protocol:
             st = self._tls.state
             if st.disabled or st.modes:
                 relevant = args + tuple(kwargs.values()) if kwargs else args
-                return self.dispatch(spec.public, spec.impl, relevant, args, kwargs)
+                return self.dispatch(spec.public, spec.impl, relevant, args, kwargs, list_plain=spec.list_plain)
         plain, impls = self._plain, self._implementers
-        if not kwargs:
+        if not kwargs and not spec.list_plain:
             # The usual case: one already-known implementer among plain positional args.
             found = None
             for v in args:
@@ -341,6 +348,8 @@ class Protocol:
             collect(kwargs.values(), is_impl, plain, impls, types, objs)
         if not objs:
             return spec.impl(*args, **(kwargs or {}))
+        if spec.list_plain:
+            types, objs = self._collect_listing_plain(args + tuple(kwargs.values()) if kwargs else args)
         if len(objs) == 1:  # the usual case, without the generic loop
             if self._plain_method_types and types[0] in self._plain_method_types:
                 self._warn_plain_method(spec.public)
@@ -361,20 +370,25 @@ class Protocol:
             return result
         return spec.impl(*args, **kwargs)
 
-    def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict | None) -> Any:
+    def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict | None,
+                 *, list_plain: bool = False) -> Any:
         """Resolve a call of ``public(*args, **kwargs)`` whose implementers are looked for among ``relevant``.
 
         Runs the innermost mode, then the implementers' handlers; calls
         ``impl(*args, **kwargs)`` when neither applies. This is what a
         generated wrapper does when its fast-path check fails. ``kwargs`` is
-        passed to handlers as it is (``None`` included).
+        passed to handlers as it is (``None`` included). ``list_plain``: the
+        primary plain type takes part too (see :meth:`wrap`).
         """
         st = self._tls.state
         state = st.disabled
         if state == DISABLED:
             return impl(*args, **(kwargs or {}))
         if state == ENABLED:
-            types, objs = collect(relevant, self.is_implementer_type, self._plain, self._implementers)
+            if list_plain:
+                types, objs = self._collect_listing_plain(relevant)
+            else:
+                types, objs = collect(relevant, self.is_implementer_type, self._plain, self._implementers)
         else:
             types, objs = [], []
         mode = None
@@ -398,7 +412,13 @@ class Protocol:
         """
         st = self._tls.state
         if st.disabled == ENABLED:
-            types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
+            # as a function written in Python would see them: the primary plain type takes part too
+            primary = self._primary
+            if primary is None:
+                types, objs = collect_flat(relevant, self.is_implementer_type, self._plain)
+            else:
+                types, objs = collect_flat(relevant, lambda tp: tp is primary or self.is_implementer_type(tp),
+                                           self._plain - {primary})
         else:
             types, objs = [], []
         mode = None
@@ -407,6 +427,13 @@ class Protocol:
             if result is not NotImplemented:
                 return result
         return self._call_handlers(public, types, objs, args, kwargs, mode, python_level=True)
+
+    def _collect_listing_plain(self, values: Iterable[Any]) -> tuple[list[type], list[Any]]:
+        """:func:`collect` with the primary plain type counted as an implementer, in its argument order."""
+        primary = self._primary
+        if primary is None:
+            return collect(values, self.is_implementer_type, self._plain, self._implementers)
+        return collect(values, self.is_implementer_type, self._plain - {primary}, self._implementers | {primary})
 
     def _call_mode(
         self, modes: list, public: Any, types: list, args: tuple, kwargs: dict | None, strict: bool = True
@@ -612,6 +639,7 @@ class Protocol:
         keyword_params: Iterable[str] = (),
         operator: bool = False,
         prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
+        list_plain: bool = False,
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
@@ -641,12 +669,18 @@ class Protocol:
         kwargs)`` returns the call as handlers see it (say, a sequence
         argument as a tuple), and runs only when the fast path is not taken,
         so it must not change what the implementation computes.
+        ``list_plain=True``: once the call dispatches (a mode is active or an
+        implementer is among the arguments), instances of the primary plain
+        type (see :meth:`add_plain_type`) take part like implementers: their
+        type is in ``types`` and their handler runs in turn, as torch's
+        functions written in Python do with plain tensors.
         :meth:`report_as` changes the ``func`` handlers receive.
         """
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
         none_kwargs = (empty_kwargs or self.empty_kwargs) == "none"
-        spec = _WrapperSpec(impl, name, none_kwargs=none_kwargs, operator=operator, prepare=prepare)
+        spec = _WrapperSpec(impl, name, none_kwargs=none_kwargs, operator=operator, prepare=prepare,
+                            list_plain=list_plain)
         defaults: dict = {}
         if modes_only:
             body = (
@@ -722,7 +756,7 @@ class Protocol:
 
     def _accessor(self, impl: Callable, params: list[str], name: str) -> tuple[Callable, _WrapperSpec]:
         sig = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
-        spec = _WrapperSpec(impl, name, none_kwargs=self.empty_kwargs == "none")
+        spec = _WrapperSpec(impl, name, none_kwargs=self.empty_kwargs == "none", list_plain=self.accessors_list_plain)
         plist = ", ".join(params)
         body = (
             f"def _fn({plist}):\n"

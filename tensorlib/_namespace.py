@@ -66,6 +66,7 @@ def call_form(namespace: str, name: str, signature: Callable[[], inspect.Signatu
         params = signature().parameters
         form["empty_kwargs"] = "dict"
         form["keyword_params"] = [k for k in keywords if k in params]
+        form["list_plain"] = True  # torch's Python-level functions list torch.Tensor among the types
     if namespace == _registry.TENSOR and name in _calling.BINARY_OPERATORS:
         form["operator"] = True
     return form

@@ -75,10 +75,11 @@ def test_mode_sees_every_kind_of_entry(api):
     names = [c[0] for c in m.calls]
     # the operator is reported as the method it aliases
     assert names == ["add", "add", "mul", "__get__", "__set__", "__getitem__", "__setitem__", "relu"]
-    # Plain tensors are never in ``types``; torch lists torch.Tensor there for its Python-level entries
-    # (F.relu, property accessors).
-    python_level = {"relu", "__get__", "__set__"} if api.is_torch else set()
+    # Builtins never list plain tensors in ``types``; entries torch writes in Python (F.relu) and the
+    # property accessors list the Tensor type, as torch's Python-level dispatch does.
+    python_level = {"relu", "__get__", "__set__"}
     assert all(c[1] == () for c in m.calls if c[0] not in python_level)
+    assert all(c[1] == ("Tensor",) for c in m.calls if c[0] in python_level)
 
 
 def test_mode_sees_factory_functions_but_not_seeding_or_conversion(api):
