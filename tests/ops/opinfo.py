@@ -14,14 +14,16 @@ of tensors (``cat``, ``index_put``).
 from __future__ import annotations
 
 import functools
+import importlib
 import math
-
+import pkgutil
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
 
 import tensorlib
+from tests.ops import tables as _tables
 
 # -- sample inputs -------------------------------------------------------------------------------
 
@@ -966,6 +968,10 @@ NOT_IN_TABLE = set(
 # The recurrences behind nn.RNN / LSTM / GRU (torch._VF's): tuples of results from a list of weights, tested with
 # their layers in tests/nn (gradcheck included) and for dispatch in tests/parity/torch_function/test_rnn.py.
 NOT_IN_TABLE |= {"rnn_tanh", "rnn_relu", "lstm", "gru"}
+
+# Entries kept in their own files, one per area (tests/ops/tables/), so that areas grow independently.
+for _module in pkgutil.iter_modules(_tables.__path__):
+    NOT_IN_TABLE |= getattr(importlib.import_module(f"{_tables.__name__}.{_module.name}"), "NOT_IN_TABLE", set())
 
 BY_NAME: dict[str, list[OpInfo]] = {}
 for _info in OPS:
