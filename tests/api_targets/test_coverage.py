@@ -28,6 +28,8 @@ FLOORS = {
     "torch.testing": 2,
     "torch.utils.data": 18,
 }
+# namespaces that reached the target (add one when it does)
+AT_TARGET = {"torch.nn.init", "torch.testing"}
 REPORT = coverage.report()
 
 
@@ -42,7 +44,7 @@ def test_no_namespace_loses_names(namespace):
         f"missing: {coverage.missing(namespace)}"
 
 
-@pytest.mark.parametrize("namespace", sorted(ns for ns, (has, total) in REPORT.items() if has >= coverage.TARGET * total))
+@pytest.mark.parametrize("namespace", sorted(AT_TARGET))
 def test_namespaces_at_the_target_stay_there(namespace):
     has, total = REPORT[namespace]
     assert has >= coverage.TARGET * total
