@@ -184,6 +184,15 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
     "requires-grad-int": (lambda L: L.tensor([1]).requires_grad_(), RuntimeError, "only Tensors of floating point"),
     "item-many": (lambda L: m(L, 2).item(), RuntimeError, "a Tensor with 2 elements cannot be converted to Scalar"),
     "bool-many": (lambda L: bool(m(L, 2)), RuntimeError, "Boolean value of Tensor with more than one value is ambiguous"),
+    # unchecked arguments caught at the public boundary (tensorlib/_errors.py), in torch's words
+    "rand-generator-int": (lambda L: L.rand(2, generator=3), TypeError,
+                           r"rand\(\): argument 'generator' must be tensorlib.Generator, not int"),
+    "zeros-dtype-tensor": (lambda L: L.zeros(2, dtype=L.ones(1)), TypeError,
+                           r"zeros\(\): argument 'dtype' must be tensorlib.dtype, not Tensor"),
+    "bernoulli-generator-float": (lambda L: L.bernoulli(L.ones(2), generator=1.5), TypeError,
+                                  r"bernoulli\(\): argument 'generator' must be tensorlib.Generator, not float"),
+    "atan2-complex": (lambda L: L.atan2(L.ones(2, dtype=L.complex64), L.ones(2, dtype=L.complex64)), NotImplementedError,
+                      "\"atan2\" not implemented for 'ComplexFloat'"),
 }
 
 
