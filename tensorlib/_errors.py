@@ -49,6 +49,11 @@ def translate(func: Callable, exc: BaseException, args: tuple, kwargs: dict) -> 
     """torch's error for a call of ``func`` whose implementation failed with ``exc`` (None: keep ``exc``)."""
     if deliberate(exc):
         return None
+    if protocol.registry.is_method(func) and not (args and isinstance(args[0], Tensor)):
+        # a method called on the class with something else as self, in Python's words for descriptors
+        owner = type(args[0]).__name__ if args else "NoneType"
+        return TypeError(f"descriptor '{getattr(func, '__name__', func)}' for 'tensorlib.Tensor' objects doesn't apply "
+                         f"to a '{owner}' object")
     message = argument_mismatch(func, args, kwargs)
     if message is not None:
         return TypeError(message)

@@ -137,10 +137,10 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+        raise RuntimeError(f"tensorlib.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     for t_ in ts:
         if t_._data.ndim > 1:
-            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + repr(t_))
+            raise RuntimeError("tensorlib.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + repr(t_))
     flat = [reshape(t_, (-1,)) for t_ in ts]
     swap = indexing == "xy" and len(flat) >= 2
     if swap:

@@ -232,12 +232,12 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 def _split_at(fname: str, x: Tensor, sections: Any, dim: int, min_dims: int) -> tuple:
     if x._data.ndim < min_dims:
         raise RuntimeError(
-            f"torch.{fname} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+            f"tensorlib.{fname} requires a tensor with at least {min_dims} dimension, but got a tensor with "
             f"{x._data.ndim} dimensions!"
         )
-    if isinstance(sections, int) and x._data.shape[dim] % sections:
+    if isinstance(sections, int) and (sections == 0 or x._data.shape[dim] % sections):
         raise RuntimeError(
-            f"torch.{fname} attempted to split along dimension {dim}, but the size of the dimension "
+            f"tensorlib.{fname} attempted to split along dimension {dim}, but the size of the dimension "
             f"{x._data.shape[dim]} is not divisible by the split_size {sections}!"
         )
     return tensor_split(x, sections, dim)
@@ -297,7 +297,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         t_ = tensor_arg(t_, "block_diag", "tensors", i + 1)
         if t_._data.ndim > 2:
             raise RuntimeError(
-                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t_._data.ndim} dimensions"
+                f"tensorlib.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t_._data.ndim} dimensions"
             )
         ts.append(reshape(t_, (1, -1)) if t_._data.ndim < 2 else t_)
     if not ts:

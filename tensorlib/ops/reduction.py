@@ -912,7 +912,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *, out: Te
     if a.dtype.kind not in "f":
         raise not_implemented("histogram_cpu", a.dtype)
     if bins <= 0:
-        raise RuntimeError("torch.histc(): bins must be > 0".replace("torch.", "tensorlib."))
+        raise RuntimeError("tensorlib.histc(): bins must be > 0")
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())

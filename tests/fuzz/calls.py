@@ -115,11 +115,11 @@ def _position(sig: inspect.Signature, param: inspect.Parameter) -> int:
 def internal_error(exc: BaseException, caller: str = __file__) -> str | None:
     """Why ``exc`` is an internal error (None when it is a deliberate error of torch's kinds).
 
-    AssertionError counts as deliberate when tensorlib raises it on purpose (torch does, for CUDA and for
-    MultiheadAttention's shapes); a TypeError raised at the call itself (``caller``'s frame: a wrong number of
+    AssertionError and ZeroDivisionError count as deliberate when tensorlib raises them on purpose, where torch
+    raises them too (CUDA, MultiheadAttention's shapes, ``group_norm`` with zero groups); a TypeError raised at the call itself (``caller``'s frame: a wrong number of
     arguments) is Python's check of the signature, which torch makes too.
     """
-    if not isinstance(exc, ALLOWED + (AssertionError,)):
+    if not isinstance(exc, ALLOWED + (AssertionError, ZeroDivisionError)):
         return f"{type(exc).__name__} is not an exception type torch raises for bad arguments"
     tb = exc.__traceback__
     if tb is None:

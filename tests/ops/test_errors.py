@@ -247,3 +247,18 @@ def test_no_numpy_warnings_leak() -> None:
     env = {**__import__("os").environ, "PYTHONPATH": str(__import__("pathlib").Path(tensorlib.__file__).parents[1])}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_methods_called_on_the_class_with_something_else():
+    for call in (lambda: tensorlib.Tensor.dim(None), lambda: tensorlib.Tensor.size("x")):
+        with pytest.raises(TypeError, match=r"descriptor '(dim|size)' for 'tensorlib.Tensor' objects doesn't apply to a"):
+            call()
+
+
+def test_split_into_zero_sections_and_zero_groups_match_torch():
+    t = tensorlib.ones(2, 3, 4)
+    with pytest.raises(RuntimeError, match="tensorlib.hsplit attempted to split along dimension 1, but the size of "
+                                           "the dimension 3 is not divisible by the split_size 0!"):
+        tensorlib.hsplit(t, 0)
+    with pytest.raises(ZeroDivisionError):  # torch's group_norm does the division in Python
+        tensorlib.nn.functional.group_norm(t, 0)
