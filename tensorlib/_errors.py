@@ -18,13 +18,19 @@ import linecache
 import os
 from typing import Any, Callable
 
+from ._dtype import dtype
+from ._layout import layout
+from ._memory_format import memory_format
 from ._protocol import protocol
 from ._tensor import Tensor
+from .ops.creation import Generator
 
 # the exception types a failed implementation is looked at for
 TRANSLATED: tuple[type[BaseException], ...] = (
     AttributeError, KeyError, ZeroDivisionError, OverflowError, TypeError, ValueError, IndexError, UnboundLocalError,
 )
+# parameters torch types by their name, whatever tensorlib's annotation says
+_BY_NAME: dict[str, type] = {"dtype": dtype, "generator": Generator, "layout": layout, "memory_format": memory_format}
 _ROOTS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in (__file__, inspect.getfile(protocol.__class__)))
 # torch's C++ names of the dtypes, as its "not implemented for" errors spell them
 _CPP_NAMES = {
@@ -57,7 +63,10 @@ def translate(func: Callable, exc: BaseException, args: tuple, kwargs: dict) -> 
     message = argument_mismatch(func, args, kwargs)
     if message is not None:
         return TypeError(message)
-    if isinstance(exc, TypeError) and "not supported for the input types" in str(exc):  # NumPy has no loop
+    text = str(exc)
+    # NumPy has no loop for these dtypes, or would have to cast complex values to real ones
+    if isinstance(exc, TypeError) and ("not supported for the input types" in text
+                                       or (text.startswith("Cannot cast") and "complex" in text)):
         dtypes = [_CPP_NAMES.get(a.dtype.name, a.dtype.name) for a in args if isinstance(a, Tensor)]
         if dtypes:
             return NotImplementedError(f"\"{getattr(func, '__name__', func)}\" not implemented for '{dtypes[0]}'")
@@ -120,7 +129,13 @@ def argument_mismatch(func: Callable, args: tuple, kwargs: dict) -> str | None:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         annotation = param.annotation if isinstance(param.annotation, str) else getattr(param.annotation, "__name__", "")
-        if _accepts(annotation, value, scope) is not False:
+        fits = _accepts(annotation, value, scope)
+        if fits is None and pname in _BY_NAME and value is not None:
+            # parameters torch types by what they are, whatever the annotation says
+            cls = _BY_NAME[pname]
+            annotation, fits = cls.__name__, isinstance(value, cls)
+            scope = {**scope, cls.__name__: cls}
+        if fits is not False:
             continue
         where = ""
         if pname not in kwargs:

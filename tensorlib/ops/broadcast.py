@@ -273,6 +273,10 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
+    if any(n < 0 for n in reps):
+        shape = [n * m for n, m in zip(reps, (1,) * (len(reps) - a.ndim) + a.shape)]
+        bad = next(n for n in shape if n < 0) if any(n < 0 for n in shape) else min(reps)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
     r = np.tile(a, reps)
     if x._requires_grad and GRAD.enabled:
         res, node = record(RepeatBackward0, r, (x,))

@@ -671,6 +671,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         return _mode_t(x, wrap(np.zeros((), dtype=np.int64)))
+    if a.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     check_sortable(a, "mode")
     moved = np.moveaxis(a, d, -1)
     flat = moved.reshape(-1, moved.shape[-1])

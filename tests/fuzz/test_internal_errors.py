@@ -27,58 +27,21 @@ KNOWN = set(
     Tensor.amin
     Tensor.aminmax
     Tensor.apply_
-    Tensor.bincount
-    Tensor.diag_embed
-    Tensor.dsplit
-    Tensor.hsplit
-    Tensor.mode
-    Tensor.multinomial
-    Tensor.rot90
     Tensor.split_with_sizes
-    Tensor.tensor_split
-    Tensor.tile
-    Tensor.vsplit
     tensorlib.amax
     tensorlib.amin
     tensorlib.aminmax
-    tensorlib.bincount
-    tensorlib.bucketize
-    tensorlib.diag_embed
-    tensorlib.dsplit
-    tensorlib.einsum
-    tensorlib.hsplit
     tensorlib.linalg.matrix_norm
-    tensorlib.linalg.norm
     tensorlib.linalg.svdvals
-    tensorlib.mode
-    tensorlib.multinomial
-    tensorlib.nn.functional.embedding
     tensorlib.nn.functional.glu
-    tensorlib.nn.functional.interpolate
-    tensorlib.nn.functional.one_hot
-    tensorlib.nn.functional.pad
-    tensorlib.nn.functional.scaled_dot_product_attention
-    tensorlib.nn.functional.upsample
-    tensorlib.nn.functional.upsample_bilinear
-    tensorlib.nn.functional.upsample_nearest
     tensorlib.nn.init.dirac_
-    tensorlib.nn.init.trunc_normal_
     tensorlib.nn.utils.clip_grads_with_norm_
     tensorlib.nn.utils.parameters_to_vector
-    tensorlib.nn.utils.rnn.pack_padded_sequence
-    tensorlib.nn.utils.rnn.pack_sequence
-    tensorlib.nn.utils.rnn.pad_sequence
-    tensorlib.nn.utils.rnn.unpad_sequence
     tensorlib.nn.utils.vector_to_parameters
-    tensorlib.norm
     tensorlib.poisson
     tensorlib.randint_like
-    tensorlib.rot90
     tensorlib.searchsorted
-    tensorlib.tensor_split
     tensorlib.tensordot
-    tensorlib.tile
-    tensorlib.vsplit
     """.split()
 )
 FUNCTIONS = functions()
