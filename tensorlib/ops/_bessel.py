@@ -60,7 +60,7 @@ def _i_scaled_positive(nu: int, x: np.ndarray) -> np.ndarray:
         half = 0.5 * v
         s = _horner(_series_i(nu), half * half)
         if nu:
-            s *= half
+            s = (0.5 * s) * v  # not s * (x/2): keeps x/2 from underflowing first
         out[small] = s * np.exp(-v)
     large = ~small
     if large.any():
@@ -300,8 +300,8 @@ def _bessel(a: np.ndarray, which: int) -> np.ndarray:
             out[ok] = _jy(ax[ok])[which]
         zero = x == 0
         out[zero] = (1.0, 0.0, -np.inf, -np.inf)[which]
-        if which == 1:  # odd
-            out = np.where(x < 0, -out, out)
+        if which == 1:  # odd, and J1(-0.0) is -0.0
+            out = np.where((x < 0) | ((x == 0) & np.signbit(x)), -out, out)
     return out
 
 

@@ -245,7 +245,8 @@ IgammacBackward0 = _incomplete_gamma_node("igammac", -1.0)
 
 
 def _incomplete_gamma(fname: str, kernel: Callable, node_cls: type, input: Tensor, other: Tensor, out: Any) -> Tensor:
-    a, b, rd = _operands(fname, input, other, fname + "_cpu", numbers=False, ints=False, half=True)
+    a, b, rd = _operands(fname, input, other, node_cls.__name__[:-9].lower() + "_cpu", numbers=False, ints=False,
+                         half=True)
     r = kernel(a.astype(np.float64), b.astype(np.float64)).astype(rd, copy=False)
     if GRAD.enabled and (input._requires_grad or other._requires_grad):
         res, node = record(node_cls, r, (input, other))
