@@ -39,7 +39,10 @@ def bernoulli(n_max: int = 40) -> tuple[Fraction, ...]:
     """``B_0 .. B_n_max`` (with ``B_1 = -1/2``), exactly, from ``sum_{j<=m} C(m+1, j) B_j = 0``."""
     b = [Fraction(1)]
     for m in range(1, n_max + 1):
-        b.append(-sum(math.comb(m + 1, j) * b[j] for j in range(m)) / (m + 1))
+        total = Fraction(0)
+        for j in range(m):
+            total += math.comb(m + 1, j) * b[j]
+        b.append(-total / (m + 1))
     return tuple(b)
 
 

@@ -89,12 +89,28 @@ def _plain(name: str, fn: Callable[[np.ndarray], np.ndarray], doc: str) -> Calla
 
 # -- the gamma family ------------------------------------------------------------------------------------
 
+def _lgamma_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
+    return mul(g, digamma(x))
+
+
+def _digamma_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
+    return mul(g, polygamma(1, x))
+
+
+def _i0_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
+    return mul(g, i1(x))
+
+
+def _i0e_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    return mul(g, sub(i1e(x), mul(sgn(x), y)))
+
+
 lgamma = _differentiable(
-    "lgamma", _gamma.lgamma, lambda g, x, y: mul(g, digamma(x)), "x",
+    "lgamma", _gamma.lgamma, _lgamma_grad, "x",
     "``log |Gamma(x)|`` (inf at the poles).", kernel="lgamma_vml_cpu", variants="function method", inplace="method",
 )
 digamma = _differentiable(
-    "digamma", _gamma.digamma, lambda g, x, y: mul(g, polygamma(1, x)), "x",
+    "digamma", _gamma.digamma, _digamma_grad, "x",
     "The logarithmic derivative of the gamma function (nan at the negative integers).", kernel="digamma",
     variants="function method", inplace="method", namespace=(TENSORLIB, SPECIAL),
 )
@@ -346,11 +362,11 @@ def _i1e_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
 
 
 i0 = _differentiable(
-    "i0", _bessel.i0, lambda g, x, y: mul(g, i1(x)), "x", "The modified Bessel function of the first kind, order 0.",
+    "i0", _bessel.i0, _i0_grad, "x", "The modified Bessel function of the first kind, order 0.",
     kernel="i0_vml_cpu", variants="function method", inplace="function method", namespace=(TENSORLIB, SPECIAL),
 )
 i0e = _differentiable(
-    "i0e", _bessel.i0e, lambda g, x, y: mul(g, sub(i1e(x), mul(sgn(x), y))), "xy",
+    "i0e", _bessel.i0e, _i0e_grad, "xy",
     "The exponentially scaled modified Bessel function of order 0: ``exp(-|x|) I0(x)``.", kernel="i0e_cpu",
     backward_name="SpecialI0EBackward0", variants="function", namespace=SPECIAL,
 )
