@@ -262,6 +262,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: builtins.int = 0, dim1:
     """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
 def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
+def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The logarithmic derivative of the gamma function (nan at the negative integers)."""
 def dist(input: Tensor, other: Tensor, p: builtins.float = 2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
@@ -384,6 +386,14 @@ def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate horizontally (dim 1, or dim 0 for 1-D tensors)."""
 def hypot(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``sqrt(input ** 2 + other ** 2)``."""
+def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 0."""
+def i0_(self: Tensor) -> Tensor:
+    """In-place version of :func:`i0`."""
+def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in ``other`` only)."""
+def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P(input, other)``."""
 def imag(input: Tensor) -> Tensor:
     """The imaginary part of a complex tensor, as a view."""
 def index_add(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -448,6 +458,8 @@ def less(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
 def less_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
+def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log |Gamma(x)|`` (inf at the poles)."""
 def linspace(start: Any, end: Any, steps: builtins.int, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: builtins.bool | None = None, mmap: builtins.bool | None = None, **pickle_load_args: Any) -> Any:
@@ -545,6 +557,10 @@ def multiply(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
 def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix-vector product."""
+def mvlgamma(input: Tensor, p: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``.
+    """
 def nan_to_num(input: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
     """Replace NaN and infinities with finite numbers."""
 def nan_to_num_(self: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
@@ -593,6 +609,8 @@ def permute(input: Tensor, dims: tuple[Any, ...]) -> Tensor:
     """``input`` with its dims reordered (a view)."""
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
+def polygamma(n: builtins.int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``n >= 0``)."""
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:

@@ -362,6 +362,10 @@ class TensorMethods:
         """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
     def diff(self, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
         """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
+    def digamma(self) -> Tensor:
+        """The logarithmic derivative of the gamma function (nan at the negative integers)."""
+    def digamma_(self) -> Tensor:
+        """In-place version of :func:`digamma`."""
     def dist(self, other: Tensor, p: builtins.float = 2) -> Tensor:
         """The ``p``-norm of ``input - other``."""
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
@@ -492,6 +496,18 @@ class TensorMethods:
         """Elementwise ``sqrt(input ** 2 + other ** 2)``."""
     def hypot_(self, other: Any) -> Tensor:
         """In-place version of :func:`hypot`."""
+    def i0(self) -> Tensor:
+        """The modified Bessel function of the first kind, order 0."""
+    def i0_(self) -> Tensor:
+        """In-place version of :func:`i0`."""
+    def igamma(self, other: Tensor) -> Tensor:
+        """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in ``other`` only)."""
+    def igamma_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`igamma`."""
+    def igammac(self, other: Tensor) -> Tensor:
+        """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P(input, other)``."""
+    def igammac_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`igammac`."""
     def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -552,6 +568,10 @@ class TensorMethods:
         """Elementwise ``input <= other`` as a bool tensor."""
     def less_equal_(self, other: Any) -> Tensor:
         """In-place :func:`le`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def lgamma(self) -> Tensor:
+        """``log |Gamma(x)|`` (inf at the poles)."""
+    def lgamma_(self) -> Tensor:
+        """In-place version of :func:`lgamma`."""
     def log(self) -> Tensor:
         """Elementwise natural logarithm."""
     def log10(self) -> Tensor:
@@ -654,6 +674,12 @@ class TensorMethods:
         """In-place ``self *= other``."""
     def mv(self, vec: Tensor) -> Tensor:
         """Matrix-vector product."""
+    def mvlgamma(self, p: builtins.int) -> Tensor:
+        """The log of the multivariate gamma function of dimension ``p``:
+        ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``.
+        """
+    def mvlgamma_(self, p: builtins.int) -> Tensor:
+        """In-place version of :func:`mvlgamma`."""
     def nan_to_num(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
         """Replace NaN and infinities with finite numbers."""
     def nan_to_num_(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
@@ -708,6 +734,10 @@ class TensorMethods:
         """Outer product of two 1-D tensors."""
     def permute(self, *dims: Any) -> Tensor:
         """Reorder dims (a view)."""
+    def polygamma(self, n: builtins.int) -> Tensor:
+        """:func:`polygamma` of this tensor."""
+    def polygamma_(self, n: builtins.int) -> Tensor:
+        """In-place :func:`polygamma`."""
     def positive(self) -> Tensor:
         """``input`` itself (unary plus)."""
     def pow(self, exponent: Any) -> Tensor:

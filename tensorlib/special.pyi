@@ -7,12 +7,34 @@ from __future__ import annotations
 from typing import Any
 from ._tensor import Tensor
 
+def airy_ai(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The Airy function ``Ai``."""
+def bessel_j0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the first kind, order 0."""
+def bessel_j1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the first kind, order 1."""
+def bessel_y0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the second kind, order 0 (nan below 0)."""
+def bessel_y1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The Bessel function of the second kind, order 1 (nan below 0)."""
+def chebyshev_polynomial_t(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Chebyshev polynomial of the first kind ``T_n(x)``."""
+def chebyshev_polynomial_u(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Chebyshev polynomial of the second kind ``U_n(x)``."""
+def chebyshev_polynomial_v(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Chebyshev polynomial of the third kind ``V_n(x)``."""
+def chebyshev_polynomial_w(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Chebyshev polynomial of the fourth kind ``W_n(x)``."""
+def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The logarithmic derivative of the gamma function (nan at the negative integers)."""
 def entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise entropy term: ``-x log x`` (0 at 0, -inf below)."""
 def erf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise Gauss error function."""
 def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise complementary error function."""
+def erfcx(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The scaled complementary error function ``exp(x^2) erfc(x)``."""
 def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise inverse error function (nan outside [-1, 1])."""
 def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -21,23 +43,79 @@ def expit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The logistic sigmoid ``1 / (1 + exp(-x))``."""
 def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise e ** x - 1."""
+def gammainc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised lower incomplete gamma function (:func:`tensorlib.igamma`)."""
+def gammaincc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised upper incomplete gamma function (:func:`tensorlib.igammac`)."""
+def gammaln(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log |Gamma(x)|`` (:func:`tensorlib.lgamma`)."""
+def hermite_polynomial_h(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The physicists' Hermite polynomial ``H_n(x)`` (nan past n = 512; 128 in float32)."""
+def hermite_polynomial_he(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The probabilists' Hermite polynomial ``He_n(x)`` (nan past n = 512; 128 in float32)."""
+def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 0."""
+def i0e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The exponentially scaled modified Bessel function of order 0: ``exp(-|x|) I0(x)``."""
+def i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 1."""
+def i1e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The exponentially scaled modified Bessel function of order 1: ``exp(-|x|) I1(x)``."""
+def laguerre_polynomial_l(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Laguerre polynomial ``L_n(x)``."""
+def legendre_polynomial_p(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Legendre polynomial ``P_n(x)``."""
 def log1p(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise log(1 + x)."""
+def log_ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The log of the standard normal distribution function, accurate in both tails."""
 def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """``log(sum(exp(input), dim))`` computed without overflow."""
+def modified_bessel_i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 0."""
+def modified_bessel_i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 1."""
+def modified_bessel_k0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the second kind, order 0."""
+def modified_bessel_k1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the second kind, order 1."""
+def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
+    """The log of the multivariate gamma function (:func:`tensorlib.mvlgamma`)."""
 def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The standard normal distribution function: the area under the Gaussian density left of ``x``."""
+def ndtri(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of the standard normal distribution function."""
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``n >= 0``)."""
+def psi(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The digamma function (:func:`tensorlib.digamma`)."""
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:
     """Elementwise rounding half to even, to ``decimals`` decimal places."""
+def scaled_modified_bessel_k0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``exp(x) K0(x)``: the scaled modified Bessel function of order 0."""
+def scaled_modified_bessel_k1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``exp(x) K1(x)``: the scaled modified Bessel function of order 1."""
+def shifted_chebyshev_polynomial_t(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """``T_n(2x - 1)``: the Chebyshev polynomial of the first kind on [0, 1]."""
+def shifted_chebyshev_polynomial_u(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """``U_n(2x - 1)``: the Chebyshev polynomial of the second kind on [0, 1]."""
+def shifted_chebyshev_polynomial_v(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """``V_n(2x - 1)``: the Chebyshev polynomial of the third kind on [0, 1]."""
+def shifted_chebyshev_polynomial_w(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+    """``W_n(2x - 1)``: the Chebyshev polynomial of the fourth kind on [0, 1]."""
 def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Normalised sinc: ``sin(pi x) / (pi x)``, 1 at 0."""
 def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
+def spherical_bessel_j0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The spherical Bessel function ``sin(x) / x``."""
 def xlog1py(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input * log1p(other)``, 0 where ``input`` is 0."""
 def xlogy(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input * log(other)``, 0 where ``input`` is 0."""
+def zeta(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """The Hurwitz zeta function ``sum_k (k + other) ^ -input`` (differentiable in ``other`` only)."""

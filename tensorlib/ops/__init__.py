@@ -15,6 +15,7 @@ from . import (
     shape,
     sorting,
     special,
+    special_functions,
     unary,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "shape",
     "sorting",
     "special",
+    "special_functions",
     "unary",
 ]

@@ -214,3 +214,99 @@ def erfinv(y: np.ndarray) -> np.ndarray:
         x = np.copysign(x, a)
     x = np.where(np.abs(a) == 1.0, np.copysign(np.inf, a), x)
     return np.where(np.abs(a) > 1.0, np.nan, x)
+
+
+# -- erfcx, log_ndtr, ndtri ---------------------------------------------------------------------------
+
+_INV_SQRT2 = 0.7071067811865476  # torch's frac_sqrt_2: the same rounding of x / sqrt(2)
+
+
+def _erfcx_nonnegative(x: np.ndarray) -> np.ndarray:
+    """``exp(x^2) erfc(x)`` for ``x >= 0`` (and +inf, where it is 0)."""
+    out = np.empty_like(x)
+    small = x < _SMALL
+    if small.any():
+        v = x[small]
+        out[small] = np.exp(v * v) * erfc(v)
+    mid = ~small & (x <= _LARGE)
+    if mid.any():
+        t = 1.0 / (1.0 + 0.5 * x[mid])
+        out[mid] = t * np.exp(_series(_tables()[1], t.copy()))
+    far = x > _LARGE
+    if far.any():
+        v = x[far]
+        with np.errstate(over="ignore"):
+            inv = 1.0 / (2.0 * v * v)  # sum_n (-1)^n (2n-1)!! / (2x^2)^n, 8 terms suffice past 28
+        total = np.ones_like(v)
+        term = np.ones_like(v)
+        for n in range(1, 9):
+            term = term * (-(2 * n - 1) * inv)
+            total += term
+        out[far] = np.where(v > 5e7, 1.0, total) * _INV_SQRT_PI / v
+    return out
+
+
+def erfcx(x: np.ndarray) -> np.ndarray:
+    """The scaled complementary error function ``exp(x^2) erfc(x)``, elementwise, as float64 (inf below -26.7,
+    where it overflows)."""
+    a = np.asarray(x, dtype=np.float64)
+    out = np.full(a.shape, np.nan)
+    with np.errstate(over="ignore", invalid="ignore"):
+        pos = a >= 0
+        if pos.any():
+            out[pos] = _erfcx_nonnegative(a[pos])
+        neg = a < 0
+        if neg.any():
+            v = a[neg]
+            two_exp = 2.0 * np.exp(v * v)  # erfcx(x) = 2 exp(x^2) - erfcx(-x), as torch computes it
+            r = np.where(v < -6.1, two_exp, two_exp - _erfcx_nonnegative(-np.maximum(v, -6.1)))
+            out[neg] = np.where(v < -26.7, np.inf, r)
+    return out
+
+
+def log_ndtr(x: np.ndarray) -> np.ndarray:
+    """``log`` of the standard normal distribution function, accurate in both tails."""
+    a = np.asarray(x, dtype=np.float64)
+    t = a * _INV_SQRT2
+    out = np.empty_like(a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = a < -1.0
+        if low.any():
+            v = t[low]
+            out[low] = np.log(erfcx(-v) / 2.0) - v * v
+        high = ~low
+        if high.any():
+            out[high] = np.log1p(-erfc(t[high]) / 2.0)
+    return out
+
+
+def ndtri(p: np.ndarray) -> np.ndarray:
+    """The inverse of the standard normal distribution function: -inf at 0, inf at 1, nan outside ``[0, 1]``.
+
+    ``sqrt(2) erfinv(2p - 1)`` where ``2p - 1`` is exact (``p >= 1/4``); in the lower tail, Newton's method on
+    ``log_ndtr(x) = log p`` from an asymptotic first guess (relative accuracy down to the smallest
+    subnormal); the upper tail by symmetry (``1 - p`` is exact there).
+    """
+    a = np.asarray(p, dtype=np.float64)
+    out = np.full(a.shape, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out[a == 0] = -np.inf
+        out[a == 1] = np.inf
+        inside = (a > 0) & (a < 1)
+        upper = a > 0.5
+        q = np.where(upper, 1.0 - a, a)  # the smaller tail, exactly
+        central = inside & (q >= 0.25)
+        if central.any():
+            out[central] = math.sqrt(2.0) * erfinv(2.0 * a[central] - 1.0)
+        tail = inside & (q < 0.25)
+        if tail.any():
+            v = q[tail]
+            log_p = np.log(v)
+            u = np.sqrt(-2.0 * log_p)
+            x = -(u - (np.log(u) + 0.5 * math.log(2.0 * math.pi)) / u)
+            for _ in range(6):
+                ln = log_ndtr(x)
+                slope = np.exp(-0.5 * x * x - ln) / math.sqrt(2.0 * math.pi)  # d log_ndtr / dx
+                x = x - (ln - log_p) / slope
+            out[tail] = np.where(upper[tail], -x, x)
+    return out

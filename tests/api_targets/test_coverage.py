@@ -12,8 +12,8 @@ from tests.api_targets import coverage
 
 # namespace -> names tensorlib had when the floor was last raised (raise it when names land; never lower it)
 FLOORS = {
-    "torch": 281,
-    "torch.Tensor": 507,
+    "torch": 288,
+    "torch.Tensor": 521,
     "torch.autograd": 13,
     "torch.distributions": 7,
     "torch.fft": 0,
@@ -24,12 +24,12 @@ FLOORS = {
     "torch.nn.utils": 6,
     "torch.optim": 7,
     "torch.optim.lr_scheduler": 14,
-    "torch.special": 17,
+    "torch.special": 56,
     "torch.testing": 2,
     "torch.utils.data": 18,
 }
 # namespaces that reached the target (add one when it does)
-AT_TARGET = {"torch.nn.init", "torch.testing"}
+AT_TARGET = {"torch.nn.init", "torch.special", "torch.testing"}
 REPORT = coverage.report()
 
 
