@@ -218,6 +218,12 @@ class TensorMethods:
         """The indices that sort ``input`` along ``dim``."""
     def argwhere(self) -> Tensor:
         """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
+    def as_strided(self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+        """A view of ``input``'s storage with the given sizes, strides (in elements) and storage offset."""
+    def as_strided_(self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+        """In-place :func:`as_strided`: this tensor takes the new geometry over its storage."""
+    def as_strided_scatter(self, src: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+        """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride, storage_offset)`` would read."""
     def asin(self) -> Tensor:
         """Elementwise arcsine."""
     def asin_(self) -> Tensor:
@@ -320,6 +326,8 @@ class TensorMethods:
         """``input``'s magnitude with ``other``'s sign."""
     def copysign_(self, other: Any) -> Tensor:
         """In-place version of :func:`copysign`."""
+    def corrcoef(self) -> Tensor:
+        """Pearson correlation coefficients of the variables in the rows of ``input``, clipped to [-1, 1]."""
     def cos(self) -> Tensor:
         """Elementwise cosine."""
     def cos_(self) -> Tensor:
@@ -330,6 +338,8 @@ class TensorMethods:
         """In-place version of :func:`cosh`."""
     def count_nonzero(self, dim: Any = None) -> Tensor:
         """Number of nonzero elements (over ``dim``)."""
+    def cov(self, *, correction: builtins.int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
+        """The covariance matrix of the variables in the rows of ``input`` (observations in columns)."""
     def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:
         """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
     def cummax(self, dim: builtins.int) -> Any:
@@ -456,8 +466,14 @@ class TensorMethods:
         """Elementwise fractional part."""
     def frac_(self) -> Tensor:
         """In-place version of :func:`frac`."""
+    def frexp(self) -> Any:
+        """Split each element into a mantissa in ``(-1, 1)`` (magnitude at least 0.5) and an int32 power of two."""
     def gather(self, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False) -> Tensor:
         """Values of ``input`` along ``dim`` at the positions in ``index``."""
+    def gcd(self, other: Tensor) -> Tensor:
+        """The greatest common divisor of each pair of (integer) elements; ``gcd(0, 0) == 0``."""
+    def gcd_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`gcd`."""
     def ge(self, other: Any) -> Tensor:
         """Elementwise ``input >= other`` as a bool tensor."""
     def ge_(self, other: Any) -> Tensor:
@@ -486,6 +502,10 @@ class TensorMethods:
         """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
         elements outside the range are ignored.
         """
+    def histogram(self, bins: Any = 100, *, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False) -> Any:
+        """A histogram of the values of ``input``: ``bins`` equal bins over ``range`` (the data's by default), or the
+        given bin edges (a 1-D tensor). Returns ``(hist, bin_edges)``; the last bin includes its right edge.
+        """
     def hsplit(self, indices_or_sections: Any) -> tuple[Any, ...]:
         """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
     def hypot(self, other: Any) -> Tensor:
@@ -508,6 +528,12 @@ class TensorMethods:
         """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
     def index_put_(self, indices: tuple[Any, ...], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
         """In-place :func:`index_put`."""
+    def index_reduce(self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: builtins.bool = True) -> Tensor:
+        """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced (``prod``, ``mean``, ``amax`` or
+        ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False).
+        """
+    def index_reduce_(self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: builtins.bool = True) -> Tensor:
+        """In-place :func:`index_reduce`."""
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
         """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
     def inner(self, other: Tensor) -> Tensor:
@@ -536,6 +562,14 @@ class TensorMethods:
         """The Kronecker product: every element of ``input`` times the whole of ``other``."""
     def kthvalue(self, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
         """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    def lcm(self, other: Tensor) -> Tensor:
+        """The least common multiple of each pair of (integer) elements (non-negative); 0 when either is 0."""
+    def lcm_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`lcm`."""
+    def ldexp(self, other: Tensor) -> Tensor:
+        """``input * 2 ** other``; a floating-point ``input`` with integer exponents keeps its dtype (exactly scaled)."""
+    def ldexp_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`ldexp`."""
     def le(self, other: Any) -> Tensor:
         """Elementwise ``input <= other`` as a bool tensor."""
     def le_(self, other: Any) -> Tensor:
@@ -694,6 +728,10 @@ class TensorMethods:
         """A new tensor from ``data`` with this tensor's dtype by default."""
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False, layout: Any = None, pin_memory: builtins.bool = False) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype by default."""
+    def nextafter(self, other: Tensor) -> Tensor:
+        """The next representable floating-point value after ``input`` towards ``other``."""
+    def nextafter_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`nextafter`."""
     def nonzero(self, *, as_tuple: builtins.bool = False) -> Any:
         """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
     def norm(self, p: Any = 'fro', dim: Any = None, keepdim: builtins.bool = False, dtype: Any = None) -> Tensor:
@@ -716,6 +754,10 @@ class TensorMethods:
         """In-place ``self **= exponent``."""
     def prod(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """Product of all elements, or along ``dim``."""
+    def put(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """A copy of ``input`` with ``source``'s elements written (or added) at the flat positions ``index``."""
+    def put_(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """In-place :func:`put`."""
     def quantile(self, q: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, interpolation: str = 'linear') -> Tensor:
         """The ``q``-th quantiles of ``input`` (over all elements, or along ``dim``); NaN where a slice holds NaN."""
     def rad2deg(self) -> Tensor:
@@ -738,6 +780,10 @@ class TensorMethods:
         """Python-style modulus (result has the sign of the divisor)."""
     def remainder_(self, other: Any) -> Tensor:
         """In-place :func:`remainder`."""
+    def renorm(self, p: builtins.float, dim: builtins.int, maxnorm: builtins.float) -> Tensor:
+        """Rescale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm ``maxnorm``."""
+    def renorm_(self, p: builtins.float, dim: builtins.int, maxnorm: builtins.float) -> Tensor:
+        """In-place version of :func:`renorm`."""
     def repeat(self, *sizes: Any) -> Tensor:
         """Tile the tensor ``sizes[i]`` times along each dim (new dims in front)."""
     def repeat_interleave(self, repeats: Any = None, dim: builtins.int | None = None, *, output_size: builtins.int | None = None) -> Tensor:
@@ -810,7 +856,8 @@ class TensorMethods:
         """``(values, indices)`` of ``input`` sorted along ``dim``."""
     def split(self, split_size_or_sections: Any, dim: builtins.int = 0) -> tuple[Any, ...]:
         """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
-    def split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]: ...
+    def split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+        """Views of consecutive pieces of ``dim`` with the given sizes (which must add up to its length)."""
     def sqrt(self) -> Tensor:
         """Elementwise square root."""
     def sqrt_(self) -> Tensor:
@@ -907,6 +954,12 @@ class TensorMethods:
         """The distinct elements (sorted), optionally with inverse indices and counts."""
     def unique_consecutive(self, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
         """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
+    def unsafe_chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+        """:func:`chunk` whose pieces are not tracked as views of ``input``."""
+    def unsafe_split(self, split_size: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+        """:func:`split` into chunks of ``split_size`` whose pieces are not tracked as views of ``input``."""
+    def unsafe_split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+        """:func:`split_with_sizes` whose pieces are not tracked as views of ``input``."""
     def unsqueeze(self, dim: builtins.int) -> Tensor:
         """Insert a dim of size 1 at ``dim``."""
     def unsqueeze_(self, dim: builtins.int) -> Tensor:
