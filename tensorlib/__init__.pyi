@@ -268,6 +268,8 @@ def deg2rad_(self: Tensor) -> Tensor:
     """In-place version of :func:`deg2rad`."""
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
+def detach(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach`: a tensor sharing ``input``'s memory, cut from the graph."""
 def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """A copy of ``input`` with no history; as in torch, it still requires grad when ``input`` does, and
     differentiating through it is an error.
@@ -393,6 +395,8 @@ def get_default_device() -> device:
     """The device factories use when given none (raises if it cannot hold tensors)."""
 def get_default_dtype() -> dtype:
     """The dtype of floating point tensors created from Python floats (float32 unless changed)."""
+def get_device(input: Tensor) -> builtins.int:
+    """The index of ``input``'s device: -1 for the CPU, where every tensorlib tensor is."""
 def get_rng_state() -> Tensor:
     """The default generator's state."""
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: builtins.int = 1) -> tuple[Any, ...]:
@@ -465,8 +469,14 @@ def is_floating_point(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a floating point dtype."""
 def is_grad_enabled() -> builtins.bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
+def is_inference(input: Tensor) -> builtins.bool:
+    """Whether ``input`` is an inference tensor: never here (see :meth:`Tensor.is_inference`)."""
 def is_nonzero(input: Tensor) -> builtins.bool:
     """The truth value of a one-element tensor."""
+def is_same_size(input: Tensor, other: Tensor) -> builtins.bool:
+    """Whether ``other`` has the same shape."""
+def is_signed(input: Tensor) -> builtins.bool:
+    """Whether the dtype is signed (every dtype but ``bool`` and ``uint8``)."""
 def is_tensor(obj: Any) -> builtins.bool:
     """Whether ``obj`` is a tensorlib Tensor (or subclass)."""
 def isclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> Tensor:

@@ -22,6 +22,8 @@ class TensorMethods:
         """The ``__and__`` operator."""
     def __contains__(self, element: Any) -> builtins.bool:
         """``element in self``: whether any element equals it."""
+    def __div__(self, other: Any) -> Tensor:
+        """The ``__div__`` operator."""
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         """The ``__eq__`` operator."""
     def __floordiv__(self, other: Any) -> Tensor:
@@ -36,6 +38,8 @@ class TensorMethods:
         """The ``__iadd__`` operator (in place)."""
     def __iand__(self, other: Any) -> Tensor:
         """The ``__iand__`` operator (in place)."""
+    def __idiv__(self, other: Any) -> Tensor:
+        """The ``__idiv__`` operator (in place)."""
     def __ifloordiv__(self, other: Any) -> Tensor:
         """The ``__ifloordiv__`` operator (in place)."""
     def __ilshift__(self, other: Any) -> Tensor:
@@ -286,6 +290,8 @@ class TensorMethods:
         """:func:`expand` to ``size``."""
     def byte(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.uint8 (itself if it already is)."""
+    def cauchy_(self, median: builtins.float = 0, sigma: builtins.float = 1, *, generator: Generator | None = None) -> Tensor:
+        """Fill in place with samples of the Cauchy distribution ``median + sigma * tan(pi * (u - 1/2))``."""
     def cdouble(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.complex128 (itself if it already is)."""
     def ceil(self) -> Tensor:
@@ -478,6 +484,8 @@ class TensorMethods:
         """Elementwise ``input >= other`` as a bool tensor."""
     def ge_(self, other: Any) -> Tensor:
         """In-place :func:`ge`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def geometric_(self, p: builtins.float, *, generator: Generator | None = None) -> Tensor:
+        """Fill in place with the number of Bernoulli(``p``) trials up to and including the first success (1, 2, ...)."""
     def ger(self, vec2: Tensor) -> Tensor:
         """Outer product of two 1-D tensors."""
     def greater(self, other: Any) -> Tensor:
@@ -512,6 +520,10 @@ class TensorMethods:
         """Elementwise ``sqrt(input ** 2 + other ** 2)``."""
     def hypot_(self, other: Any) -> Tensor:
         """In-place version of :func:`hypot`."""
+    def index(self, positions: Any, dims: Any) -> Tensor:
+        """torch's binding of positional dims to first-class dimensions (``functorch.dim``), which tensorlib does not
+        have: it dispatches (a ``__torch_function__`` handler may implement it) and otherwise raises.
+        """
     def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -542,6 +554,8 @@ class TensorMethods:
         """This tensor as tensorlib.int32 (itself if it already is)."""
     def inverse(self) -> Tensor:
         """The inverse of square matrices (batched); ``linalg.inv`` by torch's older name."""
+    def is_nonzero(self) -> builtins.bool:
+        """The truth value of a one-element tensor."""
     def is_same_size(self, other: Tensor) -> builtins.bool:
         """Whether ``other`` has the same shape."""
     def is_signed(self) -> builtins.bool:
@@ -602,6 +616,8 @@ class TensorMethods:
         """In-place version of :func:`log2`."""
     def log_(self) -> Tensor:
         """In-place version of :func:`log`."""
+    def log_normal_(self, mean: builtins.float = 1, std: builtins.float = 2, *, generator: Generator | None = None) -> Tensor:
+        """Fill in place with samples whose logarithm is normal with ``mean`` and ``std``."""
     def log_softmax(self, dim: Any, dtype: Any = None) -> Tensor:
         """``log(softmax(x))`` along ``dim``, computed stably."""
     def logaddexp(self, other: Any) -> Tensor:
@@ -640,6 +656,12 @@ class TensorMethods:
         """Elementwise ``input < other`` as a bool tensor."""
     def lt_(self, other: Any) -> Tensor:
         """In-place :func:`lt`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def map2_(self, x: Tensor, y: Tensor, callable: Callable[..., Any]) -> Tensor:
+        """``self[i] = callable(self[i], x[i], y[i])`` for every element (see :meth:`map_`)."""
+    def map_(self, tensor: Tensor, callable: Callable[..., Any]) -> Tensor:
+        """``self[i] = callable(self[i], tensor[i])`` for every element (``tensor`` broadcast to this shape); Python
+        numbers in and out, the results cast to this tensor's dtype. Slow: for tests and debugging, as torch's.
+        """
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         """A copy of ``input`` with ``value`` where ``mask`` is true."""
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
@@ -792,6 +814,14 @@ class TensorMethods:
         """The same elements in a new shape: a view when possible, else a copy."""
     def reshape_as(self, other: Tensor) -> Tensor:
         """:func:`reshape` to ``other``'s shape."""
+    def resize(self, *sizes: builtins.int) -> Tensor:
+        """Deprecated: ``self`` in the shape ``sizes`` (the same number of elements), differentiably."""
+    def resize_(self, *size: Any, memory_format: Any = None) -> Tensor:
+        """Give this tensor the shape ``size`` (contiguous strides), keeping its data where the sizes allow."""
+    def resize_as(self, tensor: Tensor) -> Tensor:
+        """Deprecated: :meth:`resize` to ``tensor``'s shape."""
+    def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+        """:meth:`resize_` to ``the_template``'s shape."""
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
     def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor:
@@ -820,6 +850,10 @@ class TensorMethods:
         """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
     def select_scatter(self, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
         """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
+    def set_(self, source: Tensor | None = None, storage_offset: builtins.int = 0, size: Sequence[builtins.int] | None = None, stride: Sequence[builtins.int] | None = None) -> Tensor:
+        """Make this tensor use ``source``'s memory: with its geometry, or ``size``/``stride`` from ``storage_offset``
+        of ``source``'s storage; with no source, an empty tensor.
+        """
     def sgn(self) -> Tensor:
         """Sign for real tensors; ``x / |x|`` for complex ones."""
     def sgn_(self) -> Tensor:

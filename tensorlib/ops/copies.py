@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._autograd.graph import Node, named_node_class, rename_grad_fn
+from .._autograd.graph import NOT_IMPLEMENTED, rename_grad_fn
 from .._dtype import dtype as DType
 from .._registry import op
 from .._tensor import Tensor, _wrap, wrap_dim
@@ -59,19 +59,6 @@ def alias_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return fresh_copy(alias(tensor_arg(input, "alias_copy")), out, "alias_copy")
 
 
-class NotImplementedBackward(Node):
-    """torch's ``NotImplemented`` node: the result requires grad, but backward through it is an error."""
-
-    __slots__ = ("op_name",)
-    op_name: str
-
-    def backward(self, g: Tensor) -> tuple:
-        raise RuntimeError(f"derivative for aten::{self.op_name} is not implemented")
-
-
-_NOT_IMPLEMENTED = named_node_class(NotImplementedBackward, "NotImplemented")
-
-
 @op()
 def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """A copy of ``input`` with no history; as in torch, it still requires grad when ``input`` does, and
@@ -79,7 +66,7 @@ def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     x = tensor_arg(input, "detach_copy")
     data = np.array(x._data, order="C")
     if needs_grad(x):
-        res, node = record(_NOT_IMPLEMENTED, data, (x,))
+        res, node = record(NOT_IMPLEMENTED, data, (x,))
         node.op_name = "detach_copy"
         return res if out is None else write_out(out, res, "detach_copy")
     return fresh_copy(_wrap(data), out, "detach_copy")

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, rename_grad_fn
+from .._autograd.graph import NOT_IMPLEMENTED, Node, rename_grad_fn
 from .._autograd.views import take_region
 from .._dtype import FROM_NP
 from .._registry import op
@@ -40,7 +40,6 @@ from .arithmetic import add, div, mul, sub
 from .broadcast import expand, sum as _sum
 from .comparison import gt
 from .conversion import conj, real, to_dtype
-from .copies import _NOT_IMPLEMENTED
 from .creation import Generator, _rng, linspace
 from .indexing import narrow, scatter_reduce, select
 from .join_split import cat, unbind
@@ -252,6 +251,8 @@ def _dx_scalar(dx: Any, fname: str) -> float:
 
 def _trapezoid_args(y: Any, x: Any, dx: Any, dim: int, fname: str) -> tuple[Tensor, int]:
     yt = tensor_arg(y, fname, "y")
+    if yt._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if x is not None and dx is not None:
         raise TypeError(
             f"{fname}() received an invalid combination of arguments - got (Tensor, Tensor, dx=...), but expected one of:\n"
@@ -336,11 +337,12 @@ def _gradient_coordinates(x: Tensor, coords: Tensor, d: int, edge_order: int) ->
     b = view(div(sub(h2, h1), mul(h1, h2)), tuple(shape))
     c = view(div(h1, mul(h2, add(h1, h2))), tuple(shape))
     center = add(add(mul(a, _slice(x, d, 0, -2)), mul(b, _slice(x, d, 1, -1))), mul(c, _slice(x, d, 2)))
-    first, second, last, before_last = select(h, 0, 0), select(h, 0, 1), select(h, 0, -1), select(h, 0, -2)
+    first, last = select(h, 0, 0), select(h, 0, -1)
     if edge_order == 1:
         prepend = div(sub(_slice(x, d, 1, 2), _slice(x, d, 0, 1)), first)
         append = div(sub(_slice(x, d, -1), _slice(x, d, -2, -1)), last)
     else:
+        second, before_last = select(h, 0, 1), select(h, 0, -2)
         a0 = div(mul(add(mul(first, 2.0), second), -1), mul(first, add(first, second)))
         b0 = div(add(first, second), mul(first, second))
         c0 = div(mul(first, -1), mul(second, add(first, second)))
@@ -457,7 +459,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, a
         norm = sub(w_sum, correction)
     if norm._data <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=2)
+                      "observations.", UserWarning, stacklevel=3)
         norm = _wrap(np.zeros((), dtype=norm._data.dtype))
     centred = sub(inp, unsqueeze(avg, 1))
     c = mm(centred, conj(t(mul(centred, w) if w is not None else centred)))
@@ -487,7 +489,7 @@ def _not_implemented_grad(outputs: list[Tensor], inputs: tuple, name: str) -> li
         return outputs
     res = []
     for o in outputs:
-        r, node = record(_NOT_IMPLEMENTED, o._data, inputs)
+        r, node = record(NOT_IMPLEMENTED, o._data, inputs)
         node.op_name = name
         res.append(r)
     return res
@@ -542,7 +544,8 @@ def _histogram_edges(sample: np.ndarray, bins: Any, range: Any, fname: str) -> l
 
 
 def _fmt(v: float) -> str:
-    return str(int(v)) if v == int(v) else repr(v) if np.isfinite(v) else str(v)
+    """A float as C++ streams print it: ``1``, ``2.5``, ``inf``, ``nan``."""
+    return f"{v:g}"
 
 
 def _c_name(npdt: np.dtype) -> str:
@@ -571,7 +574,7 @@ def _histogramdd(x: Tensor, bins: Any, range: Any, weight: Any, density: bool, f
                                f"have the same dtype, but got input({_c_name(a.dtype)}), and weight({_c_name(wt._data.dtype)})")
         w = wt._data.reshape(-1)
     with np.errstate(invalid="ignore"):
-        keep = np.all(np.isfinite(sample), axis=1) if sample.size else np.ones(sample.shape[0], dtype=bool)
+        keep = np.all(np.isfinite(sample), axis=1)
         hist, _ = np.histogramdd(sample[keep].astype(np.float64), bins=[e.astype(np.float64) for e in edges],
                                  weights=None if w is None else w[keep].astype(np.float64))
     hist = hist.astype(a.dtype)
@@ -691,7 +694,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False)."""
     if not _INDEX_REDUCE_WARNED[0]:
         _INDEX_REDUCE_WARNED[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
     x = tensor_arg(input, "index_reduce")
     idx_t = tensor_arg(index, "index_reduce", "index", 3)
     s = tensor_arg(source, "index_reduce", "source", 4)

@@ -9,19 +9,21 @@ it overlaps itself).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from .._autograd.engine import edge
-from .._autograd.graph import Node, new_node
+from .._autograd.graph import NOT_IMPLEMENTED, Node, new_node
 from .._autograd.views import put_region, storage_index, take_region
 from .._registry import op
-from .._tensor import Tensor, _make_view, _wrap
-from ._util import GRAD, check_inplace, record, tensor_arg
+from .._memory_format import check_memory_format, check_rank
+from .._tensor import _CPP_NAMES, Tensor, _make_view, _wrap, bump_version
+from ._util import GRAD, check_inplace, needs_grad, record, tensor_arg
 from .arithmetic import div, mul
-from .shape import _inplace_view, _shape_arg
+from .shape import _inplace_view, _shape_arg, reshape
 
 
 def _geometry(size: Any, stride: Any, fname: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -183,4 +185,148 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[int], stride: 
         node.index, node.mask = index, mask.reshape(a.shape)
         return out
     return _wrap(out_data)
+
+
+
+# -- changing a tensor's storage ------------------------------------------------------------------------
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    """The array that owns ``a``'s memory (the end of its chain of NumPy bases)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _owner_bytes(a: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """``a``'s owning memory as writable-if-``a``-is bytes, and ``a``'s first byte in it (None when not one block)."""
+    owner = _owner(a)
+    if not (owner.flags.c_contiguous or owner.flags.f_contiguous):
+        return None
+    flat = owner.reshape(-1, order="A").view(np.uint8)
+    start = a.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return flat, start
+
+
+@op(variants="method")
+def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
+    """Give this tensor the shape ``size`` (contiguous strides), keeping its data where the sizes allow.
+
+    As in torch: when the memory from this tensor's first element on is large enough, the tensor keeps it (its
+    elements are the first ``numel`` of that memory, and tensors sharing it see its writes); otherwise it gets new
+    memory, the old contents copied to its start and the rest uninitialised (zeros here). Unlike torch, other
+    tensors that shared the old memory keep it rather than following the tensor into the new one.
+    """
+    x = tensor_arg(self, "resize_", "self")
+    if x._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = _shape_arg(size, "resize_")
+    if any(n < 0 for n in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    check_rank(check_memory_format(memory_format, "resize_"), len(shape))
+    a = x._data
+    if shape != a.shape:
+        numel = int(np.prod(shape, dtype=np.int64))
+        item = a.itemsize
+        block = _owner_bytes(a)
+        if block is not None and block[1] + numel * item <= block[0].size:
+            flat, start = block
+            x._data = flat[start:start + numel * item].view(a.dtype).reshape(shape)
+        else:
+            new = np.zeros(numel, dtype=a.dtype)
+            if block is not None:
+                flat, start = block
+                old = flat[start:start + numel * item]
+                new[:old.size // item] = old[:old.size - old.size % item].view(a.dtype)
+            x._data = new.reshape(shape)
+            if x._base is not None:  # new memory: no longer a view of its base
+                x._base, x._view_version = None, None
+                x._vc = None if x._vc is None else [x._vc[0]]
+    bump_version(x)
+    return x
+
+
+@op(variants="method")
+def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """:meth:`resize_` to ``the_template``'s shape."""
+    return resize_(self, tensor_arg(the_template, "resize_as_", "the_template", 2)._data.shape,
+                   memory_format=memory_format)
+
+
+class ResizeBackward(Node):
+    __slots__ = ("shape",)
+    shape: tuple[int, ...]
+
+    def backward(self, g: Tensor) -> tuple:
+        return (reshape(g, self.shape),)
+
+
+def _resized(x: Tensor, sizes: tuple, fname: str) -> Tensor:
+    warnings.warn(f"non-inplace {fname} is deprecated", UserWarning, stacklevel=4)
+    a = x._data
+    numel = int(np.prod(sizes, dtype=np.int64))
+    if a.size != numel:
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the given tensor has a "
+            f"size of {'x'.join(map(str, a.shape))} ({a.size} elements). autograd's resize can only change the shape "
+            "of a given tensor, while preserving the number of elements. "
+        )
+    data = a.reshape(sizes)
+    if needs_grad(x):
+        res, node = record(ResizeBackward, data, (x,))
+        node.shape = a.shape
+        return res
+    return _wrap(data)
+
+
+@op(variants="method")
+def resize(self: Tensor, *sizes: int) -> Tensor:
+    """Deprecated: ``self`` in the shape ``sizes`` (the same number of elements), differentiably."""
+    return _resized(tensor_arg(self, "resize", "self"), tuple(int(n) for n in sizes), "resize")
+
+
+@op(variants="method")
+def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """Deprecated: :meth:`resize` to ``tensor``'s shape."""
+    return _resized(tensor_arg(self, "resize_as", "self"), tensor_arg(tensor, "resize_as", "tensor", 2)._data.shape,
+                    "resize_as")
+
+
+@op(variants="method")
+def set_(self: Tensor, source: Tensor | None = None, storage_offset: int = 0, size: Sequence[int] | None = None,
+         stride: Sequence[int] | None = None) -> Tensor:
+    """Make this tensor use ``source``'s memory: with its geometry, or ``size``/``stride`` from ``storage_offset``
+    of ``source``'s storage; with no source, an empty tensor.
+
+    Differences with torch: there are no Storage objects (``source`` is a tensor), and the tensor is not recorded
+    as a view, so ``storage_offset()`` counts from its own first element.
+    """
+    x = tensor_arg(self, "set_", "self")
+    check_inplace(x, "set_")
+    if source is None:
+        x._data = np.empty(0, dtype=x._data.dtype)
+        bump_version(x)
+        return x
+    src = tensor_arg(source, "set_", "source", 1)
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"Could not set tensor of type {_CPP_NAMES[src._data.dtype.name]} to a tensor of type "
+                           f"{_CPP_NAMES[x._data.dtype.name]}")
+    if size is None:
+        data = src._data.view()
+    else:
+        sizes = _shape_arg((size,), "set_")
+        strides = _shape_arg((stride,), "set_") if stride else tuple(
+            int(np.prod(sizes[k + 1:], dtype=np.int64)) for k in range(len(sizes)))
+        flat = _storage(_root(src)._data)
+        offset = int(storage_offset)
+        _check_bounds(sizes, strides, offset, flat.itemsize, flat.shape[0])
+        data = _np_as_strided(flat[offset:], sizes, tuple(k * flat.itemsize for k in strides),
+                              writeable=bool(flat.flags.writeable) and not _self_overlapping(sizes, strides))
+    x._data = data
+    if GRAD.enabled and src._requires_grad:  # as torch: a history whose backward is not implemented
+        from_node, node = record(NOT_IMPLEMENTED, data, (src,))
+        node.op_name = "set_"
+        x._grad_fn, x._requires_grad = from_node._grad_fn, True
+    bump_version(x)
+    return x
 
