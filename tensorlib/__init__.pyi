@@ -270,6 +270,8 @@ def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
 def detach(input: Tensor) -> Tensor:
     """:meth:`Tensor.detach`: a tensor sharing ``input``'s memory, cut from the graph."""
+def detach_(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach_`: cut ``input`` from the graph in place, making it a leaf."""
 def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """A copy of ``input`` with no history; as in torch, it still requires grad when ``input`` does, and
     differentiating through it is an error.

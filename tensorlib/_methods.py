@@ -371,6 +371,12 @@ def detach_function(input: Tensor) -> Tensor:
     return tensor_arg(input, "detach").detach()
 
 
+@op(name="detach_")
+def detach_inplace_function(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach_`: cut ``input`` from the graph in place, making it a leaf."""
+    return tensor_arg(input, "detach_").detach_()
+
+
 @op(name="get_device")
 def get_device_function(input: Tensor) -> int:
     """The index of ``input``'s device: -1 for the CPU, where every tensorlib tensor is."""

@@ -57,7 +57,7 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
 _TITLE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
                 "complex128": "ComplexDouble"}
-_SAME_DTYPE = object()  # _TensorMeta.grad_dtype's default: the tensor's own dtype
+_SAME_DTYPE: Any = object()  # _TensorMeta.grad_dtype's default: the tensor's own dtype
 
 
 class _TensorMeta:
@@ -720,7 +720,7 @@ class Tensor(_RegisteredMethods):
         if self._grad_fn is not None:
             raise RuntimeError("__setstate__ can be only called on leaf Tensors")
         if len(state) == 4:
-            self.set_(*state)  # type: ignore[attr-defined]  # attached by tensorlib._methods
+            self.set_(*state)
             return
         if len(state) == 5:
             self._data = state[0]._data

@@ -163,6 +163,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
     x = tensor_arg(tensor, "split", "tensor")
     a = x._data
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):

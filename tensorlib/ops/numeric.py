@@ -60,7 +60,7 @@ def _binary_operands(input: Any, other: Any, fname: str) -> tuple[Tensor, Tensor
     return x, y, result_dtype(x, y).np
 
 
-def _broadcast(fn: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _broadcast(fn: Any, a: Any, b: Any) -> np.ndarray:
     try:
         return np.asarray(fn(a, b))
     except ValueError:
@@ -70,6 +70,7 @@ def _broadcast(fn: Any, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _integer_binary(np_fn: Any, name: str) -> Any:
     def impl(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         x, y, npdt = _binary_operands(input, other, name)
+        _broadcast(np.broadcast_shapes, x._data.shape, y._data.shape)  # shapes are checked before dtypes, as in torch
         if npdt.kind not in "iu":
             raise not_implemented(f"{name}_cpu", npdt)
         r = _broadcast(np_fn, x._data.astype(npdt, copy=False), y._data.astype(npdt, copy=False)).astype(npdt)
@@ -201,6 +202,7 @@ def unravel_index(indices: Tensor, shape: Any) -> tuple:
     x = tensor_arg(indices, "unravel_index", "indices")
     if x._data.dtype.kind not in "iu":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {FROM_NP[x._data.dtype]!r}")
+    dims: tuple[int, ...]
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         dims = (int(shape),)
     elif isinstance(shape, (tuple, list, Size)):
@@ -718,6 +720,8 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     if idx.size != n_src:
         raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
                            f"({n_src}), for dim: {d}")
+    if a.dtype == np.bool_ and not include_self:
+        raise not_implemented("index_reduce_func_exclude_input_init", a.dtype)
     size = a.shape[d] if a.ndim else 1
     if idx.size and (idx.min() < -size or idx.max() >= size):
         raise IndexError("index out of range in self")
@@ -754,11 +758,11 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | N
     if a.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {a.ndim} dimensions")
     if a.dtype.kind not in "fc":
-        raise not_implemented("norm_cpu", a.dtype)
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {type_title(a.dtype)}")
     d = wrap_dim(dim, a.ndim)
     dims = tuple(k for k in range(a.ndim) if k != d)
     norm = vector_norm(x, p, dims, keepdim=True)
-    factor = where(gt(norm, maxnorm), div(maxnorm, add(norm, 1e-7)), _wrap(np.ones((), dtype=norm._data.dtype)))
+    factor = where(gt(norm, maxnorm), div(_wrap(np.asarray(maxnorm, dtype=norm._data.dtype)), add(norm, 1e-7)), _wrap(np.ones((), dtype=norm._data.dtype)))
     return _finish(rename_grad_fn(mul(x, factor), "RenormBackward0"), out, "renorm")
 
 

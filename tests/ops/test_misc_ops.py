@@ -534,6 +534,8 @@ def test_predicates_as_functions(L: Any) -> None:
     assert L.is_inference(x) is False and x.is_inference() is False
     d = L.detach(x.requires_grad_())
     assert not d.requires_grad and d.data_ptr() == x.data_ptr()
+    y = x * 2
+    assert L.detach_(y) is y and y.grad_fn is None and not y.requires_grad
     assert L.tensor([2.0]).is_nonzero() and not L.is_nonzero(L.tensor([0]))
     assert x.share_memory_() is x
 

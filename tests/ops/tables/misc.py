@@ -227,8 +227,6 @@ _IR = {"prod": [s(r(4, 3), 0, idx([0, 2, 0]), r(3, 3), "prod"), s(r(4, 3), 1, id
        "amin": [s(r(4, 3), 0, idx([3, 2, 3]), r(3, 3), "amin"), s(ints(2, 3), 0, idx([1]), ints(1, 3), "amin", include_self=False)]}
 op("index_reduce", [sample for samples in _IR.values() for sample in samples], _np_index_reduce)
 
-forward_only("detach", [s(r(2, 3)), s(ints(3))], lambda a: a)
-
-# Tested in tests/ops/test_misc_ops.py: binomial (random: its distribution, generator and errors against torch), and
-# the predicates and device query (results that are not tensors).
-NOT_IN_TABLE = {"binomial", "get_device", "is_inference", "is_same_size", "is_signed"}
+# Tested in tests/ops/test_misc_ops.py: binomial (random: its distribution, generator and errors against torch), the
+# predicates and device query (results that are not tensors), and detach/detach_ (graph state, not values).
+NOT_IN_TABLE = {"binomial", "get_device", "is_inference", "is_same_size", "is_signed", "detach", "detach_"}
