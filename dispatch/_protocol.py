@@ -196,7 +196,10 @@ class Protocol:
             "_plain_seq": self._plain_seq,
             "_slow": self._slow,
             "_slow_modes": self._slow_modes,
+            "_X": (),  # the exception types an implementation's failure is translated from (see translate_errors)
+            "_failed": self._failed,
         }
+        self._translate: Callable[[Any, BaseException, tuple, dict], BaseException | None] | None = None
         # compiled wrapper factories, one per distinct wrapper source (see _codegen.closure_factory)
         self._factories: dict = {}
         #: Base class of this protocol's modes: subclass it, define the
@@ -301,6 +304,40 @@ class Protocol:
 
     # -- dispatch -------------------------------------------------------------
 
+    def translate_errors(
+        self, translate: Callable[[Any, BaseException, tuple, dict], BaseException | None],
+        types: tuple[type[BaseException], ...] = (Exception,),
+    ) -> None:
+        """Let ``translate(func, exc, args, kwargs)`` replace errors that escape implementations.
+
+        When an implementation called by a wrapper raises an exception of one of
+        ``types``, ``translate`` gets the public function, the exception and the
+        call; an exception it returns is raised instead (chained to the
+        original), None keeps the original. This is how a library turns a
+        Python or NumPy error deep inside an implementation (an argument of the
+        wrong type that nothing checked) into its own message at the public
+        boundary, at no cost to calls that succeed.
+        """
+        self._translate = translate
+        self._ns["_X"] = tuple(types)
+
+    def _failed(self, spec: _WrapperSpec, exc: BaseException, args: tuple, kwargs: dict) -> None:
+        """Called by a wrapper whose implementation raised ``exc``: raise its translation, if there is one."""
+        translate = self._translate
+        if translate is None:
+            return
+        new = translate(spec.public, exc, args, kwargs)
+        if new is not None and new is not exc:
+            raise new from exc
+
+    def _run(self, spec: _WrapperSpec, args: tuple, kwargs: dict | None) -> Any:
+        """``spec.impl(*args, **kwargs)``, its errors translated as a wrapper's fast path translates them."""
+        try:
+            return spec.impl(*args, **(kwargs or {}))
+        except self._ns["_X"] as exc:
+            self._failed(spec, exc, args, kwargs or {})
+            raise
+
     def _slow(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
         """Entry point of a wrapper whose fast-path check failed."""
         if spec.operator:
@@ -347,7 +384,7 @@ class Protocol:
         if kwargs:
             collect(kwargs.values(), is_impl, plain, impls, types, objs)
         if not objs:
-            return spec.impl(*args, **(kwargs or {}))
+            return self._run(spec, args, kwargs)
         if spec.list_plain:
             types, objs = self._collect_listing_plain(args + tuple(kwargs.values()) if kwargs else args)
         if len(objs) == 1:  # the usual case, without the generic loop
@@ -368,7 +405,7 @@ class Protocol:
             if result is NotImplemented:
                 self._raise_unhandled(spec.public, [], mode)
             return result
-        return spec.impl(*args, **kwargs)
+        return self._run(spec, args, kwargs)
 
     def dispatch(self, public: Any, impl: Callable, relevant: Iterable[Any], args: tuple, kwargs: dict | None,
                  *, list_plain: bool = False) -> Any:
@@ -686,17 +723,27 @@ class Protocol:
             body = (
                 "def _fn(*args, **kwargs):\n"
                 "    if not _M:\n"
-                "        return _impl(*args, **kwargs)\n"
+                "        try:\n"
+                "            return _impl(*args, **kwargs)\n"
+                "        except _X as _dispatch_e_:\n"
+                "            _failed(_spec, _dispatch_e_, args, kwargs)\n"
+                "            raise\n"
                 "    return _slow_modes(_spec, args, kwargs)\n"
             )
         else:
             sig = signature if signature is not None else inspect.signature(impl)
             params, call = _codegen.parameter_source(sig, defaults, "")
+            rebuild = _codegen.call_rebuild_source(sig, "", keyword=frozenset(keyword_params))
             body = (
                 f"def _fn({params}):\n"
                 f"    if {_codegen.plain_check_source(sig, '')}:\n"
-                f"        return _impl({call})\n"
-                + _codegen.call_rebuild_source(sig, "", keyword=frozenset(keyword_params))
+                f"        try:\n"
+                f"            return _impl({call})\n"
+                f"        except _X as _dispatch_e_:\n"
+                + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=frozenset(keyword_params))
+                + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
+                f"            raise\n"
+                + rebuild
                 + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
             )
         make = _codegen.closure_factory(body, ("_impl", "_spec", *defaults), self._ns, self._factories)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys as _sys
 
-from . import _C, _VF, _hooks, _legacy, _methods, _repr, _typeinfo, cuda, ops, serialization
+from . import _C, _VF, _errors, _hooks, _legacy, _methods, _repr, _typeinfo, cuda, ops, serialization
 from ._autograd import anomaly_mode as _anomaly_mode
 from ._autograd import engine as _engine
 from ._autograd import grad_mode as _grad_mode
@@ -72,6 +72,7 @@ _build(__name__)
 # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).
 _install_methods(Tensor, skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"})
 _protocol.add_plain_type(Tensor, primary=True)
+_protocol.translate_errors(_errors.translate, _errors.TRANSLATED)
 for _t in (Size, dtype, device, memory_format, layout):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)

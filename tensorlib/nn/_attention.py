@@ -40,6 +40,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     q = tensor_arg(query, "scaled_dot_product_attention", "query")
     k = tensor_arg(key, "scaled_dot_product_attention", "key", 2)
     v = tensor_arg(value, "scaled_dot_product_attention", "value", 3)
+    if min(q.dim(), k.dim(), v.dim()) < 2:
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{q.dim()} key.dim: {k.dim()} and value.dim: {v.dim()} instead.")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:

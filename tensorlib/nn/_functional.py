@@ -345,6 +345,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1 and not a.size:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     n = int(a.max()) + 1 if num_classes == -1 else num_classes
     if a.size and a.max() >= n:
         raise RuntimeError("Class values must be smaller than num_classes.")
@@ -697,6 +699,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     """Rows of ``weight`` selected by the indices in ``input``."""
     idx = tensor_arg(input, "embedding")
     w = tensor_arg(weight, "embedding", "weight", 2)
+    if w._data.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if idx._data.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int")
     flat = reshape(idx, (-1,))
@@ -757,6 +761,8 @@ _NP_PAD_MODES: dict[str, _NpPadMode] = {"constant": "constant", "reflect": "refl
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad) // 2`` dims: ``(left, right, top, bottom, ...)``; modes constant/reflect/replicate/circular."""
     x = tensor_arg(input, "pad")
+    if not isinstance(pad, (list, tuple)):
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     n = len(pad) // 2

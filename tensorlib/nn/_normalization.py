@@ -139,7 +139,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if a.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {a.ndim}")
     n, c = a.shape[:2]
-    if num_groups < 0 or c % num_groups:  # zero groups: Python's ZeroDivisionError, as torch
+    if num_groups == 0:  # torch's group_norm computes c % num_groups in Python, with this result
+        raise ZeroDivisionError("integer division or modulo by zero")
+    if num_groups < 0 or c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(a.shape)} and num_groups={num_groups}")
     for t, name in ((weight, "weight"), (bias, "bias")):

@@ -718,8 +718,11 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
                                  "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
                                  "(s1, s2, ...,sK) format.")
             scales = [float(s) for s in scale_factor]
-        else:
+        elif isinstance(scale_factor, (int, float)):
             scales = [float(scale_factor)] * nd
+        else:
+            raise TypeError(f"interpolate(): argument 'scale_factor' must be float or tuple of floats, not "
+                            f"{type(scale_factor).__name__}")
         out = [int(math.floor(n * s)) for n, s in zip(shape, scales)]
     else:
         raise ValueError("either size or scale_factor should be defined")

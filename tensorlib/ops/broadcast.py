@@ -137,10 +137,10 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+        raise RuntimeError(f"tensorlib.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     for t_ in ts:
         if t_._data.ndim > 1:
-            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + repr(t_))
+            raise RuntimeError("tensorlib.meshgrid: Expected 0D or 1D tensor in the tensor list but got: " + repr(t_))
     flat = [reshape(t_, (-1,)) for t_ in ts]
     swap = indexing == "xy" and len(flat) >= 2
     if swap:
@@ -273,6 +273,10 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
+    if any(n < 0 for n in reps):
+        shape = [n * m for n, m in zip(reps, (1,) * (len(reps) - a.ndim) + a.shape)]
+        bad = next(n for n in shape if n < 0) if any(n < 0 for n in shape) else min(reps)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
     r = np.tile(a, reps)
     if x._requires_grad and GRAD.enabled:
         res, node = record(RepeatBackward0, r, (x,))

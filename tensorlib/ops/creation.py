@@ -628,6 +628,8 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """Sample category indices from the (unnormalised) weights in each row of ``input``."""
     x = tensor_arg(input, "multinomial")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, int):
+        raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not {type(num_samples).__name__}")
     w = x._data.astype(np.float64)
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

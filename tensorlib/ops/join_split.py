@@ -14,7 +14,7 @@ from .._autograd.graph import Node, rename_grad_fn
 from .._dtype import FROM_NP, PROMOTE
 from .._registry import op
 from .._tensor import Tensor, wrap_dim
-from ._util import GRAD, record, tensor_arg, wrap, write_out
+from ._util import GRAD, record, tensor_arg, type_title, wrap, write_out
 from .broadcast import meshgrid
 from .indexing import narrow, select
 from .shape import atleast_1d, atleast_2d, atleast_3d, reshape
@@ -216,11 +216,22 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Split into ``n`` parts as equal as possible, or at the given indices."""
     x = tensor_arg(input, "tensor_split")
+    if x._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
         v = indices_or_sections._data
+        if v.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {v.ndim} dims")
+        if v.dtype != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{type_title(v.dtype)}")
         indices_or_sections = int(v) if v.ndim == 0 else [int(i) for i in v]
+    elif not isinstance(indices_or_sections, (int, list, tuple)) or isinstance(indices_or_sections, bool):
+        raise TypeError(f"tensor_split(): argument 'indices' must be tuple of ints, not "
+                        f"{type(indices_or_sections).__name__}")
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         if n <= 0:
@@ -242,12 +253,12 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 def _split_at(fname: str, x: Tensor, sections: Any, dim: int, min_dims: int) -> tuple:
     if x._data.ndim < min_dims:
         raise RuntimeError(
-            f"torch.{fname} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+            f"tensorlib.{fname} requires a tensor with at least {min_dims} dimension, but got a tensor with "
             f"{x._data.ndim} dimensions!"
         )
-    if isinstance(sections, int) and x._data.shape[dim] % sections:
+    if isinstance(sections, int) and (sections == 0 or x._data.shape[dim] % sections):
         raise RuntimeError(
-            f"torch.{fname} attempted to split along dimension {dim}, but the size of the dimension "
+            f"tensorlib.{fname} attempted to split along dimension {dim}, but the size of the dimension "
             f"{x._data.shape[dim]} is not divisible by the split_size {sections}!"
         )
     return tensor_split(x, sections, dim)
@@ -307,7 +318,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         t_ = tensor_arg(t_, "block_diag", "tensors", i + 1)
         if t_._data.ndim > 2:
             raise RuntimeError(
-                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t_._data.ndim} dimensions"
+                f"tensorlib.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t_._data.ndim} dimensions"
             )
         ts.append(reshape(t_, (1, -1)) if t_._data.ndim < 2 else t_)
     if not ts:

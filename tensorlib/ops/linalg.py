@@ -336,6 +336,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     Supports any equation whose operands have no repeated index within one
     operand; gradients flow through the composed ops.
     """
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     ops = [tensor_arg(o, "einsum", "operands", i + 2) for i, o in enumerate(operands)]

@@ -671,6 +671,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         return _mode_t(x, wrap(np.zeros((), dtype=np.int64)))
+    if a.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     check_sortable(a, "mode")
     moved = np.moveaxis(a, d, -1)
     flat = moved.reshape(-1, moved.shape[-1])
@@ -912,7 +914,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *, out: Te
     if a.dtype.kind not in "f":
         raise not_implemented("histogram_cpu", a.dtype)
     if bins <= 0:
-        raise RuntimeError("torch.histc(): bins must be > 0".replace("torch.", "tensorlib."))
+        raise RuntimeError("tensorlib.histc(): bins must be > 0")
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())

@@ -160,7 +160,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     """Limit every element to ``[min, max]`` (either bound may be None, a number or a tensor)."""
     x = tensor_arg(input, "clamp")
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("tensorlib.clamp: At least one of 'min' or 'max' must not be None")
     a = x._data
     lo, hi = min, max
     if a.dtype.kind != "f" or type(min) not in _BOUND or type(max) not in _BOUND:
@@ -228,7 +228,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     """In-place :func:`clamp`."""
     tensor_arg(self, "clamp_", "self")
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("tensorlib.clamp: At least one of 'min' or 'max' must not be None")
     simple = not isinstance(min, Tensor) and not isinstance(max, Tensor) and self._data.dtype.kind == "f"
     if simple and not (self._requires_grad and GRAD.enabled):
         check_inplace(self, "clamp_")

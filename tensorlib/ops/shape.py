@@ -575,9 +575,9 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _
     """Place the last dim of ``input`` on the diagonal of new (dim1, dim2) planes."""
     x = tensor_arg(input, "diag_embed")
     a = x._data
-    n = a.shape[-1] + abs(offset)
     out_ndim = a.ndim + 1
     d1, d2 = wrap_dim(dim1, out_ndim), wrap_dim(dim2, out_ndim)
+    n = a.shape[-1] + abs(offset)
     shape: tuple[int, ...]
     if _shape is None:
         rest = list(a.shape[:-1])
@@ -638,6 +638,8 @@ def ravel(input: Tensor) -> Tensor:
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the second)."""
     x = tensor_arg(input, "rot90")
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(f"rot90(): argument 'dims' (position 3) must be tuple of ints, not {type(dims).__name__}")
     dims = list(dims)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")

@@ -150,6 +150,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if a.size and a.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     w = None if weights is None else tensor_arg(weights, "bincount", "weights", 2)._data
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
     r = np.bincount(a, weights=w, minlength=minlength)
     if w is None:
         return wrap(r.astype(np.int64))
@@ -161,6 +163,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """Indices where ``input`` would be inserted into the (last dim of the) sorted sequence."""
     seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")._data
+    if seq.ndim == 0:
+        raise RuntimeError("tensorlib.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
     # NumPy checks the value of a given side
     side_ = cast(Literal["left", "right"], side or ("right" if right else "left"))
@@ -176,7 +181,10 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 @op()
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """Bucket index of each element of ``input`` given 1-D sorted ``boundaries``."""
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+    b = tensor_arg(boundaries, "bucketize", "boundaries", 2)
+    if b._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b._data.ndim})")
+    return searchsorted(b, input, out_int32=out_int32, right=right)
 
 
 def check_sortable(a: np.ndarray, fname: str) -> None:

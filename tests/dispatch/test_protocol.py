@@ -346,3 +346,37 @@ def test_primary_plain_type_is_fast_but_its_subclasses_dispatch():
     assert wrapped(Base(), Base()) == "impl" and wrapped(Base(), y=3) == "impl" and wrapped([Base()]) == "impl"
     assert wrapped(Base(), Sub()) == ("sub", (Sub,))  # exact-type identity only: a subclass is not the primary type
     assert wrapped(Sub()) == ("sub", (Sub,))
+
+
+def test_translate_errors_replaces_failures_of_implementations():
+    proto = Protocol("__xlate_function__")
+    seen = []
+
+    def translate(func, exc, args, kwargs):
+        seen.append((func.__name__, type(exc).__name__, args, kwargs))
+        if isinstance(exc, AttributeError):
+            return TypeError(f"{func.__name__}(): bad argument {args[0]!r}")
+        return None
+
+    proto.translate_errors(translate, (AttributeError, KeyError))
+
+    def length(x, scale=1):
+        """Needs something with a .size attribute."""
+        return x.size * scale
+
+    def lookup(key):
+        return {"a": 1}[key]
+
+    wrapped_length = proto.wrap(length)
+    wrapped_lookup = proto.wrap(lookup, modes_only=True)
+    with pytest.raises(TypeError, match=r"length\(\): bad argument 3") as info:
+        wrapped_length(3)
+    assert isinstance(info.value.__cause__, AttributeError)
+    assert seen[-1] == ("length", "AttributeError", (3,), {})
+    with pytest.raises(KeyError):  # translated to None: the original stands
+        wrapped_lookup("b")
+    assert seen[-1][:2] == ("lookup", "KeyError")
+    with pytest.raises(ZeroDivisionError):  # not a translated type: never shown to translate
+        proto.wrap(lambda x: 1 / x, name="inv")(0)
+    assert seen[-1][0] == "lookup"
+    assert wrapped_length(type("S", (), {"size": 4})(), scale=2) == 8

@@ -184,6 +184,15 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
     "requires-grad-int": (lambda L: L.tensor([1]).requires_grad_(), RuntimeError, "only Tensors of floating point"),
     "item-many": (lambda L: m(L, 2).item(), RuntimeError, "a Tensor with 2 elements cannot be converted to Scalar"),
     "bool-many": (lambda L: bool(m(L, 2)), RuntimeError, "Boolean value of Tensor with more than one value is ambiguous"),
+    # unchecked arguments caught at the public boundary (tensorlib/_errors.py), in torch's words
+    "rand-generator-int": (lambda L: L.rand(2, generator=3), TypeError,
+                           r"rand\(\): argument 'generator' must be tensorlib.Generator, not int"),
+    "zeros-dtype-tensor": (lambda L: L.zeros(2, dtype=L.ones(1)), TypeError,
+                           r"zeros\(\): argument 'dtype' must be tensorlib.dtype, not Tensor"),
+    "bernoulli-generator-float": (lambda L: L.bernoulli(L.ones(2), generator=1.5), TypeError,
+                                  r"bernoulli\(\): argument 'generator' must be tensorlib.Generator, not float"),
+    "atan2-complex": (lambda L: L.atan2(L.ones(2, dtype=L.complex64), L.ones(2, dtype=L.complex64)), NotImplementedError,
+                      "\"atan2\" not implemented for 'ComplexFloat'"),
 }
 
 
@@ -238,3 +247,18 @@ def test_no_numpy_warnings_leak() -> None:
     env = {**__import__("os").environ, "PYTHONPATH": str(__import__("pathlib").Path(tensorlib.__file__).parents[1])}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_methods_called_on_the_class_with_something_else():
+    for call in (lambda: tensorlib.Tensor.dim(None), lambda: tensorlib.Tensor.size("x")):
+        with pytest.raises(TypeError, match=r"descriptor '(dim|size)' for 'tensorlib.Tensor' objects doesn't apply to a"):
+            call()
+
+
+def test_split_into_zero_sections_and_zero_groups_match_torch():
+    t = tensorlib.ones(2, 3, 4)
+    with pytest.raises(RuntimeError, match="tensorlib.hsplit attempted to split along dimension 1, but the size of "
+                                           "the dimension 3 is not divisible by the split_size 0!"):
+        tensorlib.hsplit(t, 0)
+    with pytest.raises(ZeroDivisionError):  # torch's group_norm does the division in Python
+        tensorlib.nn.functional.group_norm(t, 0)

@@ -70,8 +70,18 @@ def _invert(perm: Tensor) -> Tensor:
 
 def _lengths_array(lengths: Any) -> np.ndarray:
     if isinstance(lengths, Tensor):
-        return lengths._data.astype(np.int64).reshape(-1)
-    return np.asarray(list(lengths), dtype=np.int64).reshape(-1)
+        a = lengths._data
+    else:
+        try:
+            a = np.asarray(lengths)
+        except (TypeError, ValueError):
+            a = np.asarray(None)
+        if a.dtype.kind not in "biuf":
+            raise TypeError(f"lengths must be a 1-D tensor or a sequence of ints, not {type(lengths).__name__}")
+    if a.ndim != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {a.ndim}D cpu "
+                           f"{'Long' if a.dtype.kind in 'biu' else 'Float'} tensor")
+    return a.astype(np.int64)
 
 
 @op(namespace=NN_UTILS_RNN)
@@ -85,6 +95,8 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
         raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if isinstance(sequences, Tensor):
         sequences = list(sequences.unbind(0))
+    if not isinstance(sequences, (list, tuple)) and not hasattr(sequences, "__iter__"):
+        raise RuntimeError(f"pad_sequence: Expected iterable for input sequences, but got arg of type: {type(sequences)}")
     seqs = list(sequences)
     if not seqs:
         raise RuntimeError("received an empty list of sequences")
@@ -172,6 +184,8 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
 @op(namespace=NN_UTILS_RNN)
 def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence:
     """Pack a list of tensors of different lengths (see :func:`pack_padded_sequence`)."""
+    if not isinstance(sequences, (list, tuple)):
+        raise TypeError(f"'{type(sequences).__name__}' object is not iterable")
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
