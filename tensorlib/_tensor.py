@@ -697,11 +697,14 @@ class Tensor(_RegisteredMethods):
         if self._requires_grad:
             raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         kwargs: dict = {}
-        if max_version is not None:
-            kwargs["max_version"] = tuple(max_version)
-        if dl_device is not None:
-            kwargs["dl_device"] = tuple(dl_device)
+        for name, value in (("max_version", max_version), ("dl_device", dl_device)):
+            if value is not None:
+                if not isinstance(value, tuple) or len(value) != 2 or not all(isinstance(v, int) for v in value):
+                    raise TypeError(f"__dlpack__(): argument '{name}' must be None or a tuple of two ints")
+                kwargs[name] = value
         if copy is not None:
+            if not isinstance(copy, bool):
+                raise TypeError(f"__dlpack__(): argument 'copy' must be None or bool, not {type(copy).__name__}")
             kwargs["copy"] = copy
         return self._data.__dlpack__(**kwargs)
 
@@ -711,6 +714,8 @@ class Tensor(_RegisteredMethods):
 
     def __array_wrap__(self, array: np.ndarray) -> "Tensor":
         """The result of a NumPy function on this tensor, as a tensor (bools as uint8, as in torch)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"__array_wrap__(): argument 'array' must be numpy.ndarray, not {type(array).__name__}")
         if array.dtype == bool:
             array = array.astype("uint8")
         return _wrap(np.asarray(array))
@@ -719,6 +724,8 @@ class Tensor(_RegisteredMethods):
         """Legacy unpickling: ``(storage-like, offset, size, stride)`` or ``(requires_grad, _, hooks)`` forms."""
         if self._grad_fn is not None:
             raise RuntimeError("__setstate__ can be only called on leaf Tensors")
+        if not isinstance(state, (tuple, list)) or len(state) not in (3, 4, 5):
+            raise TypeError(f"__setstate__(): expected a state tuple of 3, 4 or 5 items, got {type(state).__name__}")
         if len(state) == 4:
             self.set_(*state)
             return

@@ -248,6 +248,8 @@ def _dx_scalar(dx: Any, fname: str) -> float:
         dx = dx.item()
     if isinstance(dx, (bool, complex, np.bool_, np.complexfloating)):
         raise RuntimeError(f"{fname}: Currently, we only support dx as a real number.")
+    if not isinstance(dx, (int, float, np.number)):
+        raise TypeError(f"{fname}(): argument 'dx' must be Number, not {type(dx).__name__}")
     return float(dx)
 
 

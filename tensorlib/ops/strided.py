@@ -282,7 +282,7 @@ def _resized(x: Tensor, sizes: tuple, fname: str) -> Tensor:
 @op(variants="method")
 def resize(self: Tensor, *sizes: int) -> Tensor:
     """Deprecated: ``self`` in the shape ``sizes`` (the same number of elements), differentiably."""
-    return _resized(tensor_arg(self, "resize", "self"), tuple(int(n) for n in sizes), "resize")
+    return _resized(tensor_arg(self, "resize", "self"), _shape_arg(sizes, "resize"), "resize")
 
 
 @op(variants="method")
