@@ -15,7 +15,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import _dtype
 from .._autograd.graph import NOT_IMPLEMENTED, Node, rename_grad_fn
 from .._autograd.views import take_region
 from .._dtype import FROM_NP
@@ -25,7 +24,6 @@ from .._tensor import Tensor, _wrap, wrap_dim
 from ..return_types import frexp as _frexp_t, histogram as _histogram_t, histogramdd as _histogramdd_t
 from ._pointwise import _finish, inplace_apply
 from ._util import (
-    GRAD,
     broadcast_error,
     needs_grad,
     not_implemented,
@@ -33,13 +31,12 @@ from ._util import (
     result_dtype,
     tensor_arg,
     type_title,
-    write_out,
     write_outs,
 )
 from .arithmetic import add, div, mul, sub
 from .broadcast import expand, sum as _sum
 from .comparison import gt
-from .conversion import conj, real, to_dtype
+from .conversion import conj, real
 from .creation import Generator, _rng, linspace
 from .indexing import narrow, scatter_reduce, select
 from .join_split import cat, unbind
@@ -715,9 +712,8 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         raise RuntimeError(f"index_reduce_(): self ({type_title(a.dtype)}) and source ({type_title(sa.dtype)}) must "
                            "have the same scalar type")
     if a.ndim != sa.ndim or any(p != q for k, (p, q) in enumerate(zip(a.shape, sa.shape)) if k != d):
-        if not (a.ndim == 0 and sa.ndim == 0):
-            raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
-                               f"Got self.shape = {list(a.shape)} source.shape = {list(sa.shape)}")
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(a.shape)} source.shape = {list(sa.shape)}")
     n_src = sa.shape[d] if sa.ndim else 1
     if idx.size != n_src:
         raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to source.size(dim): "

@@ -18,8 +18,8 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 from .._autograd.engine import edge
 from .._autograd.graph import NOT_IMPLEMENTED, Node, new_node
 from .._autograd.views import put_region, storage_index, take_region
-from .._registry import op
 from .._memory_format import check_memory_format, check_rank
+from .._registry import op
 from .._tensor import _CPP_NAMES, Tensor, _make_view, _wrap, bump_version
 from ._util import GRAD, check_inplace, needs_grad, record, tensor_arg
 from .arithmetic import div, mul
@@ -27,7 +27,7 @@ from .shape import _inplace_view, _shape_arg, reshape
 
 
 def _geometry(size: Any, stride: Any, fname: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    if not isinstance(size, (tuple, list)) or (isinstance(size, Tensor)):
+    if not isinstance(size, (tuple, list)):
         raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     if not isinstance(stride, (tuple, list)):
         raise TypeError(f"{fname}(): argument 'stride' (position 2) must be tuple of ints, not {type(stride).__name__}")

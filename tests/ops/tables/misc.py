@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as np_as_strided
 
-from tests.ops.opinfo import Const, forward_only, idx, ints, nz, op, pos, r, s
+from tests.ops.opinfo import Const, forward_only, idx, ints, op, pos, r, s
 
 
 def _strided(a: np.ndarray, size: Any, stride: Any, offset: Any = None) -> np.ndarray:
