@@ -17,10 +17,10 @@ from ._layout import check_layout
 from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
 from ._registry import op
 from ._size import Size
-from ._tensor import _CPU, Tensor, bump_version, check_device, device as _device
+from ._tensor import _CPU, Tensor, bump_version, check_device, device as _device, legacy_type_name
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
-from .ops._util import GRAD, check_inplace, record, writable
+from .ops._util import GRAD, check_inplace, record, tensor_arg, writable
 from .ops.arithmetic import add, div, floor_divide, mul, neg, remainder, sub
 from .ops.comparison import (
     bitwise_and,
@@ -182,6 +182,37 @@ def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     return self
 
 
+def _map_operand(self: Tensor, other: Any, fname: str) -> np.ndarray:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{fname}(): argument 'tensor' must be Tensor, not {type(other).__name__}")
+    if other._data.dtype != self._data.dtype:
+        raise TypeError(f"{fname}: expected {legacy_type_name(self._data.dtype)} for 'other' "
+                        f"(got {legacy_type_name(other._data.dtype)})")
+    return broadcast.expand(other, self._data.shape)._data
+
+
+def _map_into(self: Tensor, fname: str, callable: Callable, *operands: np.ndarray) -> Tensor:  # noqa: A002
+    if self._requires_grad:
+        raise RuntimeError(f"Can't call {fname}() on Variable that requires grad. Use var.detach().{fname}() instead.")
+    a = writable(self)
+    values = [callable(*vs) for vs in zip(a.reshape(-1).tolist(), *(o.reshape(-1).tolist() for o in operands))]
+    a[...] = np.array(values, dtype=object).astype(a.dtype).reshape(a.shape) if values else a
+    return self  # torch's map_ leaves the version counter alone
+
+
+@op(variants="method")
+def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+    """``self[i] = callable(self[i], tensor[i])`` for every element (``tensor`` broadcast to this shape); Python
+    numbers in and out, the results cast to this tensor's dtype. Slow: for tests and debugging, as torch's."""
+    return _map_into(self, "map_", callable, _map_operand(self, tensor, "map_"))
+
+
+@op(variants="method")
+def map2_(self: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:  # noqa: A002
+    """``self[i] = callable(self[i], x[i], y[i])`` for every element (see :meth:`map_`)."""
+    return _map_into(self, "map2_", callable, _map_operand(self, x, "map2_"), _map_operand(self, y, "map2_"))
+
+
 # -- operators ------------------------------------------------------------------------------
 
 _NUMBER = (int, float, bool, complex, np.number, np.bool_)
@@ -319,18 +350,43 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     return broadcast.sum_to_size(self, size)
 
 
-@op(variants="method")
-def is_signed(self: Tensor) -> bool:
+@op(variants="function method")
+def is_signed(input: Tensor) -> bool:
     """Whether the dtype is signed (every dtype but ``bool`` and ``uint8``)."""
-    return self.dtype.is_signed
+    return tensor_arg(input, "is_signed").dtype.is_signed
 
 
-@op(variants="method")
-def is_same_size(self: Tensor, other: Tensor) -> bool:
+@op(variants="function method")
+def is_same_size(input: Tensor, other: Tensor) -> bool:
     """Whether ``other`` has the same shape."""
+    x = tensor_arg(input, "is_same_size")
     if not isinstance(other, Tensor):
-        raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
-    return self._data.shape == other._data.shape
+        raise TypeError(f"is_same_size(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return x._data.shape == other._data.shape
+
+
+@op(name="detach")
+def detach_function(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach`: a tensor sharing ``input``'s memory, cut from the graph."""
+    return tensor_arg(input, "detach").detach()
+
+
+@op(name="detach_")
+def detach_inplace_function(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach_`: cut ``input`` from the graph in place, making it a leaf."""
+    return tensor_arg(input, "detach_").detach_()
+
+
+@op(name="get_device")
+def get_device_function(input: Tensor) -> int:
+    """The index of ``input``'s device: -1 for the CPU, where every tensorlib tensor is."""
+    return tensor_arg(input, "get_device").get_device()
+
+
+@op(name="is_inference")
+def is_inference_function(input: Tensor) -> bool:
+    """Whether ``input`` is an inference tensor: never here (see :meth:`Tensor.is_inference`)."""
+    return tensor_arg(input, "is_inference").is_inference()
 
 
 def _unary_op(name: str, func: Callable) -> Callable:
@@ -395,3 +451,16 @@ for _operator in (
 
 # torch's old name for the reflected true division is the same method (and how handlers see it)
 op(variants="method", name="__rtruediv__", aliases=("__rdiv__",))(_rtruediv_op)
+# Python 2's division operators, which torch still has (handlers see div and div_)
+op(variants="method", name="__div__")(_binary("__div__", div))
+op(variants="method", name="__idiv__")(_inplace("__idiv__", div_))
+
+
+@op(variants="method")
+def index(self: Tensor, positions: Any, dims: Any) -> Tensor:
+    """torch's binding of positional dims to first-class dimensions (``functorch.dim``), which tensorlib does not
+    have: it dispatches (a ``__torch_function__`` handler may implement it) and otherwise raises."""
+    raise NotImplementedError(
+        "Tensor.index binds positional dimensions to first-class dimensions (functorch.dim), which tensorlib does not "
+        "implement"
+    )

@@ -9,6 +9,7 @@ public surface is made overridable in :mod:`tensorlib.__init__`.
 from __future__ import annotations
 
 import copy
+import enum
 import sys
 import warnings
 import weakref
@@ -49,13 +50,24 @@ def legacy_type_name(npdt: np.dtype) -> str:
     return "tensorlib." + _LEGACY_NAMES[FROM_NP[npdt].name]
 
 
+# torch's names of dtypes in some messages: the C++ type, and the scalar type's title
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_TITLE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble"}
+_SAME_DTYPE: Any = object()  # _TensorMeta.grad_dtype's default: the tensor's own dtype
+
+
 class _TensorMeta:
     """Autograd state that most tensors never need, created on first use."""
 
-    __slots__ = ("grad", "output_nr", "hooks", "retains_grad", "grad_acc", "post_acc_hooks")
+    __slots__ = ("grad", "output_nr", "hooks", "retains_grad", "grad_acc", "post_acc_hooks", "grad_dtype")
 
     def __init__(self) -> None:
         self.grad: Tensor | None = None
+        self.grad_dtype: Any = _SAME_DTYPE  # the dtype gradients take: the tensor's own unless set (None: any)
         self.output_nr = 0
         self.hooks: dict | None = None
         self.retains_grad = False
@@ -68,6 +80,21 @@ if TYPE_CHECKING:
     from ._tensor_methods import TensorMethods as _RegisteredMethods
 else:
     _RegisteredMethods = object
+
+
+class _DLDeviceType(enum.IntEnum):
+    """DLPack's device types (those torch names)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLExtDev = 12
+    kDLOneAPI = 14
 
 
 def _empty_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -188,6 +215,76 @@ class Tensor(_RegisteredMethods):
     @property
     def is_nested(self) -> bool:
         return False
+
+    # tensors on torch's other backends: never here (tensorlib computes on the CPU)
+    @property
+    def is_ipu(self) -> bool:
+        return False
+
+    @property
+    def is_maia(self) -> bool:
+        return False
+
+    @property
+    def is_mps(self) -> bool:
+        return False
+
+    @property
+    def is_mtia(self) -> bool:
+        return False
+
+    @property
+    def is_vulkan(self) -> bool:
+        return False
+
+    @property
+    def is_xla(self) -> bool:
+        return False
+
+    @property
+    def is_xpu(self) -> bool:
+        return False
+
+    @property
+    def name(self) -> None:
+        """torch's tensor name attribute: always None (read-only)."""
+        return None
+
+    @property
+    def volatile(self) -> bool:
+        """Removed in torch (always False, with a warning); use ``no_grad``."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value: Any) -> None:
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.", UserWarning,
+                      stacklevel=2)
+
+    @property
+    def grad_dtype(self) -> "_DType | None":
+        """The dtype gradients accumulated into ``grad`` take (this tensor's by default; None allows any). Leaves only."""
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        m = self._meta
+        value = _SAME_DTYPE if m is None else m.grad_dtype
+        return FROM_NP[self._data.dtype] if value is _SAME_DTYPE else value
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: "_DType | None") -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _DType):
+            raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        self._get_meta().grad_dtype = value
+
+    @property
+    def __cuda_array_interface__(self) -> Any:
+        """Only CUDA tensors have one: an AttributeError here (so ``hasattr`` is False), as for torch's CPU tensors."""
+        raise AttributeError(
+            f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {legacy_type_name(self._data.dtype)} "
+            "If CUDA data is required use tensor.cuda() to copy tensor to device memory."
+        )
 
     @property
     def ndim(self) -> int:
@@ -401,6 +498,22 @@ class Tensor(_RegisteredMethods):
     def get_device(self) -> int:
         return -1
 
+    def is_inference(self) -> bool:
+        """Whether this is an inference tensor: never here (``inference_mode`` is ``no_grad``; see its notes)."""
+        return False
+
+    def is_set_to(self, tensor: "Tensor") -> bool:
+        """Whether ``tensor`` is this tensor's exact alias: same memory, offset, sizes and strides."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not {type(tensor).__name__}")
+        a, b = self._data, tensor._data
+        return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+                and a.strides == b.strides and a.dtype == b.dtype)
+
+    def share_memory_(self) -> "Tensor":
+        """Move the storage to shared memory: nothing to do for tensorlib's CPU tensors (as torch's CPU no-op)."""
+        return self
+
     def item(self) -> "int | float | bool":
         """The value of a one-element tensor as a Python number (``complex`` for complex tensors).
 
@@ -572,6 +685,54 @@ class Tensor(_RegisteredMethods):
         if a.dtype.kind not in "iub" or a.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(a.reshape(()).item())
+
+    def __long__(self) -> int:
+        return int(_scalar_value(self))
+
+    def __nonzero__(self) -> bool:
+        return self.__bool__()
+
+    def __dlpack__(self, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None, copy: Any = None) -> Any:
+        """A DLPack capsule of this tensor's memory (NumPy's), for ``from_dlpack`` of another library."""
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        kwargs: dict = {}
+        for name, value in (("max_version", max_version), ("dl_device", dl_device)):
+            if value is not None:
+                if not isinstance(value, tuple) or len(value) != 2 or not all(isinstance(v, int) for v in value):
+                    raise TypeError(f"__dlpack__(): argument '{name}' must be None or a tuple of two ints")
+                kwargs[name] = value
+        if copy is not None:
+            if not isinstance(copy, bool):
+                raise TypeError(f"__dlpack__(): argument 'copy' must be None or bool, not {type(copy).__name__}")
+            kwargs["copy"] = copy
+        return self._data.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        """``(kDLCPU, 0)``: the DLPack device of every tensorlib tensor."""
+        return (_DLDeviceType.kDLCPU, 0)
+
+    def __array_wrap__(self, array: np.ndarray) -> "Tensor":
+        """The result of a NumPy function on this tensor, as a tensor (bools as uint8, as in torch)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"__array_wrap__(): argument 'array' must be numpy.ndarray, not {type(array).__name__}")
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return _wrap(np.asarray(array))
+
+    def __setstate__(self, state: Any) -> None:
+        """Legacy unpickling: ``(storage-like, offset, size, stride)`` or ``(requires_grad, _, hooks)`` forms."""
+        if self._grad_fn is not None:
+            raise RuntimeError("__setstate__ can be only called on leaf Tensors")
+        if not isinstance(state, (tuple, list)) or len(state) not in (3, 4, 5):
+            raise TypeError(f"__setstate__(): expected a state tuple of 3, 4 or 5 items, got {type(state).__name__}")
+        if len(state) == 4:
+            self.set_(*state)
+            return
+        if len(state) == 5:
+            self._data = state[0]._data
+            state = (state[3], state[4], state[2])
+        self.requires_grad = state[0]
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
         if self.__dict__.get("_is_param", False):  # a subclass instance made a Parameter
@@ -958,7 +1119,17 @@ def _set_grad(t: Tensor, value: Any) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
-        if value._data.dtype != t._data.dtype:
+        meta = t._meta
+        wanted = _SAME_DTYPE if meta is None else meta.grad_dtype
+        if wanted is not _SAME_DTYPE:
+            if wanted is not None and value._data.dtype != wanted.np:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value._data.dtype.name]}' to a tensor "
+                    f"with grad_dtype '{_TITLE_NAMES[wanted.name]}'. The gradient must match the tensor's grad_dtype (defaults to the "
+                    "tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to "
+                    "allow any dtype."
+                )
+        elif value._data.dtype != t._data.dtype:
             raise RuntimeError(
                 f"assigned grad has data of a different type: expected {FROM_NP[t._data.dtype]!r}, "
                 f"got {FROM_NP[value._data.dtype]!r}"

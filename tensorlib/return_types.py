@@ -33,5 +33,8 @@ kthvalue = _make("kthvalue", ("values", "indices"))
 aminmax = _make("aminmax", ("min", "max"))
 cummax = _make("cummax", ("values", "indices"))
 cummin = _make("cummin", ("values", "indices"))
+frexp = _make("frexp", ("mantissa", "exponent"))
+histogram = _make("histogram", ("hist", "bin_edges"))
+histogramdd = _make("histogramdd", ("hist", "bin_edges"))
 
-__all__ = ["aminmax", "cummax", "cummin", "kthvalue", "max", "median", "min", "mode", "nanmedian", "sort", "topk"]
+__all__ = ["aminmax", "cummax", "cummin", "frexp", "histogram", "histogramdd", "kthvalue", "max", "median", "min", "mode", "nanmedian", "sort", "topk"]

@@ -17,7 +17,7 @@ import numpy as np
 from .._hooks import hooks
 from .._registry import AUTOGRAD, op
 from .._size import Size
-from .._tensor import Tensor, _wrap, refresh_view
+from .._tensor import _SAME_DTYPE, Tensor, _wrap, refresh_view
 from .anomaly_mode import ANOMALY, check_outputs
 from .grad_mode import STATE
 from .graph import Node, new_node
@@ -57,12 +57,16 @@ class AccumulateGrad(Node):
 
 def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
     old = meta.grad
+    wanted = meta.grad_dtype  # the tensor's dtype unless set (None: keep the gradient's)
+    target = var._data.dtype if wanted is _SAME_DTYPE else None if wanted is None else wanted.np
     if STATE.enabled:  # create_graph: keep the gradient's own history
+        if target is not None and g._data.dtype != target and wanted is not _SAME_DTYPE:
+            g = hooks.to_dtype(g, wanted)
         meta.grad = g if old is None else _add(old, g)
         return
     data = g._data
-    if data.dtype != var._data.dtype:
-        data = data.astype(var._data.dtype)
+    if target is not None and data.dtype != target:
+        data = data.astype(target)
     if old is None:
         # Store without copying only if nothing else can see this array: it owns
         # its memory and the gradient tensor is its only referrer.

@@ -282,3 +282,16 @@ def unpack(node: Node, saved: SavedTensor | None) -> Any:
             raise RuntimeError(FREED_MESSAGE)
         return None
     return saved.unpack(node)
+
+
+class NotImplementedBackward(Node):
+    """torch's ``NotImplemented`` node: the result requires grad, but backward through it is an error."""
+
+    __slots__ = ("op_name",)
+    op_name: str
+
+    def backward(self, g: Any) -> tuple:
+        raise RuntimeError(f"derivative for aten::{self.op_name} is not implemented")
+
+
+NOT_IMPLEMENTED = named_node_class(NotImplementedBackward, "NotImplemented")

@@ -156,3 +156,8 @@ class CopySlices(Node):
             g_base = hooks.mul(g, _wrap(mask.reshape(self.base_shape)))
         g_region = take_region(g, self.index) if self.needs(1) else None
         return g_base, g_region
+
+
+def storage_index(root: np.ndarray, arr: np.ndarray) -> np.ndarray:
+    """For each element of ``arr`` (memory inside ``root``'s), its offset in elements from ``root``'s first element."""
+    return _positions(arr, root.__array_interface__["data"][0]) // arr.itemsize

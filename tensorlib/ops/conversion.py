@@ -106,7 +106,7 @@ def is_complex(input: Tensor) -> bool:
     return tensor_arg(input, "is_complex")._data.dtype.kind == "c"
 
 
-@op()
+@op(variants="function method")
 def is_nonzero(input: Tensor) -> bool:
     """The truth value of a one-element tensor."""
     x = tensor_arg(input, "is_nonzero")

@@ -713,6 +713,48 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | Non
     return _fill_random(self, _rng(generator).exponential(1.0 / lambd, size=self._data.shape), "exponential_")
 
 
+def _continuous(self: Tensor, fname: str, kernel: str) -> None:
+    kind = tensor_arg(self, fname, "self")._data.dtype
+    if kind.kind != "f":
+        if fname == "cauchy_":
+            raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                               f"point but you specified {_C_TYPE_NAMES.get(kind.name, kind.name)}")
+        raise not_implemented(kernel, kind)
+
+
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
+
+
+@op(variants="method")
+def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with samples of the Cauchy distribution ``median + sigma * tan(pi * (u - 1/2))``."""
+    _continuous(self, "cauchy_", "cauchy_cpu")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return _fill_random(self, median + sigma * _rng(generator).standard_cauchy(self._data.shape), "cauchy_")
+
+
+@op(variants="method")
+def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with samples whose logarithm is normal with ``mean`` and ``std``."""
+    _continuous(self, "log_normal_", "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _fill_random(self, _rng(generator).lognormal(mean, std, self._data.shape), "log_normal_")
+
+
+@op(variants="method")
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """Fill in place with the number of Bernoulli(``p``) trials up to and including the first success (1, 2, ...)."""
+    a = tensor_arg(self, "geometric_", "self")._data
+    if a.dtype.kind == "b":
+        raise not_implemented("geometric_cpu", a.dtype)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _fill_random(self, _rng(generator).geometric(p, self._data.shape), "geometric_")
+
+
 def _triangle_indices(row: int, col: int, offset: int, dtype: Any, upper: bool, fname: str) -> Tensor:
     for name, v in (("row", row), ("col", col), ("offset", offset)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):

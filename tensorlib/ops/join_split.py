@@ -163,6 +163,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
     x = tensor_arg(tensor, "split", "tensor")
     a = x._data
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
@@ -186,9 +188,17 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return tuple(out)
 
 
-@op(variants="method")
+def sizes_arg(v: Any, fname: str) -> list[int]:
+    """A ``split_sizes`` argument: a list or tuple of ints."""
+    if isinstance(v, Tensor) or not isinstance(v, (list, tuple)):
+        raise TypeError(f"{fname}(): argument 'split_sizes' (position 2) must be tuple of ints, not {type(v).__name__}")
+    return [int(s) for s in v]
+
+
+@op(variants="function method")
 def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
-    return split(input, list(split_sizes), dim)
+    """Views of consecutive pieces of ``dim`` with the given sizes (which must add up to its length)."""
+    return split(tensor_arg(input, "split_with_sizes"), sizes_arg(split_sizes, "split_with_sizes"), dim)
 
 
 @op(variants="function method")

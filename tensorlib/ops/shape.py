@@ -255,6 +255,8 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     t, node = _view_result(x, data, SqueezeBackward0)
     if node is not None:
         node.shape = a.shape
+        if dim is not None:  # torch's names for squeeze(dim) and squeeze(dims)
+            rename_grad_fn(t, "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1")
     return t
 
 

@@ -27,7 +27,6 @@ KNOWN = set(
     Tensor.amin
     Tensor.aminmax
     Tensor.apply_
-    Tensor.split_with_sizes
     tensorlib.amax
     tensorlib.amin
     tensorlib.aminmax

@@ -21,7 +21,8 @@ def call(info: OpInfo, sample: Sample) -> Any:
 
 
 def flat_outputs(out: Any) -> list:
-    return list(out) if isinstance(out, (tuple, list)) else [out]
+    """The tensors of a result, nested sequences flattened (``histogramdd``'s tuple of bin edges)."""
+    return [o for e in out for o in flat_outputs(e)] if isinstance(out, (tuple, list)) else [out]
 
 
 def assert_matches(actual: Any, expected: Any, info: OpInfo, check_dtype: bool = True) -> None:
