@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 import numpy as np
 from typing import Any, Sequence
-from . import autograd as autograd, cuda as cuda, distributions as distributions, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
+from . import autograd as autograd, cuda as cuda, distributions as distributions, fft as fft, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
 from ._autograd.grad_mode import enable_grad as enable_grad, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled
 from ._dtype import dtype as dtype
 from ._layout import layout as layout

@@ -181,6 +181,8 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
     },
     'tensorlib.special': {
     },
+    'tensorlib.fft': {
+    },
     'tensorlib.autograd': {
         'backward': ('create_graph', 'grad_tensors', 'inputs', 'retain_graph'),
         'grad': ('allow_unused', 'create_graph', 'grad_outputs', 'is_grads_batched', 'materialize_grads', 'only_inputs', 'retain_graph'),
