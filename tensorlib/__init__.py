@@ -65,7 +65,9 @@ _hooks.install(
     imag=ops.unary.imag, alias=ops.shape.alias, to_dtype=ops.conversion.to_dtype,
     array_from_data=ops.creation.array_from_data, parse_size=ops.creation.parse_size, backward=_engine.backward,
     add_hook=_graph.add_hook, regenerate_view_history=_views.regenerate_view_history, tensor_repr=_repr.tensor_repr,
-    add=ops.arithmetic.add, mul=ops.arithmetic.mul, api=_sys.modules[__name__],
+    add=ops.arithmetic.add, mul=ops.arithmetic.mul, view_as_real=ops.complex_views.view_as_real,
+    view_as_complex=ops.complex_views.view_as_complex, reshape=ops.shape.reshape, contiguous=ops.shape.contiguous,
+    api=_sys.modules[__name__],
 )
 
 _build(__name__)

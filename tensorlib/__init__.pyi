@@ -210,6 +210,8 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
 def combinations(input: Tensor, r: builtins.int = 2, with_replacement: builtins.bool = False) -> Tensor:
     """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex tensor ``real + i imag`` (broadcast), from two float32 or two float64 tensors."""
 complex128: dtype
 complex64: dtype
 def concat(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -218,6 +220,10 @@ def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor
     """Join tensors along an existing dim."""
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate (the tensor itself for real dtypes)."""
+def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex conjugate, computed (the input itself for real tensors, as torch)."""
+def conj_physical_(self: Tensor) -> Tensor:
+    """In-place :func:`conj_physical` (nothing to do for real tensors)."""
 contiguous_format: memory_format
 def copysign(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input``'s magnitude with ``other``'s sign."""
@@ -415,10 +421,14 @@ def is_anomaly_enabled() -> builtins.bool:
     """Whether anomaly detection is on."""
 def is_complex(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a complex dtype."""
+def is_conj(input: Tensor) -> builtins.bool:
+    """Whether ``input`` carries a lazy conjugation: never in tensorlib, which computes :func:`conj` at once."""
 def is_floating_point(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a floating point dtype."""
 def is_grad_enabled() -> builtins.bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
+def is_neg(input: Tensor) -> builtins.bool:
+    """Whether ``input`` carries a lazy negation: never in tensorlib."""
 def is_nonzero(input: Tensor) -> builtins.bool:
     """The truth value of a one-element tensor."""
 def is_tensor(obj: Any) -> builtins.bool:
@@ -435,6 +445,12 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for negative infinity."""
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
+def isreal(input: Tensor) -> Tensor:
+    """Elementwise: whether the value is real (a complex number with a zero imaginary part; every real number)."""
+def istft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, normalized: builtins.bool = False, onesided: builtins.bool | None = None, length: builtins.int | None = None, return_complex: builtins.bool = False) -> Tensor:
+    """The inverse of :func:`stft`: inverse transforms of the frames, windowed, overlap-added, divided by the
+    overlap-added squared window (which must not vanish), and cut to ``length``.
+    """
 jagged: layout
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
@@ -593,6 +609,8 @@ def permute(input: Tensor, dims: tuple[Any, ...]) -> Tensor:
     """``input`` with its dims reordered (a view)."""
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (broadcast), from two float tensors."""
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
@@ -640,6 +658,10 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | No
     """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor)."""
 def reshape(input: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """The elements of ``input`` in a new shape (a view when possible)."""
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` with its conjugation computed: ``input`` itself, since tensorlib always computes it (:func:`conj`)."""
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` with its negation computed: ``input`` itself, since tensorlib always computes it."""
 def result_type(tensor1: object, tensor2: object) -> dtype:
     """The dtype an arithmetic op between the two operands would produce."""
 def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
@@ -738,6 +760,8 @@ def std(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, k
     """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
 def std_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(std, mean)`` over ``dim``."""
+def stft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, pad_mode: str = 'reflect', normalized: builtins.bool = False, onesided: builtins.bool | None = None, return_complex: builtins.bool | None = None, align_to_window: builtins.bool | None = None) -> Tensor:
+    """The short-time Fourier transform: the spectra ``(n_fft // 2 + 1 or n_fft, n_frames)`` of windowed frames."""
 strided: layout
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
@@ -808,6 +832,10 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = No
     """``(var, mean)`` over ``dim``."""
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
+def view_as_complex(input: Tensor) -> Tensor:
+    """A complex view of a real tensor whose last dim (of size 2, stride 1) holds real and imaginary parts."""
+def view_as_real(input: Tensor) -> Tensor:
+    """A real view of a complex tensor: a last dim of size 2 holds each number's real and imaginary parts."""
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 0 into equal sections or at indices."""
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:

@@ -312,6 +312,10 @@ class TensorMethods:
         """A copy of ``input`` with its own (row-major) memory; gradients flow back to ``input``."""
     def conj(self) -> Tensor:
         """Complex conjugate (the tensor itself for real dtypes)."""
+    def conj_physical(self) -> Tensor:
+        """The complex conjugate, computed (the input itself for real tensors, as torch)."""
+    def conj_physical_(self) -> Tensor:
+        """In-place :func:`conj_physical` (nothing to do for real tensors)."""
     def contiguous(self, memory_format: memory_format = ...) -> Tensor:
         """``input`` if it is C-contiguous (or already dense in ``memory_format``), else a row-major copy."""
     def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
@@ -516,6 +520,10 @@ class TensorMethods:
         """This tensor as tensorlib.int32 (itself if it already is)."""
     def inverse(self) -> Tensor:
         """The inverse of square matrices (batched); ``linalg.inv`` by torch's older name."""
+    def is_conj(self) -> builtins.bool:
+        """Whether ``input`` carries a lazy conjugation: never in tensorlib, which computes :func:`conj` at once."""
+    def is_neg(self) -> builtins.bool:
+        """Whether ``input`` carries a lazy negation: never in tensorlib."""
     def is_same_size(self, other: Tensor) -> builtins.bool:
         """Whether ``other`` has the same shape."""
     def is_signed(self) -> builtins.bool:
@@ -532,6 +540,12 @@ class TensorMethods:
         """Elementwise test for negative infinity."""
     def isposinf(self) -> Tensor:
         """Elementwise test for positive infinity."""
+    def isreal(self) -> Tensor:
+        """Elementwise: whether the value is real (a complex number with a zero imaginary part; every real number)."""
+    def istft(self, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, normalized: builtins.bool = False, onesided: builtins.bool | None = None, length: builtins.int | None = None, return_complex: builtins.bool = False) -> Tensor:
+        """The inverse of :func:`stft`: inverse transforms of the frames, windowed, overlap-added, divided by the
+        overlap-added squared window (which must not vanish), and cut to ``length``.
+        """
     def kron(self, other: Tensor) -> Tensor:
         """The Kronecker product: every element of ``input`` times the whole of ``other``."""
     def kthvalue(self, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
@@ -746,6 +760,10 @@ class TensorMethods:
         """The same elements in a new shape: a view when possible, else a copy."""
     def reshape_as(self, other: Tensor) -> Tensor:
         """:func:`reshape` to ``other``'s shape."""
+    def resolve_conj(self) -> Tensor:
+        """``input`` with its conjugation computed: ``input`` itself, since tensorlib always computes it (:func:`conj`)."""
+    def resolve_neg(self) -> Tensor:
+        """``input`` with its negation computed: ``input`` itself, since tensorlib always computes it."""
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
     def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor:
@@ -827,6 +845,8 @@ class TensorMethods:
         """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
     def std_mean(self, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
         """``(std, mean)`` over ``dim``."""
+    def stft(self, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, pad_mode: str = 'reflect', normalized: builtins.bool = False, onesided: builtins.bool | None = None, return_complex: builtins.bool | None = None, align_to_window: builtins.bool | None = None) -> Tensor:
+        """The short-time Fourier transform: the spectra ``(n_fft // 2 + 1 or n_fft, n_frames)`` of windowed frames."""
     def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
         """``input - alpha * other``, broadcasting."""
     def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:

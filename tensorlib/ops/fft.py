@@ -1,4 +1,5 @@
-"""Discrete Fourier transforms: ``tensorlib.fft`` (torch.fft's functions, arguments, dtypes and errors).
+"""Discrete Fourier transforms: ``tensorlib.fft`` (torch.fft's functions, arguments, dtypes and errors), and the
+short-time transforms ``tensorlib.stft``/``istft``.
 
 As in ATen, every public transform is built on three primitives, each a graph node
 whose backward is again one of them (so gradients of any order are themselves FFTs):
@@ -20,21 +21,25 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from .. import _dtype
 from .._autograd.graph import Node
+from .._autograd.views import put_region
 from .._dtype import FROM_NP, dtype as DType
 from .._layout import check_layout
 from .._registry import FFT, op
 from .._tensor import Tensor, check_device
 from ._util import GRAD, record, tensor_arg, type_title, wrap, write_out
-from .arithmetic import mul
+from .arithmetic import div, mul
+from .broadcast import expand
+from .complex_views import view_as_real
 from .conversion import conj, real, to_dtype
-from .indexing import narrow
-from .shape import roll
+from .indexing import index_select, narrow
+from .shape import reshape, roll, squeeze, transpose, unfold, unsqueeze
 
 NONE, BY_ROOT_N, BY_N = 0, 1, 2
 # NumPy's ``norm`` that scales a transform of each direction as ``normalization`` says
@@ -76,7 +81,7 @@ class FftR2CBackward0(Node):
         # undoes each: zeros for the dropped half, the c2c transform the other way, the real part.
         if self.onesided:
             last = self.dim[-1]
-            g = _pad(g, {last: self.last_dim_size})
+            g = _pad(g, {last: (0, self.last_dim_size - g._data.shape[last])})
         return (real(_fft_c2c(g, self.dim, self.normalization, False)),)
 
 
@@ -169,38 +174,38 @@ def _fft_c2r(x: Tensor, dims: tuple[int, ...], normalization: int, last_dim_size
 
 
 class ConstantPadNdBackward0(Node):
-    __slots__ = ("sizes",)
-    sizes: dict[int, int]
+    __slots__ = ("regions",)
+    regions: dict[int, tuple[int, int]]
 
     def backward(self, g: Tensor) -> tuple:
-        for d, n in self.sizes.items():
-            g = narrow(g, d, 0, n)
+        for d, (start, n) in self.regions.items():
+            g = narrow(g, d, start, n)
         return (g,)
 
 
-def _pad(x: Tensor, sizes: dict[int, int]) -> Tensor:
-    """``x`` with zeros appended along each dim ``d`` of ``sizes`` up to ``sizes[d]`` entries."""
+def _pad(x: Tensor, widths: dict[int, tuple[int, int]]) -> Tensor:
+    """``x`` with ``widths[d] = (before, after)`` zeros added along each dim ``d``."""
     a = x._data
-    widths = [(0, 0)] * a.ndim
-    for d, n in sizes.items():
-        widths[d] = (0, max(n - a.shape[d], 0))
-    r = np.pad(a, widths)
+    pads = [(0, 0)] * a.ndim
+    for d, w in widths.items():
+        pads[d] = w
+    r = np.pad(a, pads)
     if x._requires_grad and GRAD.enabled:
         res, node = record(ConstantPadNdBackward0, r, (x,))
-        node.sizes = {d: a.shape[d] for d in sizes}
+        node.regions = {d: (w[0], a.shape[d]) for d, w in widths.items()}
         return res
     return wrap(r)
 
 
 def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor:
     """torch's ``resize_fft_input``: ``x`` cut or zero-padded to ``sizes[i]`` entries along ``dims[i]``."""
-    grow: dict[int, int] = {}
+    grow: dict[int, tuple[int, int]] = {}
     for d, n in zip(dims, sizes):
         cur = x._data.shape[d]
         if n < cur:
             x = narrow(x, d, 0, n)
         elif n > cur:
-            grow[d] = n
+            grow[d] = (0, n - cur)
     return _pad(x, grow) if grow else x
 
 
@@ -718,3 +723,261 @@ def fftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """The inverse of :func:`fftshift`."""
     return _shift("ifftshift", input, dim, True)
+
+
+# -- short-time Fourier transforms ------------------------------------------------------------------------------
+
+
+def _type_repr(x: Tensor) -> str:
+    """How torch's ``Tensor::toString`` names a tensor's type in stft's and istft's messages."""
+    npdt = x._data.dtype
+    if npdt.kind == "c":
+        return "CPUComplexFloatType" if npdt == np.complex64 else "CPUComplexDoubleType"
+    return x.type()
+
+
+def _sizes(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def _opt(v: Any) -> str:
+    return "None" if v is None else str(int(v))
+
+
+def _window_repr(window: Tensor | None) -> str:
+    return "None" if window is None else f"{_type_repr(window)}{{{_sizes(window._data.shape)}}}"
+
+
+def _signal_pad(x: Tensor, pad: int, mode: str) -> Tensor:
+    """``F.pad(x, [pad, pad], mode)`` on the last dim of a 3-dim ``x`` (stft's ``center``)."""
+    n = x._data.shape[-1]
+    if mode == "constant":
+        return _pad(x, {x._data.ndim - 1: (pad, pad)})
+    if mode == "reflect":
+        if pad >= n:
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
+                f"({pad}, {pad}) at dimension {x._data.ndim - 1} of input {_sizes(x._data.shape)}"
+            )
+        idx = np.concatenate([np.arange(pad, 0, -1), np.arange(n), np.arange(n - 2, n - 2 - pad, -1)])
+    elif mode == "replicate":
+        idx = np.concatenate([np.zeros(pad, np.int64), np.arange(n), np.full(pad, n - 1)])
+    elif mode == "circular":
+        if pad > n:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        idx = np.concatenate([np.arange(n - pad, n), np.arange(n), np.arange(pad)])
+    else:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    return index_select(x, -1, wrap(idx.astype(np.int64)))
+
+
+def _centered_window(window: Tensor | None, win_length: int, n_fft: int, like: np.dtype) -> Tensor | None:
+    """The window zero-padded on both sides to ``n_fft`` (a rectangle of ``win_length`` ones when None)."""
+    if win_length == n_fft:
+        return window
+    left = (n_fft - win_length) // 2
+    if window is None:
+        w = np.zeros(n_fft, dtype=like)
+        w[left:left + win_length] = 1
+        return wrap(w)
+    return _pad(window, {0: (left, n_fft - win_length - left)})
+
+
+def _overlap_add(frames: Tensor, length: int, hop: int) -> Tensor:
+    """The frames ``(channels, n_frames, n)`` summed into signals ``(channels, length)``, frame ``f`` at ``f * hop``."""
+    c, f, n = frames._data.shape
+    positions = (np.arange(f)[:, None] * hop + np.arange(n)[None, :])[None] + (np.arange(c) * length)[:, None, None]
+    return put_region(frames, positions, (c, length))
+
+
+_NO_WINDOW = (
+    "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. "
+    "Other windows such as tensorlib.hann_window or tensorlib.hamming_window are recommended to reduce spectral "
+    "leakage.To suppress this warning and use a rectangular window, explicitly set "
+    "`window=tensorlib.ones(n_fft, device=<device>)`."
+)
+
+
+@op(variants="function method")
+def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+         window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect", normalized: bool = False,
+         onesided: bool | None = None, return_complex: bool | None = None,
+         align_to_window: bool | None = None) -> Tensor:
+    """The short-time Fourier transform: the spectra ``(n_fft // 2 + 1 or n_fft, n_frames)`` of windowed frames.
+
+    Frames of ``n_fft`` samples, ``hop_length`` apart (``n_fft // 4``), are multiplied by ``window`` (centred in
+    ``n_fft`` when ``win_length`` is shorter) and transformed; ``center`` pads the signal by ``n_fft // 2`` on each
+    side first (``pad_mode``: ``"reflect"``, ``"constant"``, ``"replicate"``, ``"circular"``). ``normalized`` scales
+    by ``n_fft ** -0.5``; ``onesided`` keeps the non-negative frequencies (the default for real inputs and windows).
+    Real inputs require ``return_complex``; ``False`` gives torch's deprecated real view with a last dim of 2.
+    """
+    x = tensor_arg(input, "stft")
+    nfft = _as_int(n_fft)
+    if nfft is None:
+        raise TypeError(f"stft(): argument 'n_fft' (position 2) must be int, not {type(n_fft).__name__}")
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if window is not None:
+        tensor_arg(window, "stft", "window", 5)
+    if center:
+        ndim = x._data.ndim
+        shape = x._data.shape
+        x = _signal_pad(reshape(x, (1,) * (3 - ndim) + shape), nfft // 2, pad_mode)
+        x = reshape(x, x._data.shape[-ndim:] if ndim else x._data.shape)
+    complex_input = x._data.dtype.kind == "c" or (window is not None and window._data.dtype.kind == "c")
+    rc = complex_input if return_complex is None else bool(return_complex)
+    if not rc:
+        if return_complex is None:
+            raise RuntimeError(
+                "stft requires the return_complex parameter be given for real inputs, and will further require that "
+                "return_complex=True in a future PyTorch release."
+            )
+        warnings.warn(
+            "stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex "
+            "tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still call "
+            "tensorlib.view_as_real on the complex output to recover the old return format.", UserWarning, stacklevel=3,
+        )
+    if window is None:
+        warnings.warn(_NO_WINDOW, UserWarning, stacklevel=3)
+    hop = nfft >> 2 if hop_length is None else hop_length
+    win = nfft if win_length is None else win_length
+    a = x._data
+
+    def fail(message: str) -> RuntimeError:
+        return RuntimeError(
+            f"stft({_type_repr(x)}{_sizes(a.shape)}, n_fft={nfft}, hop_length={hop}, win_length={win}, "
+            f"window={_window_repr(window)}, normalized={int(bool(normalized))}, onesided={_opt(onesided)}, "
+            f"return_complex={_opt(return_complex)}, align_to_window={_opt(align_to_window)}) : {message}"
+        )
+
+    if a.dtype.kind not in "fc":
+        raise fail("expected a tensor of floating point or complex values")
+    if a.ndim not in (1, 2):
+        raise fail("expected a 1D or 2D tensor")
+    frames_in = unsqueeze(x, 0) if a.ndim == 1 else x
+    length = frames_in._data.shape[1]
+    if nfft <= 0 or nfft > length:
+        raise fail(f"expected 0 < n_fft < {length}, but got n_fft={win}")
+    if hop <= 0:
+        raise fail(f"expected hop_length > 0, but got hop_length={hop}")
+    if win <= 0 or win > nfft:
+        raise fail(f"expected 0 < win_length <= n_fft, but got win_length={win}")
+    if window is not None and (window._data.ndim != 1 or window._data.shape[0] != win):
+        raise fail(f"expected a 1D window tensor of size equal to win_length={win}, but got window with size "
+                   f"{_sizes(window._data.shape)}")
+    window_ = _centered_window(window, win, nfft, a.dtype)
+    if align_to_window and win < nfft:
+        # frames are placed so that their windows, not their starts, are hop_length apart from the first sample
+        left = (nfft - win) // 2
+        frames_in = _pad(frames_in, {1: (left, nfft - win - left)})
+    frames = unfold(frames_in, 1, nfft, hop)
+    if window_ is not None:
+        frames = mul(frames, window_)
+    complex_fft = frames._data.dtype.kind == "c"
+    sided = (not complex_fft) if onesided is None else bool(onesided)
+    mode = BY_ROOT_N if normalized else NONE
+    if complex_fft:
+        if sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        out = _fft_c2c(frames, (2,), mode, True)
+    else:
+        out = _fft_r2c(frames, (2,), mode, sided)
+    out = transpose(out, 1, 2)
+    if a.ndim == 1:
+        out = squeeze(out, 0)
+    return out if rc else view_as_real(out)
+
+
+@op(variants="function method")
+def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+          window: Tensor | None = None, center: bool = True, normalized: bool = False, onesided: bool | None = None,
+          length: int | None = None, return_complex: bool = False) -> Tensor:
+    """The inverse of :func:`stft`: inverse transforms of the frames, windowed, overlap-added, divided by the
+    overlap-added squared window (which must not vanish), and cut to ``length``."""
+    x = tensor_arg(input, "istft")
+    nfft = _as_int(n_fft)
+    if nfft is None:
+        raise TypeError(f"istft(): argument 'n_fft' (position 2) must be int, not {type(n_fft).__name__}")
+    if window is not None:
+        tensor_arg(window, "istft", "window", 5)
+    hop = nfft >> 2 if hop_length is None else hop_length
+    win = nfft if win_length is None else win_length
+    if window is None:
+        warnings.warn(
+            "A window was not provided. A rectangular window will be applied.Please provide the same window used by "
+            "stft to make the inversion lossless.To suppress this warning and use a rectangular window, explicitly set "
+            "`window=tensorlib.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=3,
+        )
+    a = x._data
+    if a.dtype.kind != "c":
+        raise RuntimeError(
+            "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."
+        )
+    real_shape = a.shape + (2,)
+    input_dim = len(real_shape)
+    if input_dim < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input_dim}, {input_dim - 1}], but got -3)")
+    n_frames, fft_size = real_shape[-2], real_shape[-3]
+    expected_len = nfft + hop * (n_frames - 1)
+
+    def fail(message: str) -> RuntimeError:
+        return RuntimeError(
+            f"istft({_type_repr(x)}{_sizes(a.shape)}, n_fft={nfft}, hop_length={hop}, win_length={win}, "
+            f"window={_window_repr(window)}, center={int(bool(center))}, normalized={int(bool(normalized))}, "
+            f"onesided={_opt(onesided)}, length={_opt(length)}, return_complex={int(bool(return_complex))}) {message}"
+        )
+
+    if a.size == 0:
+        raise fail(": input tensor cannot be empty.")
+    if input_dim not in (3, 4):
+        raise fail(f": expected a tensor with 3 or 4 dimensions of complex, but got {input_dim}")
+    sided = (fft_size != nfft) if onesided is None else bool(onesided)
+    if sided and nfft // 2 + 1 != fft_size:
+        raise fail(": expected the frequency dimension (3rd to the last) of the input tensor to match n_fft / 2 + 1 "
+                   f"when onesided=True, but got {fft_size}")
+    if not sided and nfft != fft_size:
+        raise fail(": expected the frequency dimension (3rd to the last) of the input tensor to match n_fft when "
+                   f"onesided=False, but got {fft_size}")
+    if not 0 < hop <= win:
+        raise fail(": expected 0 < hop_length <= win_length")
+    if not 0 < win <= nfft:
+        raise fail(": expected 0 < win_length <= n_fft")
+    if window is not None and (window._data.ndim != 1 or window._data.shape[0] != win):
+        raise fail(": Invalid window shape. window has to be 1D and length of `win_length`")
+    real_dtype = _real_of(a.dtype)
+    centered = _centered_window(window if window is not None else wrap(np.ones(win, dtype=real_dtype)), win, nfft,
+                                real_dtype)
+    assert centered is not None
+    w = centered
+    spec = unsqueeze(x, 0) if a.ndim == 2 else x
+    spec = transpose(spec, 1, 2)  # (channels, n_frames, fft_size)
+    mode = BY_ROOT_N if normalized else BY_N
+    if return_complex:
+        if sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        frames = _fft_c2c(spec, (2,), mode, False)
+    else:
+        if window is not None and window._data.dtype.kind == "c":
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not sided:
+            spec = narrow(spec, -1, 0, nfft // 2 + 1)
+        frames = _fft_c2r(spec, (2,), mode, nfft)
+    y = _overlap_add(mul(frames, reshape(w, (1, 1, nfft))), expected_len, hop)
+    envelope = _overlap_add(expand(reshape(mul(w, w), (1, 1, nfft)), (1, n_frames, nfft)), expected_len, hop)
+    start = nfft // 2 if center else 0
+    end = start + length if length is not None else (-(nfft // 2) if center else expected_len)
+    lo, hi, _ = slice(start, end).indices(expected_len)
+    y = narrow(y, 1, lo, max(hi - lo, 0))
+    envelope = narrow(envelope, 1, lo, max(hi - lo, 0))
+    if envelope._data.size and np.abs(envelope._data).min() < 1e-11:
+        raise fail("window overlap add min: 1")
+    y = div(y, envelope)
+    if a.ndim == 2:
+        y = squeeze(y, 0)
+    if end > expected_len:
+        warnings.warn(
+            "The length of signal is shorter than the length parameter. Result is being padded with zeros in the "
+            "tail. Please check your center and hop_length settings.", UserWarning, stacklevel=3,
+        )
+        y = _pad(y, {y._data.ndim - 1: (0, end - expected_len)})
+    return y

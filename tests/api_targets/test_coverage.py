@@ -12,8 +12,8 @@ from tests.api_targets import coverage
 
 # namespace -> names tensorlib had when the floor was last raised (raise it when names land; never lower it)
 FLOORS = {
-    "torch": 281,
-    "torch.Tensor": 507,
+    "torch": 293,
+    "torch.Tensor": 516,
     "torch.autograd": 13,
     "torch.distributions": 7,
     "torch.fft": 20,
