@@ -49,6 +49,6 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
 def rfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = (-2, -1), norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The two-dimensional transform of a real signal (one-sided along the last dim)."""
 def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """The sample frequencies of :func:`rfft` of ``n`` points with sample spacing ``d``: ``[0, ..., n // 2] / (d n)``."""
+    """The sample frequencies of :func:`rfft` of ``n`` points, sample spacing ``d``: ``[0, ..., n // 2] / (d n)``."""
 def rfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None, norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The N-dimensional transform of a real signal, one-sided along the last of ``dim``."""

@@ -121,7 +121,8 @@ def regenerate_view_history(t: Tensor) -> None:
         return
     rep = reinterpret(base._data, t._data.dtype)
     index = region_index(rep, t._data)
-    node = new_node(RegionBackward, (_from_repr(_edge(base), base._data, rep) if rep is not base._data else _edge(base),))
+    to_base = _edge(base) if rep is base._data else _from_repr(_edge(base), base._data, rep)
+    node = new_node(RegionBackward, (to_base,))
     node.index = index
     node.base_shape = rep.shape
     _set_history(t, node, 0)

@@ -536,8 +536,8 @@ _DIMS2 = (-2, -1)
 
 
 @op(namespace=FFT)
-def fftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None, norm: str | None = None,
-         *, out: Tensor | None = None) -> Tensor:
+def fftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None,
+         norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The N-dimensional discrete Fourier transform over ``dim`` (every dim by default; sizes ``s``)."""
     x = _input(input, "fftn")
     s, dim, norm = _argsn("fft_fftn", s, dim, norm)
@@ -545,8 +545,8 @@ def fftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequenc
 
 
 @op(namespace=FFT)
-def ifftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None, norm: str | None = None,
-          *, out: Tensor | None = None) -> Tensor:
+def ifftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None,
+          norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The N-dimensional inverse discrete Fourier transform over ``dim``."""
     x = _input(input, "ifftn")
     s, dim, norm = _argsn("fft_ifftn", s, dim, norm)
@@ -554,8 +554,8 @@ def ifftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequen
 
 
 @op(namespace=FFT)
-def rfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None, norm: str | None = None,
-          *, out: Tensor | None = None) -> Tensor:
+def rfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None,
+          norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The N-dimensional transform of a real signal, one-sided along the last of ``dim``."""
     x = _input(input, "rfftn")
     s, dim, norm = _argsn("fft_rfftn", s, dim, norm)
@@ -563,8 +563,8 @@ def rfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequen
 
 
 @op(namespace=FFT)
-def irfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None, norm: str | None = None,
-           *, out: Tensor | None = None) -> Tensor:
+def irfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None,
+           norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The inverse of :func:`rfftn`: a real signal (``2 * (size - 1)`` points along the last dim by default)."""
     x = _input(input, "irfftn")
     s, dim, norm = _argsn("fft_irfftn", s, dim, norm)
@@ -572,8 +572,8 @@ def irfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Seque
 
 
 @op(namespace=FFT)
-def hfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None, norm: str | None = None,
-          *, out: Tensor | None = None) -> Tensor:
+def hfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None,
+          norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The N-dimensional transform of a Hermitian-symmetric signal given by its half: a real result."""
     x = _input(input, "hfftn")
     s, dim, norm = _argsn("fft_hfftn", s, dim, norm)
@@ -581,8 +581,8 @@ def hfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequen
 
 
 @op(namespace=FFT)
-def ihfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None, norm: str | None = None,
-           *, out: Tensor | None = None) -> Tensor:
+def ihfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] | None = None,
+           norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The inverse of :func:`hfftn`: the one-sided inverse transform of a real signal."""
     x = _input(input, "ihfftn")
     s, dim, norm = _argsn("fft_ihfftn", s, dim, norm)
@@ -590,8 +590,8 @@ def ihfftn(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Seque
 
 
 @op(namespace=FFT)
-def fft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2, norm: str | None = None, *,
-         out: Tensor | None = None) -> Tensor:
+def fft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2,
+         norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The two-dimensional discrete Fourier transform (over the last two dims by default)."""
     x = _input(input, "fft2")
     s, dim, norm = _argsn("fft_fft2", s, dim, norm)
@@ -599,8 +599,8 @@ def fft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequenc
 
 
 @op(namespace=FFT)
-def ifft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2, norm: str | None = None, *,
-          out: Tensor | None = None) -> Tensor:
+def ifft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2,
+          norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The two-dimensional inverse discrete Fourier transform."""
     x = _input(input, "ifft2")
     s, dim, norm = _argsn("fft_ifft2", s, dim, norm)
@@ -608,8 +608,8 @@ def ifft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequen
 
 
 @op(namespace=FFT)
-def rfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2, norm: str | None = None, *,
-          out: Tensor | None = None) -> Tensor:
+def rfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2,
+          norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The two-dimensional transform of a real signal (one-sided along the last dim)."""
     x = _input(input, "rfft2")
     s, dim, norm = _argsn("fft_rfft2", s, dim, norm)
@@ -617,8 +617,8 @@ def rfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequen
 
 
 @op(namespace=FFT)
-def irfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2, norm: str | None = None, *,
-           out: Tensor | None = None) -> Tensor:
+def irfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2,
+           norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The inverse of :func:`rfft2`."""
     x = _input(input, "irfft2")
     s, dim, norm = _argsn("fft_irfft2", s, dim, norm)
@@ -626,8 +626,8 @@ def irfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Seque
 
 
 @op(namespace=FFT)
-def hfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2, norm: str | None = None, *,
-          out: Tensor | None = None) -> Tensor:
+def hfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2,
+          norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The two-dimensional transform of a Hermitian-symmetric signal given by its half."""
     x = _input(input, "hfft2")
     s, dim, norm = _argsn("fft_hfft2", s, dim, norm)
@@ -635,8 +635,8 @@ def hfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequen
 
 
 @op(namespace=FFT)
-def ihfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2, norm: str | None = None, *,
-           out: Tensor | None = None) -> Tensor:
+def ihfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Sequence[int] = _DIMS2,
+           norm: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The inverse of :func:`hfft2`."""
     x = _input(input, "ihfft2")
     s, dim, norm = _argsn("fft_ihfft2", s, dim, norm)
@@ -646,7 +646,8 @@ def ihfft2(input: Tensor, s: int | Sequence[int] | None = None, dim: int | Seque
 # -- sample frequencies and shifts --------------------------------------------------------------------------
 
 
-def _freq_args(fname: str, n: Any, d: Any, out: Any, dtype: Any, layout: Any, device: Any) -> tuple[int, float, np.dtype]:
+def _freq_args(fname: str, n: Any, d: Any, out: Any, dtype: Any, layout: Any,
+               device: Any) -> tuple[int, float, np.dtype]:
     i = _as_int(n)
     if i is None:
         raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
@@ -696,7 +697,7 @@ def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype: DType |
 @op(namespace=FFT, dispatch="modes")
 def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype: DType | None = None, layout: Any = None,
              device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """The sample frequencies of :func:`rfft` of ``n`` points with sample spacing ``d``: ``[0, ..., n // 2] / (d n)``."""
+    """The sample frequencies of :func:`rfft` of ``n`` points, sample spacing ``d``: ``[0, ..., n // 2] / (d n)``."""
     n, d, npdt = _freq_args("rfftfreq", n, d, out, dtype, layout, device)
     k = np.arange(max(int(n / 2) + 1, 0), dtype=np.int64)  # C's division: rfftfreq(-1) has one entry
     return _freq_result("rfftfreq", k, n, d, npdt, out, requires_grad)
@@ -916,7 +917,9 @@ def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: 
     real_shape = a.shape + (2,)
     input_dim = len(real_shape)
     if input_dim < 3:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-input_dim}, {input_dim - 1}], but got -3)")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-input_dim}, {input_dim - 1}], but got -3)"
+        )
     n_frames, fft_size = real_shape[-2], real_shape[-3]
     expected_len = nfft + hop * (n_frames - 1)
 

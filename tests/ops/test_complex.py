@@ -255,7 +255,8 @@ def test_stft_matches_torch(sig: str) -> None:
 
 
 _STFT_CASES: list[Callable[[Any], Any]] = [
-    lambda L: L.from_numpy(_SIG1.copy()).stft(8, window=L.from_numpy(_HANN8.astype(np.complex128)), return_complex=True),
+    lambda L: L.from_numpy(_SIG1.copy()).stft(8, window=L.from_numpy(_HANN8.astype(np.complex128)),
+                                              return_complex=True),
     lambda L: L.from_numpy(_SIG1.astype(np.float32)).stft(8, window=L.from_numpy(_HANN8), return_complex=True),
     lambda L: L.stft(L.from_numpy(_SIG1.copy()), 8, 2, 4, center=False, align_to_window=True, return_complex=True),
     lambda L: L.stft(L.from_numpy(_SIG1.copy()), 8, 2, 4, center=False, align_to_window=False, return_complex=True),

@@ -208,7 +208,8 @@ def test_ihfftn_over_one_dim_writes_its_result_into_out() -> None:
 
 _GRAD_CASES = [(name, {}) for name in ONE_D + TWO_D + N_D] + [
     ("fft", {"n": 3}), ("fft", {"n": 8, "norm": "ortho"}), ("ifft", {"n": 7, "dim": 0, "norm": "forward"}),
-    ("rfft", {"n": 8}), ("rfft", {"n": 3, "norm": "forward"}), ("irfft", {"n": 5}), ("irfft", {"n": 12, "norm": "ortho"}),
+    ("rfft", {"n": 8}), ("rfft", {"n": 3, "norm": "forward"}), ("irfft", {"n": 5}),
+    ("irfft", {"n": 12, "norm": "ortho"}),
     ("hfft", {"n": 7, "dim": 0}), ("ihfft", {"n": 6, "norm": "ortho"}), ("fftn", {"s": (3, 7)}),
     ("rfftn", {"s": (2, 9), "norm": "ortho"}), ("irfftn", {"s": (5, 5)}), ("hfftn", {"s": (3, 6), "norm": "forward"}),
     ("ihfftn", {"dim": (1, 0)}), ("irfft2", {"s": (2, 3)}), ("hfft2", {"dim": (1, 0)}), ("fftshift", {}),
@@ -275,9 +276,10 @@ _FREQ_CASES: list[tuple[str, tuple, dict]] = [
     (name, args, kw)
     for name in ("fftfreq", "rfftfreq")
     for args, kw in [
-        ((7, 0.3), {}), ((8,), {}), ((1,), {}), ((0,), {}), ((-1,), {}), ((-3,), {}), ((3, 0), {}), ((5, 2), {"dtype": "float64"}),
-        ((5, 2), {"dtype": "float16"}), ((5,), {"requires_grad": True}), ((5,), {"dtype": "int64"}),
-        ((5,), {"dtype": "complex64"}), ((4.0,), {}), ((True,), {}), ((3, 1j), {}), ((3, "a"), {}), ((5, 3), {"device": "cpu"}),
+        ((7, 0.3), {}), ((8,), {}), ((1,), {}), ((0,), {}), ((-1,), {}), ((-3,), {}), ((3, 0), {}),
+        ((5, 2), {"dtype": "float64"}), ((5, 2), {"dtype": "float16"}), ((5,), {"requires_grad": True}),
+        ((5,), {"dtype": "int64"}), ((5,), {"dtype": "complex64"}), ((4.0,), {}), ((True,), {}), ((3, 1j), {}),
+        ((3, "a"), {}), ((5, 3), {"device": "cpu"}),
         ((6, -0.5), {"layout": "strided", "pin_memory": False}), ((9,), {"d": 0.1}),
     ]
 ]
