@@ -65,7 +65,9 @@ _hooks.install(
     imag=ops.unary.imag, alias=ops.shape.alias, to_dtype=ops.conversion.to_dtype,
     array_from_data=ops.creation.array_from_data, parse_size=ops.creation.parse_size, backward=_engine.backward,
     add_hook=_graph.add_hook, regenerate_view_history=_views.regenerate_view_history, tensor_repr=_repr.tensor_repr,
-    add=ops.arithmetic.add, mul=ops.arithmetic.mul, api=_sys.modules[__name__],
+    add=ops.arithmetic.add, mul=ops.arithmetic.mul, view_as_real=ops.complex_views.view_as_real,
+    view_as_complex=ops.complex_views.view_as_complex, reshape=ops.shape.reshape, contiguous=ops.shape.contiguous,
+    api=_sys.modules[__name__],
 )
 
 _build(__name__)
@@ -77,7 +79,7 @@ for _t in (Size, dtype, device, memory_format, layout):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
-from . import autograd, linalg, nn, optim, overrides, return_types, special, testing, utils  # noqa: E402
+from . import autograd, fft, linalg, nn, optim, overrides, return_types, special, testing, utils  # noqa: E402
 from . import overrides as _overrides  # noqa: E402
 
 # torch's historical module name: ``import tensorlib._overrides`` finds this very module.
@@ -87,7 +89,7 @@ __all__ = sorted(
     {b.name for b in _bindings(_TENSORLIB)}
     | set(
         """bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128 half float double short
-        int long cfloat cdouble default_generator autograd cuda distributions linalg nn optim overrides return_types
+        int long cfloat cdouble default_generator autograd cuda distributions fft linalg nn optim overrides return_types
         serialization special testing utils contiguous_format preserve_format channels_last channels_last_3d
         strided sparse_coo sparse_csr sparse_csc sparse_bsr sparse_bsc jagged""".split()
     )

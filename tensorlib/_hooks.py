@@ -22,8 +22,9 @@ class Hooks:
         "backward", "add_hook", "regenerate_view_history",
         # printing
         "tensor_repr",
-        # ops the autograd engine uses: accumulating gradients, masking a view's gradient
-        "add", "mul",
+        # ops the autograd engine uses: accumulating gradients, masking a view's gradient, and converting it
+        # between a base and a view of another dtype
+        "add", "mul", "view_as_real", "view_as_complex", "reshape", "contiguous",
         # the tensorlib module itself, for helpers that must call the public (dispatching) functions:
         # gradcheck works on tensor-likes by calling what torch's gradcheck calls on them
         "api",

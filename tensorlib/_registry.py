@@ -27,6 +27,7 @@ TENSORLIB = "tensorlib"
 TENSOR = "tensorlib.Tensor"  # the namespace of methods, operators and properties
 LINALG = "tensorlib.linalg"
 SPECIAL = "tensorlib.special"
+FFT = "tensorlib.fft"
 NN_FUNCTIONAL = "tensorlib.nn.functional"
 NN_INIT = "tensorlib.nn.init"
 NN_UTILS = "tensorlib.nn.utils"

@@ -30,15 +30,77 @@ def rebase_history(t: Tensor, res: Tensor) -> None:
     if base is None:
         _set_history(t, res._grad_fn, res._output_nr)
         return
-    index = region_index(base._data, t._data)
-    node = new_node(CopySlices, (_edge(base), (res._grad_fn, res._output_nr)))
+    rep = reinterpret(base._data, t._data.dtype)
+    index = region_index(rep, t._data)
+    if rep is base._data:
+        node = new_node(CopySlices, (_edge(base), (res._grad_fn, res._output_nr)))
+        node.index = index
+        node.base_shape = base._data.shape
+        _set_history(base, node, 0)
+        view_node = new_node(RegionBackward, ((node, 0),))
+        view_node.index = index
+        view_node.base_shape = base._data.shape
+        _set_history(t, view_node, 0)
+        return
+    # a view of another dtype (view_as_real, view_as_complex): the regions are taken in the view's dtype, the
+    # base's gradients converted to it and back
+    node = new_node(CopySlices, (_from_repr(_edge(base), base._data, rep), (res._grad_fn, res._output_nr)))
     node.index = index
-    node.base_shape = base._data.shape
-    _set_history(base, node, 0)
-    view_node = new_node(RegionBackward, ((node, 0),))
+    node.base_shape = rep.shape
+    to_repr = new_node(ToRepr, ((node, 0),))
+    to_repr.base_shape, to_repr.rep_shape = base._data.shape, rep.shape
+    _set_history(base, to_repr, 0)
+    view_node = new_node(RegionBackward, (_from_repr((to_repr, 0), base._data, rep),))
     view_node.index = index
-    view_node.base_shape = base._data.shape
+    view_node.base_shape = rep.shape
     _set_history(t, view_node, 0)
+
+
+def reinterpret(base: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``base``'s memory read as ``dtype``: complex numbers as pairs of reals, or pairs of reals as complex numbers."""
+    if base.dtype == dtype:
+        return base
+    if base.dtype.kind == "c" and dtype.kind == "f":
+        return base[..., np.newaxis].view(dtype)
+    if (base.dtype.kind == "f" and dtype.kind == "c" and base.ndim and base.shape[-1] % 2 == 0
+            and (base.shape[-1] == 0 or base.strides[-1] == base.itemsize)):
+        return base.view(dtype)
+    raise RuntimeError(f"internal error: a {base.dtype} base cannot be read as {dtype}")
+
+
+def _from_repr(edge_: tuple, base: np.ndarray, rep: np.ndarray) -> tuple:
+    """An edge taking gradients in ``rep``'s form to ``edge_``, which takes them in ``base``'s."""
+    if edge_[0] is None:
+        return edge_
+    node = new_node(FromRepr, (edge_,))
+    node.base_shape, node.rep_shape = base.shape, rep.shape
+    return (node, 0)
+
+
+class ToRepr(Node):
+    """A base's gradient in the dtype of the view written in place (complex as pairs of reals, or the reverse)."""
+
+    __slots__ = ("base_shape", "rep_shape")
+    base_shape: tuple[int, ...]
+    rep_shape: tuple[int, ...]
+
+    def backward(self, g: Tensor) -> tuple:
+        if g._data.dtype.kind == "c":
+            return (hooks.view_as_real(g),)
+        return (hooks.view_as_complex(hooks.reshape(hooks.contiguous(g), self.rep_shape + (2,))),)
+
+
+class FromRepr(Node):
+    """The inverse of :class:`ToRepr`: a gradient in the view's dtype back in its base's."""
+
+    __slots__ = ("base_shape", "rep_shape")
+    base_shape: tuple[int, ...]
+    rep_shape: tuple[int, ...]
+
+    def backward(self, g: Tensor) -> tuple:
+        if g._data.dtype.kind == "c":
+            return (hooks.reshape(hooks.view_as_real(g), self.base_shape),)
+        return (hooks.view_as_complex(hooks.contiguous(g)),)
 
 
 def _set_history(t: Tensor, fn: Any, output_nr: int) -> None:
@@ -57,10 +119,12 @@ def regenerate_view_history(t: Tensor) -> None:
     t._view_version = t._vc[0]
     if not base._requires_grad:
         return
-    index = region_index(base._data, t._data)
-    node = new_node(RegionBackward, (_edge(base),))
+    rep = reinterpret(base._data, t._data.dtype)
+    index = region_index(rep, t._data)
+    to_base = _edge(base) if rep is base._data else _from_repr(_edge(base), base._data, rep)
+    node = new_node(RegionBackward, (to_base,))
     node.index = index
-    node.base_shape = base._data.shape
+    node.base_shape = rep.shape
     _set_history(t, node, 0)
 
 

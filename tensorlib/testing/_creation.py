@@ -106,7 +106,7 @@ def make_tensor(
         lo, hi = _bounds(low, high, dtype, limits.min, limits.max, -9, 9)
         values = _uniform((*dims, 2) if dtype in _COMPLEX else dims, lo, hi)
         if dtype in _COMPLEX:
-            values = values[..., 0] + 1j * values[..., 1]
+            values = np.asarray(values[..., 0] + 1j * values[..., 1])  # 0-dim: an array, not a NumPy scalar
         result = from_numpy(values.astype(dtype.np, order="C"))
     else:
         raise TypeError(f"The requested dtype '{dtype}' is not supported by tensorlib.testing.make_tensor().")

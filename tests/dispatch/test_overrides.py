@@ -22,7 +22,8 @@ from tensorlib.overrides import (
 )
 
 MODULE_NAMESPACES = [
-    tensorlib, tensorlib.nn.functional, tensorlib.nn.init, tensorlib.linalg, tensorlib.special, tensorlib.autograd
+    tensorlib, tensorlib.nn.functional, tensorlib.nn.init, tensorlib.linalg, tensorlib.special, tensorlib.fft,
+    tensorlib.autograd,
 ]
 
 
@@ -70,7 +71,7 @@ def test_nothing_is_both_overridable_and_ignored():
 def test_namespaces_and_sorted_listing():
     table = get_overridable_functions()
     for ns in (tensorlib, tensorlib.Tensor, tensorlib.nn.functional, tensorlib.nn.init, tensorlib.linalg,
-               tensorlib.special):
+               tensorlib.special, tensorlib.fft):
         assert ns in table and table[ns]
     # the same operation under another namespace is its own overridable function, as in torch
     assert tensorlib.special.erf is not tensorlib.erf and tensorlib.special.erf in table[tensorlib.special]

@@ -5,8 +5,8 @@ The table drives the generic tests of ``test_table_checks.py`` and ``test_varian
 ``out=``); ``test_table_coverage.py`` checks that it covers every differentiable
 public op.
 
-Sample arguments are NumPy arrays: float arrays become tensors that require
-grad, integer and bool arrays plain tensors, ``Const(array)`` a float tensor
+Sample arguments are NumPy arrays: float and complex arrays become tensors that
+require grad, integer and bool arrays plain tensors, ``Const(array)`` a float tensor
 that does not require grad. Lists and tuples of arrays become lists and tuples
 of tensors (``cat``, ``index_put``).
 """
@@ -87,7 +87,7 @@ class Sample:
         return _walk(self.args, _unconst), {k: _walk(v, _unconst) for k, v in self.kwargs.items()}
 
     def leaves(self) -> list[np.ndarray]:
-        """The float arrays that become tensors requiring grad, in order."""
+        """The float and complex arrays that become tensors requiring grad, in order."""
         found: list = []
         _walk((self.args, self.kwargs), lambda a, c: found.append(a) if _differentiable(a, c) else None)
         return found
@@ -105,7 +105,7 @@ class Sample:
 
 
 def _differentiable(a: np.ndarray, const: bool) -> bool:
-    return not const and a.dtype.kind == "f"
+    return not const and a.dtype.kind in "fc"
 
 
 def _unconst(a: np.ndarray, const: bool) -> np.ndarray:

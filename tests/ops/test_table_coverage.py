@@ -16,7 +16,8 @@ from tests.ops.opinfo import BY_NAME, NOT_IN_TABLE, OPS
 
 TESTS = Path(__file__).resolve().parents[1]
 # namespaces whose functions the op table covers, and the prefix their entries carry
-IN_TABLE = {_registry.TENSORLIB: "", _registry.SPECIAL: "special.", _registry.LINALG: "linalg."}
+IN_TABLE = {_registry.TENSORLIB: "", _registry.SPECIAL: "special.", _registry.LINALG: "linalg.",
+            _registry.FFT: "fft."}
 # namespaces tested by their areas' own tests (layers, initialisers, utilities): each function must be named there
 # (called, or listed in a parametrization)
 BY_AREA = {

@@ -38,7 +38,8 @@ def torch_modules() -> dict[str, Any]:
 
     return {
         _registry.TENSORLIB: torch, _registry.TENSOR: torch.Tensor, _registry.NN_FUNCTIONAL: torch.nn.functional,
-        _registry.LINALG: torch.linalg, _registry.SPECIAL: torch.special, _registry.AUTOGRAD: torch.autograd,
+        _registry.LINALG: torch.linalg, _registry.SPECIAL: torch.special, _registry.FFT: torch.fft,
+        _registry.AUTOGRAD: torch.autograd,
     }
 
 
