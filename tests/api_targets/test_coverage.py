@@ -22,14 +22,14 @@ FLOORS = {
     "torch.nn.functional": 101,
     "torch.nn.init": 14,
     "torch.nn.utils": 6,
-    "torch.optim": 7,
+    "torch.optim": 16,
     "torch.optim.lr_scheduler": 14,
     "torch.special": 17,
     "torch.testing": 2,
     "torch.utils.data": 18,
 }
 # namespaces that reached the target (add one when it does)
-AT_TARGET = {"torch.nn.init", "torch.testing"}
+AT_TARGET = {"torch.nn.init", "torch.optim", "torch.testing"}
 REPORT = coverage.report()
 
 
