@@ -196,5 +196,6 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
         'grad': ('allow_unused', 'create_graph', 'grad_outputs', 'is_grads_batched', 'materialize_grads', 'only_inputs', 'retain_graph'),
         'gradcheck': (),
         'gradgradcheck': (),
+        'variable': (),
     },
 }

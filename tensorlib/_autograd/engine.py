@@ -19,7 +19,7 @@ from .._registry import AUTOGRAD, op
 from .._size import Size
 from .._tensor import _SAME_DTYPE, Tensor, _wrap, refresh_view
 from .anomaly_mode import ANOMALY, check_outputs
-from .grad_mode import STATE
+from .grad_mode import ENGINE, STATE
 from .graph import Node, new_node
 
 
@@ -55,6 +55,27 @@ class AccumulateGrad(Node):
         return ()
 
 
+def _like_layout(data: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """A copy of ``data`` with exactly ``like``'s strides when ``like`` is laid out densely (else row-major)."""
+    if data.shape == like.shape and _dense(like):
+        out = np.lib.stride_tricks.as_strided(np.empty(like.size, dtype=data.dtype), like.shape, like.strides)
+        out[...] = data
+        return out
+    return data.copy()
+
+
+def _dense(a: np.ndarray) -> bool:
+    """Whether ``a``'s elements fill its memory without gaps or overlaps, with no negative stride."""
+    if a.itemsize == 0 or any(s < 0 for s in a.strides):
+        return False
+    expected = a.itemsize
+    for stride, n in sorted((s, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return all(s <= expected for s, n in zip(a.strides, a.shape) if n == 1)
+
+
 def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
     old = meta.grad
     wanted = meta.grad_dtype  # the tensor's dtype unless set (None: keep the gradient's)
@@ -69,9 +90,13 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
         data = data.astype(target)
     if old is None:
         # Store without copying only if nothing else can see this array: it owns
-        # its memory and the gradient tensor is its only referrer.
+        # its memory and the gradient tensor is its only referrer. A copy, or (under the
+        # layout policy) a gradient laid out unlike a dense leaf, takes the leaf's strides.
+        vd = var._data
         if data.base is not None or sys.getrefcount(data) > 3 or not data.flags.writeable:
-            data = data.copy()
+            data = _like_layout(data, vd)
+        elif data.strides != vd.strides and ENGINE.grad_layout and data.shape == vd.shape:
+            data = _like_layout(data, vd)
         meta.grad = _wrap(data)
         return
     od = old._data

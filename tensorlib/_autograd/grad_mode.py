@@ -143,3 +143,75 @@ class inference_mode(_GradModeContext):
     def __init__(self, mode: bool = True) -> None:
         super().__init__()
         self._target = not mode
+
+
+# -- switches of the backward engine that torch exposes (thread-local, as in torch) -----------------------
+
+
+class _EngineState(threading.local):
+    def __init__(self) -> None:
+        self.multithreading = True
+        self.grad_layout = True
+
+
+ENGINE = _EngineState()
+
+
+class _EngineSwitch:
+    """Base of the engine switches: set at construction, restored on ``with`` exit; usable as a decorator."""
+
+    _attr: str
+
+    def __init__(self, value: bool) -> None:
+        self.prev = getattr(ENGINE, self._attr)
+        setattr(ENGINE, self._attr, bool(value))
+        self.mode = value
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        setattr(ENGINE, self._attr, self.prev)
+
+    def clone(self) -> Any:
+        """A new switch with the same mode."""
+        return type(self)(self.mode)
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+@public(namespace=AUTOGRAD)
+class set_multithreading_enabled(_EngineSwitch):
+    """Enable or disable multithreaded backward (at once, or as a context manager or decorator).
+
+    torch runs the backward pass of accelerator tensors on per-device worker threads; tensorlib's engine
+    always runs on the calling thread, so the switch is kept (and restored) but changes nothing. As in torch,
+    decorating a function leaves the mode it set in place, since the switch takes effect when it is made.
+    """
+
+    _attr = "multithreading"
+
+
+@public(namespace=AUTOGRAD)
+class enforce_grad_layout_policy(_EngineSwitch):
+    """Whether accumulated gradients are given their parameter's strides (the default, ``True``), as a
+    context manager or decorator.
+
+    A leaf whose data is laid out densely but not in row-major order (a channels-last convolution weight)
+    gets a ``.grad`` with the same strides, as in torch: the engine copies a first gradient of another
+    layout into the leaf's. With ``enable=False`` a gradient the engine may take over (one nothing else
+    refers to) is stored in whatever layout it has; a gradient that must be copied is still copied into
+    the leaf's layout.
+    """
+
+    _attr = "grad_layout"
+
+    def __call__(self, func: F) -> F:
+        setattr(ENGINE, self._attr, self.prev)  # as in torch: the decorator applies the switch per call only
+        return super().__call__(func)

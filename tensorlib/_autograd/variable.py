@@ -33,3 +33,9 @@ class Variable(metaclass=_VariableMeta):
                 raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
             out._requires_grad = True
         return out
+
+
+@public(namespace=AUTOGRAD)
+def variable(*args: Any, **kwargs: Any) -> Any:
+    """Removed: build tensors with ``tensorlib.tensor`` (raises, as torch's ``torch.autograd.variable`` does)."""
+    raise RuntimeError("tensorlib.autograd.variable(...) is deprecated, use tensorlib.tensor(...) instead")

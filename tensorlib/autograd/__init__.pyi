@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 from typing import Any, Callable
-from . import function as function, functional as functional, graph as graph
+from . import function as function, functional as functional, grad_mode as grad_mode, graph as graph
 from .._autograd.anomaly_mode import detect_anomaly as detect_anomaly, set_detect_anomaly as set_detect_anomaly
 from .._autograd.function import Function as Function, FunctionCtx as FunctionCtx
-from .._autograd.grad_mode import enable_grad as enable_grad, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled
+from .._autograd.grad_mode import enable_grad as enable_grad, enforce_grad_layout_policy as enforce_grad_layout_policy, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled, set_multithreading_enabled as set_multithreading_enabled
 from .._autograd.gradcheck import GradcheckError as GradcheckError
 from .._autograd.graph import Node as Node
+from .._autograd.nested_io import NestedIOFunction as NestedIOFunction
 from .._autograd.variable import Variable as Variable
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None, create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
@@ -29,3 +30,5 @@ def is_grad_enabled() -> bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
 def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate a ``backward`` that is not itself differentiable: it runs without recording."""
+def variable(*args: Any, **kwargs: Any) -> Any:
+    """Removed: build tensors with ``tensorlib.tensor`` (raises, as torch's ``torch.autograd.variable`` does)."""

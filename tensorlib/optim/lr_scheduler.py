@@ -8,6 +8,7 @@ schedulers can be chained on one optimizer), and has a closed form used when
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import types
 import warnings
@@ -17,9 +18,11 @@ from typing import Any, Callable, Iterable, Sequence
 from .optimizer import Optimizer
 
 __all__ = [
+    "ChainedScheduler",
     "ConstantLR",
     "CosineAnnealingLR",
     "CosineAnnealingWarmRestarts",
+    "CyclicLR",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
@@ -60,7 +63,10 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer"
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
+                        "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from a "
+                        "checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
+                        "for a fresh training run (not recommended)"
                     )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
@@ -621,3 +627,179 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = momentum
         return lrs
+
+
+class ChainedScheduler(LRScheduler):
+    """Step every scheduler of ``schedulers`` (all on one optimizer) at each ``step()``, one after the other."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{type(self).__name__} expects at least one scheduler to be chained, but got no scheduler."
+            )
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if not hasattr(s, "optimizer"):
+                raise TypeError(f"{type(self).__name__} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{type(self).__name__} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                    f"kwargs to be specified when calling `step`, but got one at index {i} in the given schedulers "
+                    "sequence."
+                )
+            if optimizer != s.optimizer:
+                raise ValueError(
+                    f"{type(self).__name__} expects all schedulers to belong to the same optimizer, but got "
+                    f"scheduler {type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                    f"{type(optimizer).__name__}."
+                )
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in schedulers[-1].optimizer.param_groups]
+
+    def step(self) -> None:  # type: ignore[override]
+        """Step each chained scheduler once."""
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        inner = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = inner  # leave the caller's dict as it was, as torch does
+        for s, sd in zip(self._schedulers, inner):
+            s.load_state_dict(sd)
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith, 2017): the lr goes from ``base_lr`` up to ``max_lr`` over ``step_size_up``
+    steps and back over ``step_size_down``, the amplitude scaled per cycle (``triangular``, ``triangular2``) or per
+    iteration (``exp_range``) or by ``scale_fn``; momentum (or Adam's beta1) cycles the other way. Step it after
+    every batch."""
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | list, max_lr: float | list, step_size_up: int = 2000,
+                 step_size_down: int | None = None, mode: str = "triangular", gamma: float = 1.0,
+                 scale_fn: Callable[[float], float] | None = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | list = 0.8, max_momentum: float | list = 0.9,
+                 last_epoch: int = -1) -> None:
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_ref: Callable[[float], float]
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_max, m_base, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m_max, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_max
+                    group["max_momentum"] = m_max
+                    group["base_momentum"] = m_base
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self) -> None:
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = functools.partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude's scale at cycle (or iteration) ``x``: ``scale_fn`` if given, else the mode's."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x: float) -> float:
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x: float) -> float:
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma: float, x: float) -> float:
+        return gamma**x
+
+    def get_lr(self) -> list:
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=2)
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + (top - base) * scale_factor * self.scale_fn(at) for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base, top in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                momentum = top - (top - base) * scale_factor * self.scale_fn(at)
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self) -> dict:
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)  # a bound method: the mode rebuilds it on load
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()  # a callable object's attributes; not a function
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
+def _format_param(name: str, optimizer: Optimizer, value: Any) -> list:
+    """One value per parameter group: ``value`` repeated, or a list or tuple of the right length."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} values, "
+                f"param_groups has {len(optimizer.param_groups)}."
+            )
+        return list(value)
+    return [value] * len(optimizer.param_groups)

@@ -11,7 +11,8 @@ import numpy as np
 
 from .._autograd.grad_mode import enable_grad
 from .._autograd.graph import RemovableHandle, add_hook
-from .._tensor import Tensor, bump_version, legacy_type_name
+from .._dtype import DEFAULT
+from .._tensor import Tensor, _wrap, bump_version, legacy_type_name
 
 
 class _Required:
@@ -53,6 +54,50 @@ def _counted_step(step: Callable) -> Callable:
 def _check_flags(differentiable: bool = False, **_: Any) -> None:
     if differentiable:
         raise RuntimeError("tensorlib optimizers do not support differentiable=True: their steps are not recorded")
+
+
+# -- helpers the optimizers share: torch's scalar state, its lerp, complex parameters as pairs of reals -----------
+
+
+def _check_lr(lr: Any, message: str = "Invalid learning rate: {}", strict: bool = False) -> None:
+    """torch's checks of ``lr``: a one-element Tensor or a number, not negative (not zero when ``strict``)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not (0.0 < lr if strict else 0.0 <= lr):
+        raise ValueError(message.format(lr))
+
+
+def _value(x: Any) -> Any:
+    """A hyperparameter as a Python number (a one-element Tensor ``lr`` included)."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _scalar_dtype() -> np.dtype:
+    """The dtype torch keeps scalar state in (``step``, ``eta``, ...): float64 under a float64 default, else float32."""
+    return np.dtype(np.float64) if DEFAULT.float.np == np.float64 else np.dtype(np.float32)
+
+
+def _scalar(value: float) -> Tensor:
+    """A 0-d tensor of :func:`_scalar_dtype` holding ``value`` (torch's ``state["step"]`` and friends)."""
+    return _wrap(np.array(value, dtype=_scalar_dtype()))
+
+
+def _lerp_(a: np.ndarray, end: np.ndarray, weight: float) -> np.ndarray:
+    """``a.lerp_(end, weight)`` with torch's formula (the one that is exact at both ends)."""
+    if abs(weight) < 0.5:
+        a += weight * (end - a)
+    else:
+        np.subtract(end, (end - a) * (1 - weight), out=a, casting="unsafe")
+    return a
+
+
+def _real(a: np.ndarray) -> np.ndarray:
+    """``torch.view_as_real`` flattened into the last axis: a complex array as its real and imaginary parts (a view)."""
+    if a.dtype.kind != "c":
+        return a
+    if not a.flags.c_contiguous:
+        raise RuntimeError("complex optimizer state must be contiguous")
+    return a.view(a.real.dtype)
 
 
 class Optimizer:
@@ -197,7 +242,8 @@ class Optimizer:
                 raise ValueError("loaded state dict contains a parameter group that doesn't match the size of optimizer's group")
             params.extend(zip(saved["params"], mine["params"]))
         lookup = dict(params)
-        self.state = {lookup[k]: copy.deepcopy(v) for k, v in state_dict["state"].items()}
+        self.state = {lookup[k]: _cast_state(lookup[k], copy.deepcopy(v)) if k in lookup else copy.deepcopy(v)
+                      for k, v in state_dict["state"].items()}
         for mine, saved in zip(self.param_groups, groups):
             for k, v in saved.items():
                 if k != "params":
@@ -214,3 +260,16 @@ class Optimizer:
                     lines.append(f"    {k}: {g[k]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _cast_state(param: Tensor, value: Any, key: Any = None) -> Any:
+    """torch's policy for loaded state: tensors other than ``step`` take a floating-point parameter's dtype."""
+    if isinstance(value, Tensor):
+        if key != "step" and param._data.dtype.kind == "f" and value._data.dtype != param._data.dtype:
+            return _wrap(value._data.astype(param._data.dtype))
+        return value
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v) for v in value)
+    return value

@@ -4,10 +4,19 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 from . import rnn as rnn
+from ..._memory_format import memory_format
 from ..._tensor import Tensor
+from ..modules.module import Module
+from ..parameter import Parameter
+from ._fusion import ConvT, LinearT
+from ._memory_format import _M
+from ._spectral_norm import T_module
+from ._weight_norm import T_module as _T_module
 
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """Deprecated alias of :func:`clip_grad_norm_` (a FutureWarning, as in torch)."""
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Rescale the gradients so that their total ``norm_type`` norm is at most ``max_norm``; return that norm
     (measured before clipping).
@@ -16,9 +25,41 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
     """Clamp every gradient to ``[-clip_value, clip_value]`` in place."""
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor, foreach: bool | None = None) -> None:
     """Scale the gradients by ``max_norm / total_norm`` when that is below one."""
+def convert_conv2d_weight_memory_format(module: _M, memory_format: memory_format) -> _M:
+    """Lay out the weight of every ``Conv2d`` and ``ConvTranspose2d`` in ``module`` (itself included) in
+    ``memory_format`` (``channels_last`` or ``contiguous_format``); returns ``module``.
+    """
+def convert_conv3d_weight_memory_format(module: _M, memory_format: memory_format) -> _M:
+    """Lay out the weight of every ``Conv3d`` and ``ConvTranspose3d`` in ``module`` (itself included) in
+    ``memory_format`` (``channels_last_3d`` or ``contiguous_format``); returns ``module``.
+    """
+def fuse_conv_bn_eval(conv: ConvT, bn: Module, transpose: bool = False) -> ConvT:
+    """A copy of ``conv`` whose weight and bias apply ``bn`` (in eval mode) too: ``bn(conv(x)) == fused(x)``."""
+def fuse_conv_bn_weights(conv_w: Tensor, conv_b: Tensor | None, bn_rm: Tensor, bn_rv: Tensor, bn_eps: float, bn_w: Tensor | None, bn_b: Tensor | None, transpose: bool = False) -> tuple[Parameter, Parameter]:
+    """The weight and bias of a convolution followed by a batch norm with these statistics and affine terms."""
+def fuse_linear_bn_eval(linear: LinearT, bn: Module) -> LinearT:
+    """A copy of ``linear`` whose weight and bias apply ``bn`` (in eval mode) too."""
+def fuse_linear_bn_weights(linear_w: Tensor, linear_b: Tensor | None, bn_rm: Tensor, bn_rv: Tensor, bn_eps: float, bn_w: Tensor, bn_b: Tensor) -> tuple[Parameter, Parameter]:
+    """The weight and bias of a linear layer followed by a batch norm with these statistics and affine terms."""
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """The ``norm_type`` norm of all ``tensors`` together, as if they were concatenated into one vector."""
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable)."""
+def remove_spectral_norm(module: T_module, name: str = 'weight') -> T_module:
+    """Undo :func:`spectral_norm`: ``module.<name>`` becomes a plain parameter holding the normalized weight."""
+def remove_weight_norm(module: _T_module, name: str = 'weight') -> _T_module:
+    """Undo :func:`weight_norm`: ``module.<name>`` becomes a plain parameter again, with the current weight."""
+def skip_init(module_cls: type[Any], *args: Any, **kwargs: Any) -> Any:
+    """A ``module_cls(*args, **kwargs)`` whose parameters and buffers are left uninitialised (``empty``), as
+    torch's ``skip_init`` leaves them; fill them in afterwards. The class must take a ``device`` argument.
+    """
+def spectral_norm(module: T_module, name: str = 'weight', n_power_iterations: int = 1, eps: float = 1e-12, dim: int | None = None) -> T_module:
+    """Rescale ``module.<name>`` by the inverse of its spectral norm before every forward call."""
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Copy consecutive slices of the 1-D ``vec`` into the data of each of ``parameters``."""
+def weight_norm(module: _T_module, name: str = 'weight', dim: int | None = 0) -> _T_module:
+    """Reparametrize ``module.<name>`` as ``g * v / ||v||``: parameters ``<name>_g`` (the norms, one per slice
+    along ``dim``, or one for the whole tensor when ``dim`` is None) and ``<name>_v`` (the direction); a forward
+    pre-hook recomputes the weight before each call. Deprecated in torch (a FutureWarning) for
+    ``parametrizations.weight_norm``.
+    """

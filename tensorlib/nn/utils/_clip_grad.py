@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable
 
 from ..._autograd.grad_mode import no_grad
-from ..._registry import NN_UTILS, op
+from ..._registry import NN_UTILS, op, public
 from ..._tensor import Tensor
 from ...ops.creation import tensor
 from ...ops.join_split import stack
@@ -74,6 +75,15 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(params, max_norm, total, foreach)
     return total
+
+
+@public(namespace=NN_UTILS)
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """Deprecated alias of :func:`clip_grad_norm_` (a FutureWarning, as in torch)."""
+    warnings.warn("`tensorlib.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`tensorlib.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 @op(namespace=NN_UTILS)

@@ -12,6 +12,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
