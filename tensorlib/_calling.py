@@ -64,6 +64,7 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
         'set_printoptions': (),
         'set_rng_state': (),
         'split': ('dim',),
+        'stft': ('align_to_window', 'center', 'hop_length', 'normalized', 'onesided', 'pad_mode', 'return_complex', 'win_length', 'window'),
         'tensordot': ('dims', 'out'),
         'unique': (),
         'unique_consecutive': (),
@@ -98,6 +99,7 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
         '__setstate__': (),
         'backward': ('create_graph', 'gradient', 'inputs', 'retain_graph'),
         'index': (),
+        'istft': ('center', 'hop_length', 'length', 'normalized', 'onesided', 'return_complex', 'win_length', 'window'),
         'norm': ('dim', 'dtype', 'keepdim', 'p'),
         'register_hook': (),
         'register_post_accumulate_grad_hook': (),
@@ -105,6 +107,7 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
         'resize_as': (),
         'share_memory_': (),
         'split': ('dim',),
+        'stft': ('align_to_window', 'center', 'hop_length', 'normalized', 'onesided', 'pad_mode', 'return_complex', 'win_length', 'window'),
         'unflatten': (),
         'unique': ('dim', 'return_counts', 'return_inverse', 'sorted'),
         'unique_consecutive': ('dim', 'return_counts', 'return_inverse'),
@@ -190,6 +193,8 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
     'tensorlib.linalg': {
     },
     'tensorlib.special': {
+    },
+    'tensorlib.fft': {
     },
     'tensorlib.autograd': {
         'backward': ('create_graph', 'grad_tensors', 'inputs', 'retain_graph'),

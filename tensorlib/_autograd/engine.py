@@ -56,9 +56,11 @@ class AccumulateGrad(Node):
 
 
 def _like_layout(data: np.ndarray, like: np.ndarray) -> np.ndarray:
-    """A copy of ``data`` with exactly ``like``'s strides when ``like`` is laid out densely (else row-major)."""
+    """A copy of ``data`` laid out like ``like`` (in elements) when ``like`` is dense (else row-major)."""
     if data.shape == like.shape and _dense(like):
-        out = np.lib.stride_tricks.as_strided(np.empty(like.size, dtype=data.dtype), like.shape, like.strides)
+        # strides count bytes: a gradient of another dtype (grad_dtype) has another item size
+        strides = tuple(s // like.itemsize * data.itemsize for s in like.strides)
+        out = np.lib.stride_tricks.as_strided(np.empty(like.size, dtype=data.dtype), like.shape, strides)
         out[...] = data
         return out
     return data.copy()
@@ -95,7 +97,8 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
         vd = var._data
         if data.base is not None or sys.getrefcount(data) > 3 or not data.flags.writeable:
             data = _like_layout(data, vd)
-        elif data.strides != vd.strides and ENGINE.grad_layout and data.shape == vd.shape:
+        elif (ENGINE.grad_layout and data.shape == vd.shape
+              and [st // data.itemsize for st in data.strides] != [st // vd.itemsize for st in vd.strides]):
             data = _like_layout(data, vd)
         meta.grad = _wrap(data)
         return

@@ -54,8 +54,10 @@ op("special.ndtri", [s(r(2, 3, lo=0.02, hi=0.98)), s(np.array([1e-3, 0.2, 0.5, 0
 
 # torch gives these no derivative: their results do not require grad
 for _name, _sample in (
-    ("airy_ai", r(2, 3) * 2), ("bessel_j0", r(2, 3) * 2), ("bessel_j1", r(2, 3) * 2), ("bessel_y0", pos(2, 3)),
-    ("bessel_y1", pos(2, 3)), ("modified_bessel_i0", r(2, 3) * 8), ("modified_bessel_i1", r(2, 3) * 8),
+    # torch's airy_ai (x < -2) and Bessel J/Y (2 < |x| < 25) are off by ~1e-6: the table samples where torch is
+    # exact; tests/parity/test_special_functions.py checks those regions against mpmath
+    ("airy_ai", r(2, 3, lo=-2.0, hi=4.0)), ("bessel_j0", r(2, 3)), ("bessel_j1", r(2, 3)),
+    ("bessel_y0", r(2, 3, lo=0.1, hi=2.0)), ("bessel_y1", r(2, 3, lo=0.1, hi=2.0)), ("modified_bessel_i0", r(2, 3) * 8), ("modified_bessel_i1", r(2, 3) * 8),
     ("modified_bessel_k0", pos(2, 3) * 4), ("modified_bessel_k1", pos(2, 3) * 4),
     ("scaled_modified_bessel_k0", pos(2, 3) * 4), ("scaled_modified_bessel_k1", pos(2, 3) * 4),
     ("spherical_bessel_j0", r(2, 3) * 4),
