@@ -12,24 +12,35 @@ from tests.api_targets import coverage
 
 # namespace -> names tensorlib had when the floor was last raised (raise it when names land; never lower it)
 FLOORS = {
-    "torch": 288,
-    "torch.Tensor": 521,
-    "torch.autograd": 13,
+    "torch": 346,
+    "torch.Tensor": 588,
+    "torch.autograd": 18,
     "torch.distributions": 7,
-    "torch.fft": 0,
+    "torch.fft": 20,
     "torch.linalg": 9,
     "torch.nn": 130,
     "torch.nn.functional": 101,
     "torch.nn.init": 14,
-    "torch.nn.utils": 6,
-    "torch.optim": 7,
-    "torch.optim.lr_scheduler": 14,
+    "torch.nn.utils": 18,
+    "torch.optim": 16,
+    "torch.optim.lr_scheduler": 16,
     "torch.special": 56,
     "torch.testing": 2,
-    "torch.utils.data": 18,
+    "torch.utils.data": 19,
 }
 # namespaces that reached the target (add one when it does)
-AT_TARGET = {"torch.nn.init", "torch.special", "torch.testing"}
+AT_TARGET = {
+    "torch.Tensor",
+    "torch.autograd",
+    "torch.fft",
+    "torch.nn.init",
+    "torch.nn.utils",
+    "torch.optim",
+    "torch.optim.lr_scheduler",
+    "torch.special",
+    "torch.testing",
+    "torch.utils.data",
+}
 REPORT = coverage.report()
 
 
