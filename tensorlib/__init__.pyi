@@ -184,8 +184,16 @@ def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def ceil_(self: Tensor) -> Tensor:
     """In-place version of :func:`ceil`."""
 cfloat: dtype
+def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
+    """The product of 2-D tensors in the cheapest order (deprecated in torch for ``linalg.multi_dot``)."""
 channels_last: memory_format
 channels_last_3d: memory_format
+def cholesky(input: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The Cholesky factor (deprecated in torch for ``linalg.cholesky``; ``upper`` gives U with ``A = U^H U``)."""
+def cholesky_inverse(input: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of ``A`` from its Cholesky factor (``A = L L^H``, or ``U^H U`` with ``upper``)."""
+def cholesky_solve(input: Tensor, input2: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = input`` given A's Cholesky factor ``input2`` (lower, or upper with ``upper``)."""
 def chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
@@ -345,6 +353,8 @@ def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise fractional part."""
 def frac_(self: Tensor) -> Tensor:
     """In-place version of :func:`frac`."""
+def frobenius_norm(input: Tensor, dim: Any, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The Frobenius norm over the two dims ``dim`` (deprecated in torch: ``linalg.vector_norm(A, 2, dim)``)."""
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (changes to one show in the other)."""
 def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -355,6 +365,8 @@ def gather(input: Tensor, dim: builtins.int, index: Tensor, *, sparse_grad: buil
     """Values of ``input`` along ``dim`` at the positions in ``index``."""
 def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
+def geqrf(input: Tensor, *, out: Any = None) -> Any:
+    """LAPACK's geqrf: R above the diagonal and the Householder vectors below, with their scalars ``tau``."""
 def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def get_default_device() -> device:
@@ -501,6 +513,14 @@ def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_bias
     """
 def lt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
+def lu(A: Tensor, pivot: builtins.bool = True, get_infos: builtins.bool = False, out: Any = None) -> Any:
+    """``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos`` (deprecated in torch for
+    ``linalg.lu_factor``).
+    """
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = input`` from A's LU factorisation (deprecated in torch for ``linalg.lu_solve``)."""
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: builtins.bool = True, unpack_pivots: builtins.bool = True, *, out: Any = None) -> Any:
+    """``(P, L, U)`` from a packed LU factorisation (empty P, or empty L and U, when not asked for)."""
 def manual_seed(seed: builtins.int) -> Generator:
     """Seed the default generator: the same seed gives the same random tensors."""
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -511,7 +531,9 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
     """The elements of ``input`` where ``mask`` (broadcast) is true, as a 1-D tensor."""
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
-def matrix_power(input: Tensor, n: builtins.int) -> Tensor:
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential (Pade approximant with scaling and squaring), batched."""
+def matrix_power(input: Tensor, n: builtins.int, *, out: Tensor | None = None) -> Tensor:
     """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
 def max(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Any = None) -> Any:
     """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`maximum`."""
@@ -579,18 +601,30 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
 def not_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input != other`` as a bool tensor."""
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The nuclear norm (sum of singular values) over ``dim`` (the last two dims by default; deprecated in torch)."""
 def numel(input: Tensor) -> builtins.int:
     """The number of elements of ``input``."""
 def ones(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of ones with shape ``size``."""
 def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Ones with ``input``'s shape (and dtype unless given)."""
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """The Q of a QR factorisation from :func:`geqrf`'s Householder reflectors (``linalg.householder_product``)."""
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: builtins.bool = True, transpose: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """``op(Q) @ input3`` (``input3 @ op(Q)`` with ``left=False``), Q from :func:`geqrf`'s output, op the adjoint
+    with ``transpose``.
+    """
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def pairwise_distance(x1: Tensor, x2: Tensor, p: builtins.float = 2.0, eps: builtins.float = 1e-06, keepdim: builtins.bool = False) -> Tensor:
     """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
+def pca_lowrank(A: Tensor, q: builtins.int | None = None, center: builtins.bool = True, niter: builtins.int = 2) -> tuple[Any, ...]:
+    """Principal components of the rows of A: ``(U, S, V)`` of the (centred) matrix, approximate, of rank ``q``."""
 def permute(input: Tensor, dims: tuple[Any, ...]) -> Tensor:
     """``input`` with its dims reordered (a view)."""
+def pinverse(input: Tensor, rcond: builtins.float = 1e-15) -> Tensor:
+    """The pseudo-inverse with relative tolerance ``rcond`` (``linalg.pinv(input, rtol=rcond)``)."""
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
 def positive(input: Tensor) -> Tensor:
@@ -602,6 +636,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtyp
     """Product of all elements, or along ``dim``."""
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both can be safely cast to, by torch's rules (int + float16 -> float16)."""
+def qr(input: Tensor, some: builtins.bool = True, *, out: Any = None) -> Any:
+    """The QR decomposition, reduced unless ``some=False`` (deprecated in torch for ``linalg.qr``)."""
 def quantile(input: Tensor, q: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, interpolation: str = 'linear', out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles of ``input`` (over all elements, or along ``dim``); NaN where a slice holds NaN."""
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -711,6 +747,8 @@ def sinh_(self: Tensor) -> Tensor:
     """In-place version of :func:`sinh`."""
 def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
+def slogdet(input: Tensor) -> Any:
+    """``(sign, logabsdet)`` of square matrices (:func:`tensorlib.linalg.slogdet` by its older name)."""
 def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
 def sort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = False, stable: builtins.bool = False, *, out: Any = None) -> Any:
@@ -745,6 +783,12 @@ def subtract(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = 
     """``input - alpha * other``, broadcasting."""
 def sum(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
+def svd(input: Tensor, some: builtins.bool = True, compute_uv: builtins.bool = True, *, out: Any = None) -> Any:
+    """``(U, S, V)`` with ``A = U diag(S) V^H`` (V, not Vh); ``some=False`` gives square U and V, and
+    ``compute_uv=False`` zero-filled ones.
+    """
+def svd_lowrank(A: Tensor, q: builtins.int | None = 6, niter: builtins.int | None = 2, M: Tensor | None = None) -> tuple[Any, ...]:
+    """An approximate rank-``q`` SVD ``(U, S, V)`` of ``A - M`` by randomised subspace iteration (Halko et al.)."""
 def swapaxes(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
 def swapdims(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
@@ -777,6 +821,10 @@ def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor."""
 def transpose(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
+def triangular_solve(input: Tensor, A: Tensor, upper: builtins.bool = True, transpose: builtins.bool = False, unitriangular: builtins.bool = False, *, out: Any = None) -> Any:
+    """``(solution, cloned_coefficient)`` of ``op(A) X = input`` for triangular A (deprecated in torch for
+    ``linalg.solve_triangular``).
+    """
 def tril(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """The lower triangle of the last two dims (the rest zeroed)."""
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *, dtype: dtype | None = None, device: Any = None, layout: Any = None) -> Tensor:

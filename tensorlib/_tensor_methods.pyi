@@ -290,6 +290,12 @@ class TensorMethods:
         """This tensor as tensorlib.complex64 (itself if it already is)."""
     def char(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.int8 (itself if it already is)."""
+    def cholesky(self, upper: builtins.bool = False) -> Tensor:
+        """The Cholesky factor (deprecated in torch for ``linalg.cholesky``; ``upper`` gives U with ``A = U^H U``)."""
+    def cholesky_inverse(self, upper: builtins.bool = False) -> Tensor:
+        """The inverse of ``A`` from its Cholesky factor (``A = L L^H``, or ``U^H U`` with ``upper``)."""
+    def cholesky_solve(self, input2: Tensor, upper: builtins.bool = False) -> Tensor:
+        """The solution of ``A X = input`` given A's Cholesky factor ``input2`` (lower, or upper with ``upper``)."""
     def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
         """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:
@@ -462,6 +468,8 @@ class TensorMethods:
         """Elementwise ``input >= other`` as a bool tensor."""
     def ge_(self, other: Any) -> Tensor:
         """In-place :func:`ge`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def geqrf(self) -> Any:
+        """LAPACK's geqrf: R above the diagonal and the Householder vectors below, with their scalars ``tau``."""
     def ger(self, vec2: Tensor) -> Tensor:
         """Outer product of two 1-D tensors."""
     def greater(self, other: Any) -> Tensor:
@@ -606,6 +614,12 @@ class TensorMethods:
         """Elementwise ``input < other`` as a bool tensor."""
     def lt_(self, other: Any) -> Tensor:
         """In-place :func:`lt`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def lu(self, pivot: builtins.bool = True, get_infos: builtins.bool = False) -> Any:
+        """``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos`` (deprecated in torch for
+        ``linalg.lu_factor``).
+        """
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+        """The solution of ``A X = input`` from A's LU factorisation (deprecated in torch for ``linalg.lu_solve``)."""
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         """A copy of ``input`` with ``value`` where ``mask`` is true."""
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
@@ -618,6 +632,8 @@ class TensorMethods:
         """The elements of ``input`` where ``mask`` (broadcast) is true, as a 1-D tensor."""
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
+    def matrix_exp(self) -> Tensor:
+        """The matrix exponential (Pade approximant with scaling and squaring), batched."""
     def matrix_power(self, n: builtins.int) -> Tensor:
         """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
     def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Any:
@@ -704,10 +720,18 @@ class TensorMethods:
         """Elementwise ``input != other`` as a bool tensor."""
     def not_equal_(self, other: Any) -> Tensor:
         """In-place :func:`ne`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def orgqr(self, tau: Tensor) -> Tensor:
+        """The Q of a QR factorisation from :func:`geqrf`'s Householder reflectors (``linalg.householder_product``)."""
+    def ormqr(self, input2: Tensor, input3: Tensor, left: builtins.bool = True, transpose: builtins.bool = False) -> Tensor:
+        """``op(Q) @ input3`` (``input3 @ op(Q)`` with ``left=False``), Q from :func:`geqrf`'s output, op the adjoint
+        with ``transpose``.
+        """
     def outer(self, vec2: Tensor) -> Tensor:
         """Outer product of two 1-D tensors."""
     def permute(self, *dims: Any) -> Tensor:
         """Reorder dims (a view)."""
+    def pinverse(self, rcond: builtins.float = 1e-15) -> Tensor:
+        """The pseudo-inverse with relative tolerance ``rcond`` (``linalg.pinv(input, rtol=rcond)``)."""
     def positive(self) -> Tensor:
         """``input`` itself (unary plus)."""
     def pow(self, exponent: Any) -> Tensor:
@@ -716,6 +740,8 @@ class TensorMethods:
         """In-place ``self **= exponent``."""
     def prod(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """Product of all elements, or along ``dim``."""
+    def qr(self, some: builtins.bool = True) -> Any:
+        """The QR decomposition, reduced unless ``some=False`` (deprecated in torch for ``linalg.qr``)."""
     def quantile(self, q: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, interpolation: str = 'linear') -> Tensor:
         """The ``q``-th quantiles of ``input`` (over all elements, or along ``dim``); NaN where a slice holds NaN."""
     def rad2deg(self) -> Tensor:
@@ -804,6 +830,8 @@ class TensorMethods:
         """In-place version of :func:`sinh`."""
     def slice_scatter(self, src: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1) -> Tensor:
         """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
+    def slogdet(self) -> Any:
+        """``(sign, logabsdet)`` of square matrices (:func:`tensorlib.linalg.slogdet` by its older name)."""
     def softmax(self, dim: Any, dtype: Any = None) -> Tensor:
         """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
     def sort(self, dim: builtins.int = -1, descending: builtins.bool = False, stable: builtins.bool = False) -> Any:
@@ -839,6 +867,10 @@ class TensorMethods:
         """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
     def sum_to_size(self, *size: Any) -> Tensor:
         """Sum this tensor down to ``size`` (the reverse of expanding ``size`` to this shape)."""
+    def svd(self, some: builtins.bool = True, compute_uv: builtins.bool = True) -> Any:
+        """``(U, S, V)`` with ``A = U diag(S) V^H`` (V, not Vh); ``some=False`` gives square U and V, and
+        ``compute_uv=False`` zero-filled ones.
+        """
     def swapaxes(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         """Swap dims ``dim0`` and ``dim1`` (a view)."""
     def swapaxes_(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
@@ -877,6 +909,10 @@ class TensorMethods:
         """Swap dims ``dim0`` and ``dim1`` (a view)."""
     def transpose_(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         """In-place :func:`transpose`: this tensor's dims ``dim0`` and ``dim1`` swapped."""
+    def triangular_solve(self, A: Tensor, upper: builtins.bool = True, transpose: builtins.bool = False, unitriangular: builtins.bool = False) -> Any:
+        """``(solution, cloned_coefficient)`` of ``op(A) X = input`` for triangular A (deprecated in torch for
+        ``linalg.solve_triangular``).
+        """
     def tril(self, diagonal: builtins.int = 0) -> Tensor:
         """The lower triangle of the last two dims (the rest zeroed)."""
     def tril_(self, diagonal: builtins.int = 0) -> Tensor:
