@@ -208,12 +208,11 @@ class LinalgCholeskyExBackward0(Node):
 
 
 def cholesky_backward(gL: Tensor, L: Tensor) -> Tensor:
-    """gA = sym(L^{-H} phi(L^H gL) L^{-1}), phi: the lower triangle with its diagonal halved."""
-    P = tril(matmul(mH(L), gL))
-    P = sub(P, mul(diag_embed(diag(P)), 0.5))
+    """gA = L^{-H} pi*(tril(L^H gL)) L^{-1}, pi*(X) = (X + X^H - diag(X)) / 2 (torch's formula)."""
+    X = tril(matmul(mH(L), gL))
+    P = mul(add(X, mH(tril(X, -1))), 0.5)
     gA = solve_triangular(mH(L), P, upper=True)
-    gA = solve_triangular(L, gA, upper=False, left=False)
-    return mul(add(gA, mH(gA)), 0.5)
+    return solve_triangular(L, gA, upper=False, left=False)
 
 
 def _cholesky(x: Tensor, upper: bool, fname: str) -> tuple[Tensor, Tensor]:

@@ -324,3 +324,116 @@ def test_vander_and_vecdot() -> None:
     assert LA.vander(t([1, 2]).int()).dtype == tensorlib.int64
     x = t(np.array([1 + 1j, 2j]))
     assert LA.vecdot(x, x).item() == pytest.approx(6.0 + 0j)
+
+
+# -- complex and float32 inputs against torch (the table's samples are real float64) ---------------------------
+
+
+def _cplx(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def _hpd(rng: np.random.Generator, n: int) -> np.ndarray:
+    c = _cplx(rng, n, n)
+    return c @ c.conj().T + n * np.eye(n)
+
+
+def _tri(rng: np.random.Generator, n: int) -> np.ndarray:
+    return np.triu(_cplx(rng, n, n)) + 3 * np.eye(n)
+
+
+# name -> (function of the library and its inputs, inputs from a generator): results compared as given, so
+# decompositions return quantities free of the phases they are defined up to
+PARITY: dict[str, tuple[Callable, Callable]] = {
+    "cholesky": (lambda L, a: L.linalg.cholesky(a), lambda g: [_hpd(g, 3)]),
+    "cholesky-upper": (lambda L, a: L.linalg.cholesky(a, upper=True), lambda g: [_hpd(g, 3)]),
+    "eigh": (lambda L, a: (lambda o: (o[0], (o[1] * o[1].conj()).real))(L.linalg.eigh(a)), lambda g: [_hpd(g, 3)]),
+    "eigvalsh": (lambda L, a: L.linalg.eigvalsh(a), lambda g: [_hpd(g, 3)]),
+    "eig": (lambda L, a: (lambda o: (o[0], (o[1] * o[1].conj()).real))(L.linalg.eig(a)), lambda g: [_cplx(g, 3, 3)]),
+    "eigvals": (lambda L, a: L.linalg.eigvals(a), lambda g: [_cplx(g, 3, 3)]),
+    "svd": (lambda L, a: (lambda o: (o[0] @ o[2], o[1]))(L.linalg.svd(a, full_matrices=False)),
+            lambda g: [_cplx(g, 4, 3)]),
+    "svd-wide": (lambda L, a: (lambda o: (o[0] @ o[2], o[1]))(L.linalg.svd(a, full_matrices=False)),
+                 lambda g: [_cplx(g, 2, 3, 4)]),
+    "svdvals": (lambda L, a: L.linalg.svdvals(a), lambda g: [_cplx(g, 3, 4)]),
+    "qr": (lambda L, a: L.linalg.qr(a), lambda g: [_cplx(g, 4, 3)]),
+    "qr-wide": (lambda L, a: L.linalg.qr(a), lambda g: [_cplx(g, 2, 4)]),
+    "slogdet": (lambda L, a: L.linalg.slogdet(a), lambda g: [_cplx(g, 3, 3)]),
+    "det": (lambda L, a: L.linalg.det(a), lambda g: [_cplx(g, 3, 3)]),
+    "inv": (lambda L, a: L.linalg.inv(a), lambda g: [_cplx(g, 2, 3, 3)]),
+    "solve": (lambda L, a, b: L.linalg.solve(a, b), lambda g: [_cplx(g, 3, 3), _cplx(g, 2, 3, 2)]),
+    "solve-right": (lambda L, a, b: L.linalg.solve(a, b, left=False), lambda g: [_cplx(g, 3, 3), _cplx(g, 2, 3)]),
+    "solve_triangular": (lambda L, a, b: L.linalg.solve_triangular(a, b, upper=True),
+                         lambda g: [_tri(g, 3), _cplx(g, 3, 2)]),
+    "lu_factor": (lambda L, a: L.linalg.lu_factor(a), lambda g: [_cplx(g, 3, 3)]),
+    "lu": (lambda L, a: L.linalg.lu(a), lambda g: [_cplx(g, 3, 4)]),
+    "lu_solve-adjoint": (lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True),
+                         lambda g: [_cplx(g, 3, 3), _cplx(g, 3, 2)]),
+    "pinv": (lambda L, a: L.linalg.pinv(a), lambda g: [_cplx(g, 4, 3)]),
+    "pinv-hermitian": (lambda L, a: L.linalg.pinv(a, hermitian=True), lambda g: [_hpd(g, 3)]),
+    "lstsq": (lambda L, a, b: L.linalg.lstsq(a, b, driver="gelsd")[:2], lambda g: [_cplx(g, 5, 3), _cplx(g, 5, 2)]),
+    "matrix_exp": (lambda L, a: L.linalg.matrix_exp(a), lambda g: [_cplx(g, 3, 3)]),
+    "matrix_power": (lambda L, a: L.linalg.matrix_power(a, -2), lambda g: [_cplx(g, 3, 3) + 2 * np.eye(3)]),
+    "householder_product": (lambda L, a, t: L.linalg.householder_product(a, t), lambda g: [_cplx(g, 4, 3),
+                                                                                             _cplx(g, 2)]),
+    "cholesky_solve": (lambda L, b, a: L.cholesky_solve(b, L.linalg.cholesky(a)), lambda g: [_cplx(g, 3, 2),
+                                                                                              _hpd(g, 3)]),
+    "cholesky_inverse": (lambda L, a: L.cholesky_inverse(L.linalg.cholesky(a)), lambda g: [_hpd(g, 3)]),
+    "vecdot": (lambda L, x, y: L.linalg.vecdot(x, y), lambda g: [_cplx(g, 2, 3), _cplx(g, 3)]),
+    "cond": (lambda L, a: L.linalg.cond(a), lambda g: [_cplx(g, 3, 3)]),
+    "matrix_norm-nuc": (lambda L, a: L.linalg.matrix_norm(a, "nuc"), lambda g: [_cplx(g, 3, 3)]),
+    "multi_dot": (lambda L, a, b, c: L.linalg.multi_dot([a, b, c]), lambda g: [_cplx(g, 3), _cplx(g, 3, 4),
+                                                                               _cplx(g, 4, 2)]),
+}
+
+
+# the argument that must stay Hermitian positive-definite when made real
+_SPD_ARGUMENT = {"cholesky": 0, "cholesky-upper": 0, "eigh": 0, "eigvalsh": 0, "pinv-hermitian": 0, "cholesky_solve": 1,
+                 "cholesky_inverse": 0}
+
+
+def _flat(out: Any) -> list:
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+@pytest.mark.parametrize("name", sorted(PARITY))
+@pytest.mark.parametrize("dtype", ["complex128", "float32"])
+def test_complex_and_float32_match_torch(name: str, dtype: str) -> None:
+    torch = pytest.importorskip("torch")
+    fn, make = PARITY[name]
+    arrays = make(np.random.default_rng(sorted(PARITY).index(name)))
+    if dtype == "float32":  # the real parts, positive-definite where the op needs it
+        spd = _SPD_ARGUMENT.get(name)
+        arrays = [np.asarray(a.real @ a.real.T + 3 * np.eye(a.shape[-1]) if i == spd else a.real, np.float32)
+                  for i, a in enumerate(arrays)]
+    ours_in = [tensorlib.tensor(a, requires_grad=True) for a in arrays]
+    theirs_in = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ours, theirs = _flat(fn(tensorlib, *ours_in)), _flat(fn(torch, *theirs_in))
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-7, atol=1e-9)
+    weights = []
+    for o, t_ in zip(ours, theirs, strict=True):
+        assert o.dtype.name == str(t_.dtype).split(".")[1] and tuple(o.shape) == tuple(t_.shape)
+        np.testing.assert_allclose(o.detach().numpy(), t_.detach().resolve_conj().numpy(), **tol)
+        weights.append(np.random.default_rng(7).standard_normal(tuple(o.shape)))
+    # gradients of sum(w * Re(out)), outputs that carry one
+    ours_loss = sum((o.real if o.is_complex() else o).mul(tensorlib.tensor(w, dtype=o.real.dtype)).sum()
+                    for o, w in zip(ours, weights) if o.requires_grad)
+    theirs_loss = sum((t_.real if t_.is_complex() else t_).mul(torch.tensor(w, dtype=t_.real.dtype)).sum()
+                      for t_, w in zip(theirs, weights) if t_.requires_grad)
+    ours_grad = tensorlib.autograd.grad(ours_loss, ours_in)
+    theirs_grad = torch.autograd.grad(theirs_loss, theirs_in)
+    for g, h in zip(ours_grad, theirs_grad, strict=True):
+        np.testing.assert_allclose(g.numpy(), h.resolve_conj().numpy(), **tol)
+
+
+def test_complex_gradcheck() -> None:
+    rng = np.random.default_rng(8)
+    h = tensorlib.tensor(_hpd(rng, 3))
+    a = tensorlib.tensor(_cplx(rng, 3, 3), requires_grad=True)
+    b = tensorlib.tensor(_cplx(rng, 3, 2), requires_grad=True)
+    assert tensorlib.autograd.gradcheck(lambda x: LA.cholesky(x @ x.mH + h), (a,))
+    assert tensorlib.autograd.gradcheck(lambda x: LA.eigvalsh(x @ x.mH + h), (a,))
+    assert tensorlib.autograd.gradcheck(lambda x: LA.qr(x), (a,))
+    assert tensorlib.autograd.gradcheck(lambda x, y: LA.solve(x, y), (a, b))
+    assert tensorlib.autograd.gradcheck(lambda x: LA.svdvals(x), (a,))
+    assert tensorlib.autograd.gradgradcheck(lambda x: LA.slogdet(x).logabsdet, (a,))
