@@ -17,8 +17,8 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     """The condition number in the ``p`` norm: ratios of singular values for None/2/-2, else
     ``norm(A) * norm(A^-1)`` (inf for a singular matrix).
     """
-def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
-    """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (the last dim by default; operands broadcast)."""
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

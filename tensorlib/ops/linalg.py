@@ -632,7 +632,7 @@ def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(r), out, "det")
 
 
-@op(variants="function method", namespace=(TENSORLIB, LINALG))
+@op(variants="function method")
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
     x = tensor_arg(input, "cross")

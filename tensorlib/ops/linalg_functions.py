@@ -43,7 +43,7 @@ from .decompositions import (
 )
 from .indexing import narrow, select
 from .join_split import cat
-from .linalg import inv, inv_with_info, matmul, vector_norm
+from .linalg import cross as _cross, inv, inv_with_info, matmul, vector_norm
 from .reduction import amax, amin, cumprod, mean
 from .selection import where
 from .shape import movedim, permute, reshape, squeeze, transpose, unsqueeze
@@ -540,6 +540,23 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     ones = wrap(np.ones(t._data.shape + (1,), t._data.dtype))
     powers = cat([ones, expand(xs, t._data.shape + (n - 1,))], -1)
     return cumprod(powers, -1)
+
+
+@op(namespace=LINALG)
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (the last dim by default; operands broadcast)."""
+    x = tensor_arg(input, "linalg_cross")
+    y = tensor_arg(other, "linalg_cross", "other", 2)
+    if x._data.ndim != y._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if x._data.shape != y._data.shape:
+        shape = tuple(broadcast.broadcast_shapes(x._data.shape, y._data.shape))
+        x, y = expand(x, shape), expand(y, shape)
+    d = wrap_dim(dim, x._data.ndim)
+    if x._data.shape[d] != 3 or y._data.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x._data.shape[d]} and "
+                           f"{y._data.shape[d]}")
+    return _cross(x, y, dim, out=out)
 
 
 @op(namespace=LINALG)
