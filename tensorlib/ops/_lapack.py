@@ -52,7 +52,7 @@ def cholesky_info(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unblocked lower Cholesky of every matrix: the factors and LAPACK's info (the order of the first leading minor
     that is not positive-definite, 0 if none). A failed factor keeps its computed columns and the offending pivot."""
     *batch, n, _ = a.shape
-    flat = np.tril(a.reshape(-1, n, n)).astype(a.dtype, copy=True)
+    flat = np.tril(a.reshape((int(np.prod(batch)), n, n))).astype(a.dtype, copy=True)
     info = np.zeros(flat.shape[0], np.int32)
     with np.errstate(all="ignore"):
         for j in range(n):
@@ -102,7 +102,7 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LU with partial pivoting, as getrf: (packed LU, 1-based int32 pivots, info) for every matrix."""
     *batch, m, n = a.shape
     k = min(m, n)
-    flat = np.array(a.reshape(-1, m, n), dtype=a.dtype, copy=True)
+    flat = np.array(a.reshape((int(np.prod(batch)), m, n)), dtype=a.dtype, copy=True)
     nb = flat.shape[0]
     piv = np.zeros((nb, k), np.int32)
     info = np.zeros(nb, np.int32)
@@ -130,7 +130,7 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def permutation(piv: np.ndarray, m: int, dtype: np.dtype) -> np.ndarray:
     """The permutation matrices P with ``A = P L U`` for getrf's pivots (batched)."""
     batch = piv.shape[:-1]
-    flat = piv.reshape(-1, piv.shape[-1]).astype(np.int64) - 1
+    flat = piv.reshape((int(np.prod(batch)), piv.shape[-1])).astype(np.int64) - 1
     nb = flat.shape[0]
     perm = np.tile(np.arange(m), (nb, 1))
     rows = np.arange(nb)
@@ -287,7 +287,7 @@ def _ldl_one(A: np.ndarray, herm: bool) -> tuple[np.ndarray, np.ndarray, int]:
 def ldl_factor(a: np.ndarray, hermitian: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(compact LD, pivots as sytrf's, info) of every matrix, from its lower triangle."""
     n = a.shape[-1]
-    flat = np.array(a.reshape(-1, n, n), copy=True)
+    flat = np.array(a.reshape((int(np.prod(a.shape[:-2])), n, n)), copy=True)
     herm = hermitian and a.dtype.kind == "c"
     lds, pivs, infos = [], [], []
     with np.errstate(all="ignore"):
@@ -352,9 +352,10 @@ def _ldl_solve_one(A: np.ndarray, piv: np.ndarray, B: np.ndarray, herm: bool) ->
 def ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray, hermitian: bool) -> np.ndarray:
     batch = np.broadcast_shapes(ld.shape[:-2], piv.shape[:-1], b.shape[:-2])
     n = ld.shape[-1]
-    lds = np.broadcast_to(ld, batch + ld.shape[-2:]).reshape(-1, n, n)
-    pivs = np.broadcast_to(piv, batch + piv.shape[-1:]).reshape(-1, n)
-    bs = np.array(np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:]), dtype=np.result_type(ld, b))
+    nb = int(np.prod(batch))
+    lds = np.broadcast_to(ld, batch + ld.shape[-2:]).reshape((nb, n, n))
+    pivs = np.broadcast_to(piv, batch + piv.shape[-1:]).reshape((nb, n))
+    bs = np.array(np.broadcast_to(b, batch + b.shape[-2:]).reshape((nb,) + b.shape[-2:]), dtype=np.result_type(ld, b))
     herm = hermitian and ld.dtype.kind == "c"
     with np.errstate(all="ignore"):
         for i in range(bs.shape[0]):

@@ -382,11 +382,15 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     if p not in (None, 2, -2, 1, -1, float("inf"), float("-inf"), "fro", "nuc"):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if p in (None, 2, -2):
-        check_matrix(x, "linalg.cond", square=False)
+        a = check_matrix(x, "linalg.cond", square=False)
+        if min(a.shape[-2:]) == 0:  # empty matrices: 0, as torch
+            return finish(wrap(np.zeros(a.shape[:-2], real_dtype(a.dtype))), out, "linalg.cond")
         s = svdvals(x)
         first, last = select(s, -1, 0), select(s, -1, -1)
         return finish(div(last, first) if p == -2 else div(first, last), out, "linalg.cond")
     a = check_matrix(x, f"linalg.cond(ord={p})")
+    if a.shape[-1] == 0:
+        return finish(wrap(np.zeros(a.shape[:-2], real_dtype(a.dtype))), out, "linalg.cond")
     inverse, info = inv_with_info(x, "linalg.cond", False)
     res = mul(matrix_norm(x, p), matrix_norm(inverse, p))
     if np.any(info):

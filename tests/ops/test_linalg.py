@@ -437,3 +437,29 @@ def test_complex_gradcheck() -> None:
     assert tensorlib.autograd.gradcheck(lambda x, y: LA.solve(x, y), (a, b))
     assert tensorlib.autograd.gradcheck(lambda x: LA.svdvals(x), (a,))
     assert tensorlib.autograd.gradgradcheck(lambda x: LA.slogdet(x).logabsdet, (a,))
+
+
+EMPTY_OPS: dict[str, Callable] = {
+    "cholesky": lambda L, a: L.linalg.cholesky(a), "eigh": lambda L, a: L.linalg.eigh(a),
+    "eig": lambda L, a: L.linalg.eig(a), "svd": lambda L, a: L.linalg.svd(a), "qr": lambda L, a: L.linalg.qr(a),
+    "slogdet": lambda L, a: L.linalg.slogdet(a), "inv": lambda L, a: L.linalg.inv(a),
+    "lu_factor": lambda L, a: L.linalg.lu_factor(a), "lu": lambda L, a: L.linalg.lu(a), "pinv": lambda L, a: L.linalg.pinv(a),
+    "matrix_rank": lambda L, a: L.linalg.matrix_rank(a), "matrix_exp": lambda L, a: L.linalg.matrix_exp(a),
+    "solve": lambda L, a: L.linalg.solve(a, a), "cond": lambda L, a: L.linalg.cond(a),
+    "ldl_factor": lambda L, a: L.linalg.ldl_factor(a), "lstsq": lambda L, a: L.linalg.lstsq(a, a),
+}
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3), (3, 0), (0, 3)])
+@pytest.mark.parametrize("name", sorted(EMPTY_OPS))
+def test_empty_inputs_give_torchs_shapes(name: str, shape: tuple) -> None:
+    torch = pytest.importorskip("torch")
+
+    def shapes(lib: Any) -> Any:
+        try:
+            out = EMPTY_OPS[name](lib, lib.zeros(shape, dtype=lib.float64))
+        except RuntimeError:
+            return "error"
+        return [tuple(o.shape) for o in (out if isinstance(out, tuple) else (out,))]
+
+    assert shapes(tensorlib) == shapes(torch)
