@@ -464,6 +464,10 @@ def linspace(start: Any, end: Any, steps: builtins.int, *, out: Tensor | None = 
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: builtins.bool | None = None, mmap: builtins.bool | None = None, **pickle_load_args: Any) -> Any:
     """Rebuild an object written by :func:`save` from a path or file object."""
+def lobpcg(A: Tensor, k: builtins.int | None = None, B: Tensor | None = None, X: Tensor | None = None, n: builtins.int | None = None, iK: Tensor | None = None, niter: builtins.int | None = None, tol: builtins.float | None = None, largest: builtins.bool | None = None, method: str | None = None, tracker: Any = None, ortho_iparams: dict[Any, Any] | None = None, ortho_fparams: dict[Any, Any] | None = None, ortho_bparams: dict[Any, Any] | None = None) -> tuple[Any, ...]:
+    """The ``k`` largest (smallest with ``largest=False``) eigenpairs of the symmetric generalized problem
+    ``A X = B X diag(E)``, as ``(E, X)`` with X B-orthonormal.
+    """
 def log(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise natural logarithm."""
 def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:

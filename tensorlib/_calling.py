@@ -54,6 +54,7 @@ PYTHON_LEVEL: dict[str, dict[str, tuple[str, ...]]] = {
         'initial_seed': (),
         'is_tensor': (),
         'load': (),
+        'lobpcg': ('B', 'X', 'iK', 'k', 'largest', 'method', 'n', 'niter', 'ortho_bparams', 'ortho_fparams', 'ortho_iparams', 'tol', 'tracker'),
         'lu': (),
         'manual_seed': (),
         'meshgrid': (),

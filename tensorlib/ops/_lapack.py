@@ -130,11 +130,11 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def permutation(piv: np.ndarray, m: int, dtype: np.dtype) -> np.ndarray:
     """The permutation matrices P with ``A = P L U`` for getrf's pivots (batched)."""
     batch = piv.shape[:-1]
-    flat = piv.reshape((int(np.prod(batch)), piv.shape[-1])).astype(np.int64) - 1
-    nb = flat.shape[0]
+    nb, k = int(np.prod(batch)), int(piv.shape[-1])
+    flat = piv.reshape((nb, k)).astype(np.int64) - 1
     perm = np.tile(np.arange(m), (nb, 1))
     rows = np.arange(nb)
-    for j in range(flat.shape[1]):
+    for j in range(k):
         p = flat[:, j]
         tmp = perm[rows, j].copy()
         perm[rows, j] = perm[rows, p]

@@ -1,6 +1,6 @@
 """Linear algebra composed from the decompositions: norms of matrices, pinv, lstsq, rank, cond, matrix_exp,
-multi_dot, tensorinv/tensorsolve, LDL^T, and torch's older top-level names (``torch.svd``, ``torch.qr``,
-``torch.lu``, ``triangular_solve``, ...) with their Tensor methods."""
+multi_dot, tensorinv/tensorsolve, LDL^T, lobpcg, the randomised low-rank SVD, and torch's older top-level names
+(``torch.svd``, ``torch.qr``, ``torch.lu``, ``triangular_solve``, ...) with their Tensor methods."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from .conversion import clone, conj, zeros_like
 from .creation import randn
 from .decompositions import (
     NotDifferentiable,
+    cholesky,
+    eigh,
     _cholesky,
     _svd,
     check_matrix,
@@ -46,7 +48,7 @@ from .join_split import cat
 from .linalg import cross as _cross, inv, inv_with_info, matmul, vector_norm
 from .reduction import amax, amin, cumprod, mean
 from .selection import where
-from .shape import movedim, permute, reshape, squeeze, transpose, unsqueeze
+from .shape import flip, movedim, permute, reshape, squeeze, transpose, unsqueeze
 from .shape import diagonal as _diagonal
 
 
@@ -823,6 +825,55 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
     if node is not None:
         node.message, node.kind = "derivative for aten::linalg_ldl_solve is not implemented", RuntimeError
     return finish(res, out, "linalg.ldl_solve")
+
+
+# -- lobpcg ----------------------------------------------------------------------------------------------------
+
+
+@op()
+def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor | None = None, n: int | None = None,
+           iK: Tensor | None = None, niter: int | None = None, tol: float | None = None, largest: bool | None = None,
+           method: str | None = None, tracker: Any = None, ortho_iparams: dict | None = None,
+           ortho_fparams: dict | None = None, ortho_bparams: dict | None = None) -> tuple:
+    """The ``k`` largest (smallest with ``largest=False``) eigenpairs of the symmetric generalized problem
+    ``A X = B X diag(E)``, as ``(E, X)`` with X B-orthonormal.
+
+    tensorlib's matrices are dense, so the pairs are computed exactly (a Cholesky reduction and ``eigh``) rather
+    than by torch's iterations: ``X``/``n`` only fix how many vectors torch's method would carry, and ``niter``,
+    ``tol``, ``iK``, ``method``, ``tracker`` and the ortho parameters are accepted and checked, not needed.
+    Differentiable in A and B (symmetrised first, as torch does).
+    """
+    a = tensor_arg(A, "lobpcg", "A")
+    if a._data.shape[-2] != a._data.shape[-1]:
+        raise AssertionError(f"A must be square, got shape {tuple(a._data.shape)}")
+    if B is not None and tuple(B.shape) != tuple(a._data.shape):
+        raise AssertionError(f"A and B must have same shape, got {tuple(a._data.shape)} vs {tuple(B.shape)}")
+    if method not in (None, "ortho", "basic"):
+        raise ValueError(f"lobpcg: method must be 'ortho' or 'basic', got {method!r}")
+    m = a._data.shape[-1]
+    k = (1 if X is None else X.shape[-1]) if k is None else k
+    n = (k if n is None else n) if X is None else X.shape[-1]
+    if m < 3 * n:
+        raise ValueError(f"LOBPCG algorithm is not applicable when the number of A rows (={m}) is smaller than 3 x "
+                         f"the number of requested eigenpairs (={n})")
+    if a._data.dtype.kind != "f":
+        a = a.to(FROM_NP[np.dtype(np.float64)] if a._data.dtype.kind in "biu" else a.dtype)
+    largest = True if largest is None else largest
+    sym = div(add(a, transpose(a, -1, -2)), 2.0)
+    if B is None:
+        E, V = eigh(sym)
+    else:
+        b = tensor_arg(B, "lobpcg", "B", 3)
+        Lb = cholesky(div(add(b, transpose(b, -1, -2)), 2.0))
+        C = solve_triangular(Lb, transpose(solve_triangular(Lb, sym, upper=False), -1, -2), upper=False)
+        E, Y = eigh(C)
+        V = solve_triangular(transpose(Lb, -1, -2), Y, upper=True)
+    if largest:
+        E = flip(narrow(E, -1, m - k, k), (-1,))
+        V = flip(narrow(V, -1, m - k, k), (-1,))
+    else:
+        E, V = narrow(E, -1, 0, k), narrow(V, -1, 0, k)
+    return E, V
 
 
 # -- randomized low-rank SVD and PCA (torch._lowrank) ----------------------------------------------------------

@@ -88,6 +88,7 @@ ERRORS: list[tuple[str, Callable, Callable, type]] = [
     ("chain_matmul-none", lambda L: L.chain_matmul(), None, RuntimeError),
     ("pca_lowrank-q", lambda L: L.pca_lowrank(t_(L, np.ones((5, 3))), q=10), None, ValueError),
     ("pinv-int", lambda L: L.linalg.pinv(L.ones(2, 2, dtype=L.int64)), None, RuntimeError),
+    ("lobpcg-k", lambda L: L.lobpcg(t_(L, np.eye(4)), k=2), None, ValueError),
 ]
 
 
@@ -463,3 +464,18 @@ def test_empty_inputs_give_torchs_shapes(name: str, shape: tuple) -> None:
         return [tuple(o.shape) for o in (out if isinstance(out, tuple) else (out,))]
 
     assert shapes(tensorlib) == shapes(torch)
+
+
+def test_lobpcg_generalized_problem() -> None:
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((2, 9, 9))
+    A, B = a @ a.T, b @ b.T + 9 * np.eye(9)
+    E, X = tensorlib.lobpcg(t(A), k=3, B=t(B))
+    Xn = X.numpy()
+    np.testing.assert_allclose(A @ Xn, B @ Xn * E.numpy(), atol=1e-9)
+    np.testing.assert_allclose(Xn.T @ B @ Xn, np.eye(3), atol=1e-12)
+    assert E.numpy().tolist() == sorted(E.numpy().tolist(), reverse=True)
+    with pytest.raises(AssertionError, match="A must be square"):
+        tensorlib.lobpcg(t(np.ones((4, 3))))
+    batched, _ = tensorlib.lobpcg(t(np.stack([A, 2 * A])), k=1, largest=False)
+    assert batched.shape == (2, 1) and batched[1].item() == pytest.approx(2 * batched[0].item())

@@ -273,5 +273,13 @@ op("geqrf", [s(r(4, 3)), s(r(2, 3, 4))],
 alias("orgqr", _householder_entry)
 op("ormqr", [s(r(4, 3), r(3), r(4, 2)), s(r(4, 3), r(3), r(2, 4), left=False, transpose=True)], _ormqr)
 
+def _lobpcg(a: np.ndarray, k: int = 1, largest: bool = True) -> tuple:
+    w, v = np.linalg.eigh(a)
+    return (w[::-1][:k], v[:, ::-1][:, :k]) if largest else (w[:k], v[:, :k])
+
+
+op("lobpcg", [s(_spd(9), k=2), s(_spd(6), k=2, largest=False)], _lobpcg, post=lambda o: (o[0], o[1].abs()),
+   rtol=1e-6, atol=1e-6, method=False)
+
 # Randomised (svd_lowrank, pca_lowrank): their results depend on random draws; tests/ops/test_linalg.py checks them.
 NOT_IN_TABLE = {"svd_lowrank", "pca_lowrank"}
