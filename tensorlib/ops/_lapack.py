@@ -7,6 +7,8 @@ over one matrix dimension with the batch vectorised, so they suit the small and 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._C import _LinAlgError
@@ -43,6 +45,31 @@ def solve_triangular(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unit
         return trsm(a, b, upper, unit)
     # X A = B  <=>  A^T X^T = B^T
     return np.swapaxes(trsm(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper, unit), -1, -2)
+
+
+def svd(a: np.ndarray, full_matrices: bool = False, compute_uv: bool = True) -> Any:
+    """``np.linalg.svd`` as torch's LAPACK calls behave on non-finite input: an error for a matrix holding nan,
+    nan results for one holding inf."""
+    has_nan = np.isnan(a).any(axis=(-2, -1)).reshape(-1)
+    if has_nan.any():
+        raise _LinAlgError(f"linalg.svd: {batch_prefix(a.shape, int(np.flatnonzero(has_nan)[0]))}The algorithm failed "
+                           "to converge because the input matrix contained non-finite values.")
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    if finite.all():
+        if compute_uv:
+            return np.linalg.svd(a, full_matrices=full_matrices)
+        return np.linalg.svd(a, compute_uv=False)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    s = np.full(a.shape[:-2] + (k,), np.nan, np.empty(0, a.dtype).real.dtype)
+    u = np.full(a.shape[:-2] + (m, m if full_matrices else k), np.nan, a.dtype)
+    vh = np.full(a.shape[:-2] + (n if full_matrices else k, n), np.nan, a.dtype)
+    if finite.any():
+        if compute_uv:
+            u[finite], s[finite], vh[finite] = np.linalg.svd(a[finite], full_matrices=full_matrices)
+        else:
+            s[finite] = np.linalg.svd(a[finite], compute_uv=False)
+    return (u, s, vh) if compute_uv else s
 
 
 # -- Cholesky ------------------------------------------------------------------------------------------------

@@ -355,6 +355,8 @@ def _eig(x: Tensor, fname: str) -> tuple[Tensor, Tensor]:
     a = check_matrix(x, fname, dtype_check=False)
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"Unknown Complex ScalarType for {type_title(a.dtype)}")
+    if not np.isfinite(a).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
     w, v = np.linalg.eig(a)
     cdt = complex_dtype(a.dtype)
     (L, V), node = outputs(LinalgEigBackward0, [w.astype(cdt), v.astype(cdt)], (x,), (0, 1))
@@ -381,7 +383,11 @@ def eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     a = check_matrix(x, "linalg.eigvals", dtype_check=False)
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"Unknown Complex ScalarType for {type_title(a.dtype)}")
-    return finish(wrap(np.linalg.eigvals(a).astype(complex_dtype(a.dtype))), out, "linalg.eigvals")
+    finite = np.isfinite(a).all(axis=(-2, -1))
+    w = np.full(a.shape[:-1], np.nan, complex_dtype(a.dtype))
+    if finite.any():  # torch gives nan eigenvalues for matrices holding inf or nan
+        w[finite] = np.linalg.eigvals(a[finite])
+    return finish(wrap(w), out, "linalg.eigvals")
 
 
 # -- singular values ------------------------------------------------------------------------------------
@@ -460,7 +466,7 @@ class LinalgSvdBackward0(Node):
 
 def _svd(x: Tensor, full_matrices: bool, fname: str) -> tuple[Tensor, Tensor, Tensor]:
     a = check_matrix(x, fname, square=False)
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    u, s, vh = _lapack.svd(a, full_matrices=full_matrices)
     (U, S, Vh), node = outputs(LinalgSvdBackward0, [u, s.astype(real_dtype(a.dtype), copy=False), vh], (x,), (0, 1, 2))
     if node is not None:
         node.U, node.S, node.Vh = save_output(U, 0), save_output(S, 1), save_output(Vh, 2)
@@ -490,7 +496,7 @@ def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) 
     if needs_grad(x):
         return finish(_svd(x, False, "linalg.svd")[1], out, "linalg.svdvals")
     a = check_matrix(x, "linalg.svd", square=False)
-    s = np.linalg.svd(a, compute_uv=False).astype(real_dtype(a.dtype), copy=False)
+    s = _lapack.svd(a, compute_uv=False).astype(real_dtype(a.dtype), copy=False)
     return finish(wrap(s), out, "linalg.svdvals")
 
 

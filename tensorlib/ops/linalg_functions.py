@@ -222,7 +222,7 @@ def _pinv_np(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray
         with np.errstate(all="ignore"):
             inv_w = np.where(keep, 1.0 / np.where(keep, w, 1.0), 0.0)
         return (v * inv_w[..., None, :]) @ np.swapaxes(v, -1, -2).conj()
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    u, s, vh = _lapack.svd(a, full_matrices=False)
     tol = _tolerance(s[..., 0] if s.shape[-1] else np.zeros(s.shape[:-1]), m, n, a.dtype, atol, rtol)
     keep = s > tol[..., None]
     with np.errstate(all="ignore"):
@@ -327,7 +327,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     m, n = a.shape[-2:]
     aa, bb = _lapack.broadcast_batch(a, bm)
     rdt = real_dtype(a.dtype)
-    u, s, vh = np.linalg.svd(aa, full_matrices=False)
+    u, s, vh = _lapack.svd(aa, full_matrices=False)
     smax = s[..., 0] if s.shape[-1] else np.zeros(s.shape[:-1], rdt)
     tol = (np.finfo(a.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond) * smax
     keep = s > tol[..., None]
@@ -370,7 +370,7 @@ def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: An
         s = np.abs(np.linalg.eigvalsh(a))
         smax = np.max(s, axis=-1) if n else np.zeros(s.shape[:-1])
     else:
-        s = np.linalg.svd(a, compute_uv=False)
+        s = _lapack.svd(a, compute_uv=False)
         smax = s[..., 0] if s.shape[-1] else np.zeros(s.shape[:-1])
     t = _tolerance(smax, m, n, a.dtype, atol, rtol)
     return finish(wrap(np.sum(s > t[..., None], axis=-1).astype(np.int64)), out, "linalg.matrix_rank")

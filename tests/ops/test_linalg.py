@@ -89,6 +89,10 @@ ERRORS: list[tuple[str, Callable, Callable, type]] = [
     ("pca_lowrank-q", lambda L: L.pca_lowrank(t_(L, np.ones((5, 3))), q=10), None, ValueError),
     ("pinv-int", lambda L: L.linalg.pinv(L.ones(2, 2, dtype=L.int64)), None, RuntimeError),
     ("lobpcg-k", lambda L: L.lobpcg(t_(L, np.eye(4)), k=2), None, ValueError),
+    ("svd-nan", lambda L: L.linalg.svd(t_(L, [[1.0, np.nan], [0.0, 1.0]])), None, RuntimeError),
+    ("svd-nan-batch", lambda L: L.linalg.svd(t_(L, [np.eye(2), [[1.0, np.nan], [0.0, 1.0]]])), None, RuntimeError),
+    ("svdvals-nan", lambda L: L.linalg.svdvals(t_(L, [[1.0, np.nan], [0.0, 1.0]])), None, RuntimeError),
+    ("eig-nan", lambda L: L.linalg.eig(t_(L, [[1.0, np.nan], [0.0, 1.0]])), None, RuntimeError),
 ]
 
 
@@ -479,3 +483,10 @@ def test_lobpcg_generalized_problem() -> None:
         tensorlib.lobpcg(t(np.ones((4, 3))))
     batched, _ = tensorlib.lobpcg(t(np.stack([A, 2 * A])), k=1, largest=False)
     assert batched.shape == (2, 1) and batched[1].item() == pytest.approx(2 * batched[0].item())
+
+
+def test_svd_of_infinite_matrices_is_nan_as_torchs() -> None:
+    x = t(np.array([np.eye(2), [[1.0, np.inf], [0.0, 1.0]]]))
+    U, S, Vh = LA.svd(x)
+    assert S[0].tolist() == [1.0, 1.0] and np.isnan(S[1].numpy()).all() and np.isnan(U[1].numpy()).all()
+    assert np.isnan(LA.svdvals(x)[1].numpy()).all()
