@@ -140,3 +140,10 @@ def _has_torch_function_unary(arg: Any) -> bool:
 def _has_torch_function_variadic(*args: Any) -> bool:
     """``has_torch_function(args)``."""
     return protocol.has_override(args)
+
+
+class _LinAlgError(RuntimeError):
+    """Raised when a linear algebra routine fails on its input (a singular matrix, one that is not positive-definite).
+
+    A RuntimeError, as torch's; public as ``tensorlib.linalg.LinAlgError``.
+    """

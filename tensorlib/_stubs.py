@@ -326,11 +326,16 @@ def namespace_stub(namespace: str) -> str:
     imports = _Imports(namespace, hasattr(module, "__path__"), set(names))
     bindings = {b.name: b for b in _registry.bindings(namespace)}
     body: list[str] = []
+    aliases: set[str] = set()
     # re-exports first, so that annotations spell the objects by their public names
     for name in names:
         obj = getattr(module, name)
         if isinstance(obj, types.ModuleType):
             imports.export(name, obj, obj.__name__.rpartition(".")[0], obj.__name__.rpartition(".")[2])
+        elif isinstance(obj, type) and _defined_by_class_statement(obj) and obj.__name__ != name:
+            # public under another name than its class's (linalg.LinAlgError is _C._LinAlgError): an alias
+            body.append(f"{name} = {imports.name_of(obj, obj.__name__)}\n")
+            aliases.add(name)
         elif isinstance(obj, type) and _defined_by_class_statement(obj):
             imports.export(name, obj, _home(obj, obj.__name__), obj.__name__)
         elif name not in bindings and inspect.isfunction(obj):
@@ -338,7 +343,7 @@ def namespace_stub(namespace: str) -> str:
     for name in names:
         obj = getattr(module, name)
         binding = bindings.get(name)
-        if name in imports.local:
+        if name in imports.local or name in aliases:
             continue
         elif isinstance(obj, type):
             body.append(f"{name}: {imports.name_of(type(obj), type(obj).__name__)}\n")

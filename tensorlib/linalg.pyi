@@ -4,24 +4,98 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
+from ._C import _LinAlgError
 from ._tensor import Tensor
 
-def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
-    """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
+LinAlgError = _LinAlgError
+def cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
+    """The Cholesky factor L of Hermitian positive-definite matrices, ``A = L L^H`` (``U^H U`` with ``upper``)."""
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:
+    """:func:`cholesky` without the error: ``(L, info)``, info > 0 where a leading minor is not positive-definite."""
+def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """The condition number in the ``p`` norm: ratios of singular values for None/2/-2, else
+    ``norm(A) * norm(A^-1)`` (inf for a singular matrix).
+    """
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (the last dim by default; operands broadcast)."""
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonals of the matrices of A (a view; ``tensorlib.diagonal`` with the last two dims by default)."""
+def eig(A: Tensor, *, out: Any = None) -> Any:
+    """Eigenvalues and eigenvectors (unit norm) of square matrices, always complex."""
+def eigh(A: Tensor, UPLO: str = 'L', *, out: Any = None) -> Any:
+    """Eigenvalues (ascending, real) and orthonormal eigenvectors of Hermitian matrices, read from the ``UPLO`` triangle."""
+def eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The eigenvalues of square matrices (complex)."""
+def eigvalsh(A: Tensor, UPLO: str = 'L', *, out: Tensor | None = None) -> Tensor:
+    """The eigenvalues of Hermitian matrices (ascending, real); their gradient needs the eigenvectors too."""
+def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` (v_i from A's column i below row i)."""
 def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """Inverse of square matrices (batched)."""
+    """Inverse of square matrices (batched); ``LinAlgError`` for a singular one."""
+def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
+    """:func:`inv` with LAPACK's ``info`` (> 0 for a singular matrix) instead of an error."""
+def ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> Any:
+    """The LDL^T factorisation of symmetric (Hermitian with ``hermitian``) matrices: ``(LD, pivots)``."""
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out: Any = None) -> Any:
+    """The LDL^T factorisation with Bunch-Kaufman pivoting, compact as LAPACK's sytrf: ``(LD, pivots, info)``."""
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = B`` from :func:`ldl_factor`'s output."""
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Any:
+    """The least-squares solution of ``A X = B``: ``(solution, residuals, rank, singular_values)``; what else is
+    computed depends on ``driver`` (``gelsy`` by default, as torch on the CPU).
+    """
+def lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
+    """``A = P L U``: the permutation, the unit lower triangular and the upper triangular factors."""
+def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
+    """The LU factorisation with partial pivoting, packed: ``(LU, pivots)`` (pivots 1-based, int32)."""
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out: Any = None) -> Any:
+    """:func:`lu_factor` with LAPACK's ``info`` (> 0 where U has a zero on its diagonal) instead of an error."""
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = B`` from :func:`lu_factor`'s output (``adjoint``: with A^H; ``left=False``: X A = B)."""
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
-def matrix_norm(A: Tensor, ord: Any = 'fro', dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """A matrix norm of the (dim[0], dim[1]) planes: Frobenius, nuclear, 1, -1, inf, -inf."""
-def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
-    """The ``p``-norm over ``dim`` (Frobenius/2-norm of all elements by default)."""
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential (Pade approximant with scaling and squaring), batched."""
+def matrix_norm(A: Tensor, ord: Any = 'fro', dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
+    """A matrix norm of the (dim[0], dim[1]) planes: Frobenius, nuclear, 2, -2, 1, -1, inf, -inf."""
+def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
+    """``A`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
+def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None, out: Tensor | None = None) -> Tensor:
+    """The number of singular values above ``max(atol, rtol * s_max)`` (eigenvalues in absolute value with
+    ``hermitian``), int64.
+    """
+def multi_dot(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
+    """The product of a chain of matrices in the cheapest order (the first and last may be vectors)."""
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None, dtype: Any = None) -> Tensor:
+    """A vector norm (``dim`` an int, or None with a 1-D input) or a matrix norm (``dim`` a 2-tuple, or None with a
+    2-D input); without ``ord``, the 2-norm of all elements (Frobenius over a 2-tuple ``dim``).
+    """
+def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None, out: Tensor | None = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero."""
+def qr(A: Tensor, mode: str = 'reduced', *, out: Any = None) -> Any:
+    """The QR decomposition ``A = Q R`` (``mode``: ``'reduced'``, ``'complete'`` or ``'r'``, the last with an empty Q)."""
+def slogdet(A: Tensor, *, out: Any = None) -> Any:
+    """``(sign, logabsdet)``: the determinant as its sign (a unit complex number for complex A) and log magnitude."""
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
-    """The solution X of ``A X = B`` (``X A = B`` with ``left=False``)."""
-def svdvals(A: Tensor) -> Tensor:
-    """Singular values (descending); differentiable when they are distinct."""
+    """The solution X of ``A X = B`` (``X A = B`` with ``left=False``); B may be a (batch of) vector(s)."""
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out: Any = None) -> Any:
+    """:func:`solve` with LAPACK's ``info`` (> 0 for a singular A) instead of an error."""
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
+    """The solution X of the triangular system ``A X = B`` (``X A = B`` with ``left=False``), batched."""
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: Any = None) -> Any:
+    """The singular value decomposition ``A = U diag(S) Vh`` (singular values descending)."""
+def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
+    """Singular values (descending); their gradient needs the singular vectors too (distinct values assumed)."""
+def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of A seen as a linear map from its first ``ind`` dims to the rest."""
+def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """The X with ``tensordot(A, X, X.ndim) = B`` (``dims`` of A moved to the end first)."""
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of ``x`` (batched over leading dims): columns ``x**0, x**1, ..., x**(N-1)``."""
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """``sum(conj(x) * y, dim)``: the dot product of vectors along ``dim`` (broadcasting)."""
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """The ``ord``-norm of ``x`` over ``dim`` (all elements by default)."""

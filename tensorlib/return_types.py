@@ -37,4 +37,50 @@ frexp = _make("frexp", ("mantissa", "exponent"))
 histogram = _make("histogram", ("hist", "bin_edges"))
 histogramdd = _make("histogramdd", ("hist", "bin_edges"))
 
-__all__ = ["aminmax", "cummax", "cummin", "frexp", "histogram", "histogramdd", "kthvalue", "max", "median", "min", "mode", "nanmedian", "sort", "topk"]
+# linear algebra (tensorlib.linalg and the older top-level names)
+linalg_cholesky_ex = _make("linalg_cholesky_ex", ("L", "info"))
+linalg_eig = _make("linalg_eig", ("eigenvalues", "eigenvectors"))
+linalg_eigh = _make("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_inv_ex = _make("linalg_inv_ex", ("inverse", "info"))
+linalg_ldl_factor = _make("linalg_ldl_factor", ("LD", "pivots"))
+linalg_ldl_factor_ex = _make("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+linalg_lstsq = _make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+linalg_lu = _make("linalg_lu", ("P", "L", "U"))
+linalg_lu_factor = _make("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _make("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_qr = _make("linalg_qr", ("Q", "R"))
+linalg_slogdet = _make("linalg_slogdet", ("sign", "logabsdet"))
+linalg_solve_ex = _make("linalg_solve_ex", ("result", "info"))
+linalg_svd = _make("linalg_svd", ("U", "S", "Vh"))
+geqrf = _make("geqrf", ("a", "tau"))
+lu_unpack = _make("lu_unpack", ("P", "L", "U"))
+_lu_with_info = _make("_lu_with_info", ("LU", "pivots", "info"))
+qr = _make("qr", ("Q", "R"))
+slogdet = _make("slogdet", ("sign", "logabsdet"))
+svd = _make("svd", ("U", "S", "V"))
+triangular_solve = _make("triangular_solve", ("solution", "cloned_coefficient"))
+
+__all__ = ["aminmax", "cummax", "cummin", "frexp", "histogram", "histogramdd", "kthvalue", "max", "median", "min", "mode",
+           "nanmedian", "sort", "topk"]
+__all__ += [
+    "geqrf",
+    "linalg_cholesky_ex",
+    "linalg_eig",
+    "linalg_eigh",
+    "linalg_inv_ex",
+    "linalg_ldl_factor",
+    "linalg_ldl_factor_ex",
+    "linalg_lstsq",
+    "linalg_lu",
+    "linalg_lu_factor",
+    "linalg_lu_factor_ex",
+    "linalg_qr",
+    "linalg_slogdet",
+    "linalg_solve_ex",
+    "linalg_svd",
+    "lu_unpack",
+    "qr",
+    "slogdet",
+    "svd",
+    "triangular_solve",
+]

@@ -1,4 +1,4 @@
-"""Matrix products and linear algebra: mm, matmul, bmm, dot, outer, addmm, norms, inv, det, solve."""
+"""Matrix products and linear algebra: mm, matmul, bmm, dot, outer, addmm, vector norms, inv, det."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save
 from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
 from . import broadcast, comparison, power, shape as shape_ops, unary
+from . import _lapack
 from ._pointwise import _finish, inplace_apply
 from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, neg, sub
@@ -562,51 +563,10 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     return _finish(wrap(r), out, "vector_norm")
 
 
-@op(variants="function method", namespace=(TENSORLIB, LINALG))
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
-    """The ``p``-norm over ``dim`` (Frobenius/2-norm of all elements by default)."""
-    x = tensor_arg(input, "norm")
-    if p == "fro" or p is None:
-        p = 2
-    if p == "nuc":
-        return _finish(matrix_norm(x, "nuc", dim if dim is not None else (-2, -1), keepdim), out, "norm")
-    if isinstance(p, str):
-        raise RuntimeError(f"norm(): invalid norm type {p!r}")
-    return vector_norm(x, p, dim, keepdim, dtype=dtype, out=out)
-
-
-@op(namespace=LINALG)
-def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A002
-    """A matrix norm of the (dim[0], dim[1]) planes: Frobenius, nuclear, 1, -1, inf, -inf."""
-    x = tensor_arg(A, "matrix_norm", "A")
-    d0, d1 = (wrap_dim(d, x._data.ndim) for d in dim)
-    if ord == "fro":
-        return vector_norm(x, 2, (d0, d1), keepdim, dtype=dtype)
-    if ord == "nuc":
-        moved = movedim(x, (d0, d1), (-2, -1))
-        s = svdvals(moved)
-        res = broadcast.sum(s, -1)
-        if keepdim:
-            res = unsqueeze(unsqueeze(res, min(d0, d1)), max(d0, d1))
-        return res
-    ab = unary.abs(x)
-    if ord in (1, -1):
-        col = broadcast.sum(ab, d0, keepdim=True)
-        res = (amax if ord == 1 else amin)(col, d1, keepdim=True)
-    elif ord in (float("inf"), float("-inf")):
-        row = broadcast.sum(ab, d1, keepdim=True)
-        res = (amax if ord > 0 else amin)(row, d0, keepdim=True)
-    else:
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if not keepdim:
-        res = squeeze(res, (d0, d1))
-    return res
-
-
 # -- inverses and decompositions (NumPy LAPACK) --------------------------------------------------
 
 
-class InverseBackward0(Node):
+class LinalgInvExBackward0(Node):
     __slots__ = ("result",)
     _saved_slots = ("result",)
     result: SavedTensor
@@ -619,27 +579,31 @@ class InverseBackward0(Node):
 
 def _square(x: Tensor, fname: str) -> np.ndarray:
     a = x._data
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(f"linalg.{fname}: A must be batches of square matrices, but they are {a.shape[-2] if a.ndim > 1 else 1} by {a.shape[-1] if a.ndim else 1} matrices")
+    if a.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
     if a.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.{fname}: Expected a floating point or complex tensor as input. Got {type_title(a.dtype)}")
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got {type_title(a.dtype)}")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{fname}: A must be batches of square matrices, but they are {a.shape[-2]} by {a.shape[-1]} matrices")
     return a
+
+
+def inv_with_info(x: Tensor, fname: str, check: bool) -> tuple[Tensor, np.ndarray]:
+    """The inverse and LAPACK's info; a singular matrix raises ``LinAlgError`` with ``check``, else gives inf/nan."""
+    a = _square(x, fname)
+    r, info = _lapack.inverse(a, fname, check)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(LinalgInvExBackward0, r, (x,))
+        node.result = SavedTensor(res, True)
+        return res, info
+    return wrap(r), info
 
 
 @op(namespace=LINALG)
 def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """Inverse of square matrices (batched)."""
+    """Inverse of square matrices (batched); ``LinAlgError`` for a singular one."""
     x = tensor_arg(A, "inv", "A")
-    a = _square(x, "inv")
-    try:
-        r = np.linalg.inv(a)
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the input matrix is singular.") from None
-    if x._requires_grad and GRAD.enabled:
-        res, node = record(InverseBackward0, r, (x,))
-        node.result = SavedTensor(res, True)
-        return _finish(res, out, "inv")
-    return _finish(wrap(r), out, "inv")
+    return _finish(inv_with_info(x, "linalg.inv", True)[0], out, "inv")
 
 
 class DetBackward0(Node):
@@ -660,7 +624,7 @@ class DetBackward0(Node):
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
     x = tensor_arg(A, "det", "A")
-    a = _square(x, "det")
+    a = _square(x, "linalg.det")
     r = np.asarray(np.linalg.det(a)).astype(a.dtype, copy=False)
     if x._requires_grad and GRAD.enabled:
         res, node = record(DetBackward0, r, (x,))
@@ -670,43 +634,7 @@ def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(wrap(r), out, "det")
 
 
-@op(namespace=LINALG)
-def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
-    """The solution X of ``A X = B`` (``X A = B`` with ``left=False``)."""
-    x = tensor_arg(A, "solve", "A")
-    _square(x, "solve")
-    b = tensor_arg(B, "solve", "B", 2)
-    if not left:
-        return _finish(transpose(solve(transpose(x, -1, -2), transpose(b, -1, -2)), -1, -2), out, "solve")
-    vec = b._data.ndim == x._data.ndim - 1
-    res = matmul(inv(x), unsqueeze(b, -1) if vec else b)
-    return _finish(squeeze(res, -1) if vec else res, out, "solve")
-
-
-@op(namespace=LINALG)
-def svdvals(A: Tensor) -> Tensor:
-    """Singular values (descending); differentiable when they are distinct."""
-    x = tensor_arg(A, "svdvals", "A")
-    u, s, vh = np.linalg.svd(x._data, full_matrices=False)
-    if x._requires_grad and GRAD.enabled:
-        res, node = record(SvdvalsBackward0, s, (x,))
-        node.u, node.vh = u, vh
-        return res
-    return wrap(s)
-
-
-class SvdvalsBackward0(Node):
-    __slots__ = ("u", "vh")
-    u: np.ndarray
-    vh: np.ndarray
-
-    def backward(self, g: Tensor) -> tuple:
-        # d s_i / dA = u_i v_i^T
-        u, vh = wrap(self.u), wrap(self.vh)
-        return (matmul(mul(u, unsqueeze(g, -2)), vh),)
-
-
-@op(variants="function method", namespace=(TENSORLIB, LINALG))
+@op(variants="function method")
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
     x = tensor_arg(input, "cross")
@@ -794,9 +722,18 @@ def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 
 
 @op(variants="function method")
-def matrix_power(input: Tensor, n: int) -> Tensor:
+def matrix_power(input: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
     """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
-    x = tensor_arg(input, "matrix_power")
+    return _finish(_matrix_power(tensor_arg(input, "matrix_power"), n), out, "matrix_power")
+
+
+@op(namespace=LINALG, name="matrix_power")
+def linalg_matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
+    """``A`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
+    return _finish(_matrix_power(tensor_arg(A, "linalg_matrix_power", "A"), n), out, "linalg.matrix_power")
+
+
+def _matrix_power(x: Tensor, n: int) -> Tensor:
     a = x._data
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise RuntimeError(

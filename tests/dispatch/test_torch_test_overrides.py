@@ -24,6 +24,8 @@ What was changed, and nothing else:
 * Generated test names: property setters (``Tensor.grad.__set__``, which tensorlib's
   ``get_testing_overrides()`` lists) are named like getters, ``test_Tensor_grad___set__``; upstream names
   only ``__get__`` that way, and the five setters would overwrite each other as ``test_Tensor___set__``.
+* Required keyword-only parameters (``linalg.solve_triangular``'s ``upper``) get a generated instance too, passed by
+  keyword: upstream, such functions take the ``annotated_args`` branch, which does the same.
 * Explicit ``pytest.mark.skip`` / ``pytest.mark.xfail(strict=True)`` marks, listed below.
 
 Skipped (out of tensorlib's scope):
@@ -810,6 +812,9 @@ def generate_tensor_like_override_tests(cls):
             func_args = [instance_gen() for _ in range(nargs)]
             if args.varargs is not None:
                 func_args += [instance_gen(), instance_gen()]
+            for name in args.kwonlyargs:  # (port: required keyword-only parameters, see the header)
+                if name not in (args.kwonlydefaults or {}):
+                    kwargs[name] = instance_gen()
 
         def test(self):
             ret = func(*func_args, **kwargs)

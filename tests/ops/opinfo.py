@@ -150,6 +150,13 @@ class OpInfo:
     atol: float = 1e-10
     torch_name: str | None = None  # when torch spells it differently
     check_ref_dtype: bool = True  # the NumPy reference's dtype is torch's
+    # Applied to the first argument in every check (NumPy arrays, torch and tensorlib tensors alike): inputs an op
+    # reads only part of, such as eigh's triangle, made whole (``a + a.conj().swapaxes(-1, -2)``) so gradients agree.
+    pre: Callable | None = None
+    # Applied to the results before comparing and differentiating (tensorlib's, torch's and the NumPy reference's,
+    # the last as tensorlib tensors), written with the API both libraries share: decompositions made unique where
+    # they are defined up to signs or phases (a reconstruction, absolute values, a fixed sign per column).
+    post: Callable | None = None
 
     @property
     def func(self) -> Callable:

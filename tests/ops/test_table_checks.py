@@ -20,6 +20,27 @@ def call(info: OpInfo, sample: Sample) -> Any:
     return info.func(*args, **kwargs)
 
 
+def apply_pre(info: OpInfo, args: tuple) -> tuple:
+    """The arguments with the entry's ``pre`` applied to the first one."""
+    return (info.pre(args[0]),) + tuple(args[1:]) if info.pre is not None else args
+
+
+def apply_post(info: OpInfo, out: Any) -> Any:
+    return info.post(out) if info.post is not None else out
+
+
+def _as_tensors(expected: Any) -> Any:
+    if isinstance(expected, (tuple, list)):
+        return tuple(_as_tensors(e) for e in expected)
+    return tensorlib.from_numpy(np.array(expected))
+
+
+def _as_arrays(out: Any) -> Any:
+    if isinstance(out, (tuple, list)):
+        return tuple(_as_arrays(o) for o in out)
+    return out.detach().numpy()
+
+
 def flat_outputs(out: Any) -> list:
     """The tensors of a result, nested sequences flattened (``histogramdd``'s tuple of bin edges)."""
     return [o for e in out for o in flat_outputs(e)] if isinstance(out, (tuple, list)) else [out]
@@ -61,7 +82,13 @@ TWICE_DIFFERENTIABLE = _select(lambda info, sample: info.grad and info.gradgrad 
 @pytest.mark.parametrize("info,sample", **WITH_REFERENCE)
 def test_forward_matches_numpy(info: OpInfo, sample: Sample) -> None:
     args, kwargs = sample.numpy()
-    assert_matches(call(info, sample), info.ref(*args, **kwargs), info, info.check_ref_dtype)
+    targs, tkwargs = sample.build(tl_tensor)
+    actual = info.func(*apply_pre(info, targs), **tkwargs)
+    expected = info.ref(*apply_pre(info, args), **kwargs)
+    if info.post is not None:
+        actual = apply_post(info, actual)
+        expected = _as_arrays(apply_post(info, _as_tensors(expected)))
+    assert_matches(actual, expected, info, info.check_ref_dtype)
 
 
 def _torch_args(torch: Any, sample: Sample, requires_grad: bool) -> tuple[tuple, dict]:
@@ -80,14 +107,16 @@ def test_forward_matches_torch(info: OpInfo, sample: Sample) -> None:
     torch = pytest.importorskip("torch")
     leaves = [tl_tensor(a).requires_grad_() for a in sample.leaves()]
     args, kwargs = sample.build(tl_tensor, leaves)
-    ours = info.func(*args, **kwargs)
+    ours = info.func(*apply_pre(info, args), **kwargs)
     targs, tkwargs = _torch_args(torch, sample, True)
-    theirs = functools.reduce(getattr, (info.torch_name or info.name).split("."), torch)(*targs, **tkwargs)
+    theirs = functools.reduce(getattr, (info.torch_name or info.name).split("."), torch)(*apply_pre(info, targs),
+                                                                                          **tkwargs)
     assert type(ours).__name__ == type(theirs).__name__ or (
         isinstance(ours, tensorlib.Tensor) and isinstance(theirs, torch.Tensor)
     ), f"{type(ours)} vs {type(theirs)}"
     for name in getattr(ours, "_fields", ()):  # named tuples: torch's field names
         assert getattr(ours, name) is not None and getattr(theirs, name) is not None
+    ours, theirs = apply_post(info, ours), apply_post(info, theirs)
     for o, t in zip(flat_outputs(ours), flat_outputs(theirs), strict=True):
         assert o.dtype.name == str(t.dtype).split(".")[1]
         assert tuple(o.shape) == tuple(t.shape)
@@ -116,7 +145,7 @@ def test_methods_exist_where_torch_has_them() -> None:
 def _grad_fn(info: OpInfo, sample: Sample) -> Any:
     def fn(*leaves: Any) -> Any:
         args, kwargs = sample.build(tl_tensor, list(leaves))
-        out = info.func(*args, **kwargs)
+        out = apply_post(info, info.func(*apply_pre(info, args), **kwargs))
         # tensorlib's gradcheck perturbs inputs in place without copying outputs, so
         # outputs that alias an input (views; in gradgradcheck, gradients that are
         # the incoming gradient itself) would read as constant: give them fresh memory

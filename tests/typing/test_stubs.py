@@ -60,6 +60,8 @@ def _stub_names(path: Path) -> set[str]:
             names.add(node.name)
         elif isinstance(node, ast.AnnAssign):
             names.add(node.target.id)
+        elif isinstance(node, ast.Assign):  # aliases (``LinAlgError = _LinAlgError``)
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.ImportFrom):
             names.update(a.asname for a in node.names if a.asname == a.name)
     return names
