@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 import numpy as np
 from typing import Any, Sequence
-from . import autograd as autograd, cuda as cuda, distributions as distributions, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
+from . import autograd as autograd, cuda as cuda, distributions as distributions, fft as fft, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
 from ._autograd.grad_mode import enable_grad as enable_grad, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled
 from ._dtype import dtype as dtype
 from ._layout import layout as layout
@@ -61,6 +61,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """``beta * input + alpha * outer(vec1, vec2)``."""
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims."""
+def alias_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` (torch's ``alias`` into new memory)."""
 def all(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
     """Whether all elements (over ``dim``) are nonzero."""
 def allclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> builtins.bool:
@@ -111,6 +113,14 @@ def argsort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = F
     """The indices that sort ``input`` along ``dim``."""
 def argwhere(input: Tensor) -> Tensor:
     """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
+def as_strided(input: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given sizes, strides (in elements) and storage offset."""
+def as_strided_(self: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+    """In-place :func:`as_strided`: this tensor takes the new geometry over its storage."""
+def as_strided_copy(input: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """:func:`as_strided` into new memory."""
+def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride, storage_offset)`` would read."""
 def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory with tensors and NumPy arrays when the dtype allows."""
 def asarray(obj: Any, *, dtype: dtype | None = None, device: Any = None, copy: builtins.bool | None = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -145,6 +155,8 @@ def bernoulli(input: Tensor, p: builtins.float | None = None, *, generator: Gene
     """Draw 0/1 samples with probabilities ``input`` (or ``p``)."""
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
     """Count occurrences of each non-negative integer."""
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Binomial samples: the number of successes in ``count`` trials with success probability ``prob`` (broadcast)."""
 def bitwise_and(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise bitwise AND of integer or bool tensors."""
 def bitwise_left_shift(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -218,6 +230,8 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
 def combinations(input: Tensor, r: builtins.int = 2, with_replacement: builtins.bool = False) -> Tensor:
     """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex tensor ``real + i imag`` (broadcast), from two float32 or two float64 tensors."""
 complex128: dtype
 complex64: dtype
 def concat(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -226,9 +240,15 @@ def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor
     """Join tensors along an existing dim."""
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate (the tensor itself for real dtypes)."""
+def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex conjugate, computed (the input itself for real tensors, as torch)."""
+def conj_physical_(self: Tensor) -> Tensor:
+    """In-place :func:`conj_physical` (nothing to do for real tensors)."""
 contiguous_format: memory_format
 def copysign(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input``'s magnitude with ``other``'s sign."""
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of ``input``, clipped to [-1, 1]."""
 def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise cosine."""
 def cos_(self: Tensor) -> Tensor:
@@ -241,6 +261,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: builtins.int = 1, eps: builti
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """Number of nonzero elements (over ``dim``)."""
+def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in columns)."""
 def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
 def cummax(input: Tensor, dim: builtins.int) -> Any:
@@ -251,6 +273,8 @@ def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None, out: Tensor 
     """Cumulative product along ``dim``."""
 def cumsum(input: Tensor, dim: builtins.int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative sum along ``dim``."""
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
+    """The running trapezoidal integral along ``dim`` (one element fewer than ``y`` there)."""
 default_generator: Generator
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians."""
@@ -258,6 +282,14 @@ def deg2rad_(self: Tensor) -> Tensor:
     """In-place version of :func:`deg2rad`."""
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
+def detach(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach`: a tensor sharing ``input``'s memory, cut from the graph."""
+def detach_(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach_`: cut ``input`` from the graph in place, making it a leaf."""
+def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` with no history; as in torch, it still requires grad when ``input`` does, and
+    differentiating through it is an error.
+    """
 def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
 def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1, _shape: Any = None) -> Tensor:
@@ -266,10 +298,14 @@ def diagflat(input: Tensor, offset: builtins.int = 0) -> Tensor:
     """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""
 def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
     """The diagonal of the (dim1, dim2) planes, as the last dim (a view)."""
+def diagonal_copy(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1, *, out: Tensor | None = None) -> Tensor:
+    """:func:`diagonal` into new memory."""
 def diagonal_scatter(input: Tensor, src: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
 def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
+def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The logarithmic derivative of the gamma function (nan at the negative integers)."""
 def dist(input: Tensor, other: Tensor, p: builtins.float = 2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
@@ -313,6 +349,8 @@ def exp2_(self: Tensor) -> Tensor:
     """In-place version of :func:`exp2`."""
 def exp_(self: Tensor) -> Tensor:
     """In-place version of :func:`exp`."""
+def expand_copy(input: Tensor, size: Sequence[builtins.int], *, implicit: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """:meth:`Tensor.expand` into new memory (each repeated element written out)."""
 def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise e ** x - 1."""
 def expm1_(self: Tensor) -> Tensor:
@@ -353,6 +391,8 @@ def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise fractional part."""
 def frac_(self: Tensor) -> Tensor:
     """In-place version of :func:`frac`."""
+def frexp(input: Tensor, *, out: Any = None) -> Any:
+    """Split each element into a mantissa in ``(-1, 1)`` (magnitude at least 0.5) and an int32 power of two."""
 def frobenius_norm(input: Tensor, dim: Any, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
     """The Frobenius norm over the two dims ``dim`` (deprecated in torch: ``linalg.vector_norm(A, 2, dim)``)."""
 def from_numpy(ndarray: np.ndarray) -> Tensor:
@@ -363,6 +403,10 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, lay
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
 def gather(input: Tensor, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
     """Values of ``input`` along ``dim`` at the positions in ``index``."""
+def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The greatest common divisor of each pair of (integer) elements; ``gcd(0, 0) == 0``."""
+def gcd_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place version of :func:`gcd`."""
 def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
 def geqrf(input: Tensor, *, out: Any = None) -> Any:
@@ -373,8 +417,12 @@ def get_default_device() -> device:
     """The device factories use when given none (raises if it cannot hold tensors)."""
 def get_default_dtype() -> dtype:
     """The dtype of floating point tensors created from Python floats (float32 unless changed)."""
+def get_device(input: Tensor) -> builtins.int:
+    """The index of ``input``'s device: -1 for the CPU, where every tensorlib tensor is."""
 def get_rng_state() -> Tensor:
     """The default generator's state."""
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: builtins.int = 1) -> tuple[Any, ...]:
+    """Estimate the gradient of a sampled function along each dim (or those in ``dim``) by central differences."""
 def greater(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 def greater_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -390,12 +438,28 @@ def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0, *
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
     elements outside the range are ignored.
     """
+def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False, out: Any = None) -> Any:
+    """A histogram of the values of ``input``: ``bins`` equal bins over ``range`` (the data's by default), or the
+    given bin edges (a 1-D tensor). Returns ``(hist, bin_edges)``; the last bin includes its right edge.
+    """
+def histogramdd(input: Tensor, bins: Any, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False) -> Any:
+    """A D-dimensional histogram of the points in the rows of ``input`` (its last dim is D): ``bins`` per dim (an
+    int, a list of ints, or a list of 1-D edge tensors). Returns ``(hist, bin_edges)`` with one edge tensor per dim.
+    """
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
 def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate horizontally (dim 1, or dim 0 for 1-D tensors)."""
 def hypot(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``sqrt(input ** 2 + other ** 2)``."""
+def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 0."""
+def i0_(self: Tensor) -> Tensor:
+    """In-place version of :func:`i0`."""
+def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in ``other`` only)."""
+def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P(input, other)``."""
 def imag(input: Tensor) -> Tensor:
     """The imaginary part of a complex tensor, as a view."""
 def index_add(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -408,6 +472,10 @@ def index_put(input: Tensor, indices: tuple[Any, ...], values: Tensor, accumulat
     """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
 def index_put_(self: Tensor, indices: tuple[Any, ...], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
     """In-place :func:`index_put`."""
+def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: builtins.bool = True, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced (``prod``, ``mean``, ``amax`` or
+    ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False).
+    """
 def index_select(input: Tensor, dim: builtins.int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
 def initial_seed() -> builtins.int:
@@ -427,18 +495,30 @@ def is_anomaly_enabled() -> builtins.bool:
     """Whether anomaly detection is on."""
 def is_complex(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a complex dtype."""
+def is_conj(input: Tensor) -> builtins.bool:
+    """Whether ``input`` carries a lazy conjugation: never in tensorlib, which computes :func:`conj` at once."""
 def is_floating_point(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a floating point dtype."""
 def is_grad_enabled() -> builtins.bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
+def is_inference(input: Tensor) -> builtins.bool:
+    """Whether ``input`` is an inference tensor: never here (see :meth:`Tensor.is_inference`)."""
+def is_neg(input: Tensor) -> builtins.bool:
+    """Whether ``input`` carries a lazy negation: never in tensorlib."""
 def is_nonzero(input: Tensor) -> builtins.bool:
     """The truth value of a one-element tensor."""
+def is_same_size(input: Tensor, other: Tensor) -> builtins.bool:
+    """Whether ``other`` has the same shape."""
+def is_signed(input: Tensor) -> builtins.bool:
+    """Whether the dtype is signed (every dtype but ``bool`` and ``uint8``)."""
 def is_tensor(obj: Any) -> builtins.bool:
     """Whether ``obj`` is a tensorlib Tensor (or subclass)."""
 def isclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|``."""
 def isfinite(input: Tensor) -> Tensor:
     """Elementwise test for finite values."""
+def isin(elements: Any, test_elements: Any, *, assume_unique: builtins.bool = False, invert: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Whether each element of ``elements`` is in ``test_elements`` (a bool tensor of ``elements``' shape)."""
 def isinf(input: Tensor) -> Tensor:
     """Elementwise test for positive or negative infinity."""
 def isnan(input: Tensor) -> Tensor:
@@ -447,11 +527,25 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for negative infinity."""
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
+def isreal(input: Tensor) -> Tensor:
+    """Elementwise: whether the value is real (a complex number with a zero imaginary part; every real number)."""
+def istft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, normalized: builtins.bool = False, onesided: builtins.bool | None = None, length: builtins.int | None = None, return_complex: builtins.bool = False) -> Tensor:
+    """The inverse of :func:`stft`: inverse transforms of the frames, windowed, overlap-added, divided by the
+    overlap-added squared window (which must not vanish), and cut to ``length``.
+    """
 jagged: layout
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
 def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The least common multiple of each pair of (integer) elements (non-negative); 0 when either is 0."""
+def lcm_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place version of :func:`lcm`."""
+def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``input * 2 ** other``; a floating-point ``input`` with integer exponents keeps its dtype (exactly scaled)."""
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place version of :func:`ldexp`."""
 def le(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
@@ -460,6 +554,8 @@ def less(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
 def less_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
+def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log |Gamma(x)|`` (inf at the poles)."""
 def linspace(start: Any, end: Any, steps: builtins.int, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: builtins.bool | None = None, mmap: builtins.bool | None = None, **pickle_load_args: Any) -> Any:
@@ -571,6 +667,10 @@ def multiply(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
 def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix-vector product."""
+def mvlgamma(input: Tensor, p: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``.
+    """
 def nan_to_num(input: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
     """Replace NaN and infinities with finite numbers."""
 def nan_to_num_(self: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
@@ -597,6 +697,8 @@ def negative(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise negation."""
 def negative_(self: Tensor) -> Tensor:
     """In-place version of :func:`neg`."""
+def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The next representable floating-point value after ``input`` towards ``other``."""
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: builtins.bool = False) -> Any:
     """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: builtins.bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
@@ -627,10 +729,16 @@ def pca_lowrank(A: Tensor, q: builtins.int | None = None, center: builtins.bool 
     """Principal components of the rows of A: ``(U, S, V)`` of the (centred) matrix, approximate, of rank ``q``."""
 def permute(input: Tensor, dims: tuple[Any, ...]) -> Tensor:
     """``input`` with its dims reordered (a view)."""
+def permute_copy(input: Tensor, dims: Sequence[builtins.int], *, out: Tensor | None = None) -> Tensor:
+    """:func:`permute` into new memory."""
 def pinverse(input: Tensor, rcond: builtins.float = 1e-15) -> Tensor:
     """The pseudo-inverse with relative tolerance ``rcond`` (``linalg.pinv(input, rtol=rcond)``)."""
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (broadcast), from two float tensors."""
+def polygamma(n: builtins.int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``n >= 0``)."""
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
@@ -640,6 +748,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtyp
     """Product of all elements, or along ``dim``."""
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both can be safely cast to, by torch's rules (int + float16 -> float16)."""
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+    """A copy of ``input`` with ``source``'s elements written (or added) at the flat positions ``index``."""
 def qr(input: Tensor, some: builtins.bool = True, *, out: Any = None) -> Any:
     """The QR decomposition, reduced unless ``some=False`` (deprecated in torch for ``linalg.qr``)."""
 def quantile(input: Tensor, q: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, interpolation: str = 'linear', out: Tensor | None = None) -> Tensor:
@@ -676,10 +786,16 @@ def relu_(self: Tensor) -> Tensor:
     """In-place version of :func:`relu`."""
 def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Python-style modulus (result has the sign of the divisor)."""
+def renorm(input: Tensor, p: builtins.float, dim: builtins.int, maxnorm: builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """Rescale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm ``maxnorm``."""
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *, output_size: builtins.int | None = None) -> Tensor:
     """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor)."""
 def reshape(input: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """The elements of ``input`` in a new shape (a view when possible)."""
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` with its conjugation computed: ``input`` itself, since tensorlib always computes it (:func:`conj`)."""
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` with its negation computed: ``input`` itself, since tensorlib always computes it."""
 def result_type(tensor1: object, tensor2: object) -> dtype:
     """The dtype an arithmetic op between the two operands would produce."""
 def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
@@ -716,6 +832,8 @@ def seed() -> builtins.int:
     """Seed the default generator non-deterministically and return the seed."""
 def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
+def select_copy(input: Tensor, dim: builtins.int, index: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:func:`select` into new memory."""
 def select_scatter(input: Tensor, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
 def set_default_device(device: device | str | builtins.int | None) -> None:
@@ -749,6 +867,8 @@ def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise hyperbolic sine."""
 def sinh_(self: Tensor) -> Tensor:
     """In-place version of :func:`sinh`."""
+def slice_copy(input: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1, *, out: Tensor | None = None) -> Tensor:
+    """``input[start:end:step]`` along ``dim``, into new memory."""
 def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
 def slogdet(input: Tensor) -> Any:
@@ -764,6 +884,12 @@ sparse_csc: layout
 sparse_csr: layout
 def split(tensor: Tensor, split_size_or_sections: Any, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
+def split_copy(input: Tensor, split_size: builtins.int, dim: builtins.int = 0, *, out: Any = None) -> Any:
+    """:func:`split` into chunks of ``split_size``, each in new memory."""
+def split_with_sizes(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+    """Views of consecutive pieces of ``dim`` with the given sizes (which must add up to its length)."""
+def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0, *, out: Any = None) -> Any:
+    """:func:`split_with_sizes` with each piece in new memory."""
 def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise square root."""
 def sqrt_(self: Tensor) -> Tensor:
@@ -774,12 +900,16 @@ def square_(self: Tensor) -> Tensor:
     """In-place version of :func:`square`."""
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dims of size 1 (all of them, or those in ``dim``)."""
+def squeeze_copy(input: Tensor, dim: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """:func:`squeeze` into new memory."""
 def stack(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join tensors of equal shape along a new dim."""
 def std(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None, out: Tensor | None = None) -> Tensor:
     """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
 def std_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(std, mean)`` over ``dim``."""
+def stft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, pad_mode: str = 'reflect', normalized: builtins.bool = False, onesided: builtins.bool | None = None, return_complex: builtins.bool | None = None, align_to_window: builtins.bool | None = None) -> Tensor:
+    """The short-time Fourier transform: the spectra ``(n_fft // 2 + 1 or n_fft, n_frames)`` of windowed frames."""
 strided: layout
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
@@ -799,6 +929,8 @@ def swapdims(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
 def t(input: Tensor) -> Tensor:
     """Transpose a tensor of at most 2 dims."""
+def t_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """:func:`t` into new memory."""
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index``."""
 def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
@@ -825,6 +957,12 @@ def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor."""
 def transpose(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
+def transpose_copy(input: Tensor, dim0: builtins.int, dim1: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:func:`transpose` into new memory."""
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``: sample points ``x``, or a constant spacing ``dx`` (1 by default)."""
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
+    """:func:`trapezoid` (its older name)."""
 def triangular_solve(input: Tensor, A: Tensor, upper: builtins.bool = True, transpose: builtins.bool = False, unitriangular: builtins.bool = False, *, out: Any = None) -> Any:
     """``(solution, cloned_coefficient)`` of ``op(A) X = input`` for triangular A (deprecated in torch for
     ``linalg.solve_triangular``).
@@ -846,20 +984,40 @@ def trunc_(self: Tensor) -> Tensor:
 uint8: dtype
 def unbind(input: Tensor, dim: builtins.int = 0) -> tuple[Any, ...]:
     """All slices along ``dim``, as a tuple of views."""
+def unbind_copy(input: Tensor, dim: builtins.int = 0, *, out: Any = None) -> Any:
+    """:func:`unbind` with each slice in new memory."""
 def unflatten(input: Tensor, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
     """Split dim ``dim`` into ``sizes``."""
+def unfold_copy(input: Tensor, dimension: builtins.int, size: builtins.int, step: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:meth:`Tensor.unfold` into new memory."""
 def unique(input: Tensor, sorted: builtins.bool = True, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
     """The distinct elements (sorted), optionally with inverse indices and counts."""
 def unique_consecutive(input: Tensor, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
     """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
+def unravel_index(indices: Tensor, shape: Any) -> tuple[Any, ...]:
+    """The coordinates (one int64 tensor per dimension of ``shape``) of flat ``indices`` in a tensor of ``shape``."""
+def unsafe_chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+    """:func:`chunk` whose pieces are not tracked as views of ``input``."""
+def unsafe_split(input: Tensor, split_size: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+    """:func:`split` into chunks of ``split_size`` whose pieces are not tracked as views of ``input``."""
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+    """:func:`split_with_sizes` whose pieces are not tracked as views of ``input``."""
 def unsqueeze(input: Tensor, dim: builtins.int) -> Tensor:
     """Insert a dim of size 1 at ``dim``."""
+def unsqueeze_copy(input: Tensor, dim: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:func:`unsqueeze` into new memory."""
 def var(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None, out: Tensor | None = None) -> Tensor:
     """Variance over ``dim`` (all elements by default), with Bessel's ``correction`` (1 by default)."""
 def var_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(var, mean)`` over ``dim``."""
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
+def view_as_complex(input: Tensor) -> Tensor:
+    """A complex view of a real tensor whose last dim (of size 2, stride 1) holds real and imaginary parts."""
+def view_as_real(input: Tensor) -> Tensor:
+    """A real view of a complex tensor: a last dim of size 2 holds each number's real and imaginary parts."""
+def view_copy(input: Tensor, size: Any, *, out: Tensor | None = None) -> Tensor:
+    """:meth:`Tensor.view` (a shape, or a dtype to reinterpret the bytes as) into new memory."""
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 0 into equal sections or at indices."""
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:

@@ -22,6 +22,8 @@ class TensorMethods:
         """The ``__and__`` operator."""
     def __contains__(self, element: Any) -> builtins.bool:
         """``element in self``: whether any element equals it."""
+    def __div__(self, other: Any) -> Tensor:
+        """The ``__div__`` operator."""
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         """The ``__eq__`` operator."""
     def __floordiv__(self, other: Any) -> Tensor:
@@ -36,6 +38,8 @@ class TensorMethods:
         """The ``__iadd__`` operator (in place)."""
     def __iand__(self, other: Any) -> Tensor:
         """The ``__iand__`` operator (in place)."""
+    def __idiv__(self, other: Any) -> Tensor:
+        """The ``__idiv__`` operator (in place)."""
     def __ifloordiv__(self, other: Any) -> Tensor:
         """The ``__ifloordiv__`` operator (in place)."""
     def __ilshift__(self, other: Any) -> Tensor:
@@ -218,6 +222,12 @@ class TensorMethods:
         """The indices that sort ``input`` along ``dim``."""
     def argwhere(self) -> Tensor:
         """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
+    def as_strided(self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+        """A view of ``input``'s storage with the given sizes, strides (in elements) and storage offset."""
+    def as_strided_(self, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+        """In-place :func:`as_strided`: this tensor takes the new geometry over its storage."""
+    def as_strided_scatter(self, src: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+        """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride, storage_offset)`` would read."""
     def asin(self) -> Tensor:
         """Elementwise arcsine."""
     def asin_(self) -> Tensor:
@@ -280,6 +290,8 @@ class TensorMethods:
         """:func:`expand` to ``size``."""
     def byte(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.uint8 (itself if it already is)."""
+    def cauchy_(self, median: builtins.float = 0, sigma: builtins.float = 1, *, generator: Generator | None = None) -> Tensor:
+        """Fill in place with samples of the Cauchy distribution ``median + sigma * tan(pi * (u - 1/2))``."""
     def cdouble(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.complex128 (itself if it already is)."""
     def ceil(self) -> Tensor:
@@ -318,6 +330,10 @@ class TensorMethods:
         """A copy of ``input`` with its own (row-major) memory; gradients flow back to ``input``."""
     def conj(self) -> Tensor:
         """Complex conjugate (the tensor itself for real dtypes)."""
+    def conj_physical(self) -> Tensor:
+        """The complex conjugate, computed (the input itself for real tensors, as torch)."""
+    def conj_physical_(self) -> Tensor:
+        """In-place :func:`conj_physical` (nothing to do for real tensors)."""
     def contiguous(self, memory_format: memory_format = ...) -> Tensor:
         """``input`` if it is C-contiguous (or already dense in ``memory_format``), else a row-major copy."""
     def copy_(self, src: Tensor, non_blocking: builtins.bool = False) -> Tensor:
@@ -326,6 +342,8 @@ class TensorMethods:
         """``input``'s magnitude with ``other``'s sign."""
     def copysign_(self, other: Any) -> Tensor:
         """In-place version of :func:`copysign`."""
+    def corrcoef(self) -> Tensor:
+        """Pearson correlation coefficients of the variables in the rows of ``input``, clipped to [-1, 1]."""
     def cos(self) -> Tensor:
         """Elementwise cosine."""
     def cos_(self) -> Tensor:
@@ -336,6 +354,8 @@ class TensorMethods:
         """In-place version of :func:`cosh`."""
     def count_nonzero(self, dim: Any = None) -> Tensor:
         """Number of nonzero elements (over ``dim``)."""
+    def cov(self, *, correction: builtins.int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
+        """The covariance matrix of the variables in the rows of ``input`` (observations in columns)."""
     def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:
         """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
     def cummax(self, dim: builtins.int) -> Any:
@@ -368,6 +388,10 @@ class TensorMethods:
         """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
     def diff(self, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
         """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
+    def digamma(self) -> Tensor:
+        """The logarithmic derivative of the gamma function (nan at the negative integers)."""
+    def digamma_(self) -> Tensor:
+        """In-place version of :func:`digamma`."""
     def dist(self, other: Tensor, p: builtins.float = 2) -> Tensor:
         """The ``p``-norm of ``input - other``."""
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
@@ -462,12 +486,20 @@ class TensorMethods:
         """Elementwise fractional part."""
     def frac_(self) -> Tensor:
         """In-place version of :func:`frac`."""
+    def frexp(self) -> Any:
+        """Split each element into a mantissa in ``(-1, 1)`` (magnitude at least 0.5) and an int32 power of two."""
     def gather(self, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False) -> Tensor:
         """Values of ``input`` along ``dim`` at the positions in ``index``."""
+    def gcd(self, other: Tensor) -> Tensor:
+        """The greatest common divisor of each pair of (integer) elements; ``gcd(0, 0) == 0``."""
+    def gcd_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`gcd`."""
     def ge(self, other: Any) -> Tensor:
         """Elementwise ``input >= other`` as a bool tensor."""
     def ge_(self, other: Any) -> Tensor:
         """In-place :func:`ge`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def geometric_(self, p: builtins.float, *, generator: Generator | None = None) -> Tensor:
+        """Fill in place with the number of Bernoulli(``p``) trials up to and including the first success (1, 2, ...)."""
     def geqrf(self) -> Any:
         """LAPACK's geqrf: R above the diagonal and the Householder vectors below, with their scalars ``tau``."""
     def ger(self, vec2: Tensor) -> Tensor:
@@ -494,12 +526,32 @@ class TensorMethods:
         """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
         elements outside the range are ignored.
         """
+    def histogram(self, bins: Any = 100, *, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False) -> Any:
+        """A histogram of the values of ``input``: ``bins`` equal bins over ``range`` (the data's by default), or the
+        given bin edges (a 1-D tensor). Returns ``(hist, bin_edges)``; the last bin includes its right edge.
+        """
     def hsplit(self, indices_or_sections: Any) -> tuple[Any, ...]:
         """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
     def hypot(self, other: Any) -> Tensor:
         """Elementwise ``sqrt(input ** 2 + other ** 2)``."""
     def hypot_(self, other: Any) -> Tensor:
         """In-place version of :func:`hypot`."""
+    def i0(self) -> Tensor:
+        """The modified Bessel function of the first kind, order 0."""
+    def i0_(self) -> Tensor:
+        """In-place version of :func:`i0`."""
+    def igamma(self, other: Tensor) -> Tensor:
+        """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in ``other`` only)."""
+    def igamma_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`igamma`."""
+    def igammac(self, other: Tensor) -> Tensor:
+        """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P(input, other)``."""
+    def igammac_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`igammac`."""
+    def index(self, positions: Any, dims: Any) -> Tensor:
+        """torch's binding of positional dims to first-class dimensions (``functorch.dim``), which tensorlib does not
+        have: it dispatches (a ``__torch_function__`` handler may implement it) and otherwise raises.
+        """
     def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``."""
     def index_add_(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -516,6 +568,12 @@ class TensorMethods:
         """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
     def index_put_(self, indices: tuple[Any, ...], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
         """In-place :func:`index_put`."""
+    def index_reduce(self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: builtins.bool = True) -> Tensor:
+        """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced (``prod``, ``mean``, ``amax`` or
+        ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False).
+        """
+    def index_reduce_(self, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: builtins.bool = True) -> Tensor:
+        """In-place :func:`index_reduce`."""
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
         """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
     def inner(self, other: Tensor) -> Tensor:
@@ -524,6 +582,12 @@ class TensorMethods:
         """This tensor as tensorlib.int32 (itself if it already is)."""
     def inverse(self) -> Tensor:
         """The inverse of square matrices (batched); ``linalg.inv`` by torch's older name."""
+    def is_conj(self) -> builtins.bool:
+        """Whether ``input`` carries a lazy conjugation: never in tensorlib, which computes :func:`conj` at once."""
+    def is_neg(self) -> builtins.bool:
+        """Whether ``input`` carries a lazy negation: never in tensorlib."""
+    def is_nonzero(self) -> builtins.bool:
+        """The truth value of a one-element tensor."""
     def is_same_size(self, other: Tensor) -> builtins.bool:
         """Whether ``other`` has the same shape."""
     def is_signed(self) -> builtins.bool:
@@ -540,10 +604,24 @@ class TensorMethods:
         """Elementwise test for negative infinity."""
     def isposinf(self) -> Tensor:
         """Elementwise test for positive infinity."""
+    def isreal(self) -> Tensor:
+        """Elementwise: whether the value is real (a complex number with a zero imaginary part; every real number)."""
+    def istft(self, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, normalized: builtins.bool = False, onesided: builtins.bool | None = None, length: builtins.int | None = None, return_complex: builtins.bool = False) -> Tensor:
+        """The inverse of :func:`stft`: inverse transforms of the frames, windowed, overlap-added, divided by the
+        overlap-added squared window (which must not vanish), and cut to ``length``.
+        """
     def kron(self, other: Tensor) -> Tensor:
         """The Kronecker product: every element of ``input`` times the whole of ``other``."""
     def kthvalue(self, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
         """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    def lcm(self, other: Tensor) -> Tensor:
+        """The least common multiple of each pair of (integer) elements (non-negative); 0 when either is 0."""
+    def lcm_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`lcm`."""
+    def ldexp(self, other: Tensor) -> Tensor:
+        """``input * 2 ** other``; a floating-point ``input`` with integer exponents keeps its dtype (exactly scaled)."""
+    def ldexp_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`ldexp`."""
     def le(self, other: Any) -> Tensor:
         """Elementwise ``input <= other`` as a bool tensor."""
     def le_(self, other: Any) -> Tensor:
@@ -560,6 +638,10 @@ class TensorMethods:
         """Elementwise ``input <= other`` as a bool tensor."""
     def less_equal_(self, other: Any) -> Tensor:
         """In-place :func:`le`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
+    def lgamma(self) -> Tensor:
+        """``log |Gamma(x)|`` (inf at the poles)."""
+    def lgamma_(self) -> Tensor:
+        """In-place version of :func:`lgamma`."""
     def log(self) -> Tensor:
         """Elementwise natural logarithm."""
     def log10(self) -> Tensor:
@@ -576,6 +658,8 @@ class TensorMethods:
         """In-place version of :func:`log2`."""
     def log_(self) -> Tensor:
         """In-place version of :func:`log`."""
+    def log_normal_(self, mean: builtins.float = 1, std: builtins.float = 2, *, generator: Generator | None = None) -> Tensor:
+        """Fill in place with samples whose logarithm is normal with ``mean`` and ``std``."""
     def log_softmax(self, dim: Any, dtype: Any = None) -> Tensor:
         """``log(softmax(x))`` along ``dim``, computed stably."""
     def logaddexp(self, other: Any) -> Tensor:
@@ -620,6 +704,12 @@ class TensorMethods:
         """
     def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
         """The solution of ``A X = input`` from A's LU factorisation (deprecated in torch for ``linalg.lu_solve``)."""
+    def map2_(self, x: Tensor, y: Tensor, callable: Callable[..., Any]) -> Tensor:
+        """``self[i] = callable(self[i], x[i], y[i])`` for every element (see :meth:`map_`)."""
+    def map_(self, tensor: Tensor, callable: Callable[..., Any]) -> Tensor:
+        """``self[i] = callable(self[i], tensor[i])`` for every element (``tensor`` broadcast to this shape); Python
+        numbers in and out, the results cast to this tensor's dtype. Slow: for tests and debugging, as torch's.
+        """
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         """A copy of ``input`` with ``value`` where ``mask`` is true."""
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
@@ -670,6 +760,12 @@ class TensorMethods:
         """In-place ``self *= other``."""
     def mv(self, vec: Tensor) -> Tensor:
         """Matrix-vector product."""
+    def mvlgamma(self, p: builtins.int) -> Tensor:
+        """The log of the multivariate gamma function of dimension ``p``:
+        ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``.
+        """
+    def mvlgamma_(self, p: builtins.int) -> Tensor:
+        """In-place version of :func:`mvlgamma`."""
     def nan_to_num(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
         """Replace NaN and infinities with finite numbers."""
     def nan_to_num_(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
@@ -710,6 +806,10 @@ class TensorMethods:
         """A new tensor from ``data`` with this tensor's dtype by default."""
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False, layout: Any = None, pin_memory: builtins.bool = False) -> Tensor:
         """Zeros of ``size`` with this tensor's dtype by default."""
+    def nextafter(self, other: Tensor) -> Tensor:
+        """The next representable floating-point value after ``input`` towards ``other``."""
+    def nextafter_(self, other: Tensor) -> Tensor:
+        """In-place version of :func:`nextafter`."""
     def nonzero(self, *, as_tuple: builtins.bool = False) -> Any:
         """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
     def norm(self, p: Any = 'fro', dim: Any = None, keepdim: builtins.bool = False, dtype: Any = None) -> Tensor:
@@ -732,6 +832,10 @@ class TensorMethods:
         """Reorder dims (a view)."""
     def pinverse(self, rcond: builtins.float = 1e-15) -> Tensor:
         """The pseudo-inverse with relative tolerance ``rcond`` (``linalg.pinv(input, rtol=rcond)``)."""
+    def polygamma(self, n: builtins.int) -> Tensor:
+        """:func:`polygamma` of this tensor."""
+    def polygamma_(self, n: builtins.int) -> Tensor:
+        """In-place :func:`polygamma`."""
     def positive(self) -> Tensor:
         """``input`` itself (unary plus)."""
     def pow(self, exponent: Any) -> Tensor:
@@ -740,6 +844,10 @@ class TensorMethods:
         """In-place ``self **= exponent``."""
     def prod(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """Product of all elements, or along ``dim``."""
+    def put(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """A copy of ``input`` with ``source``'s elements written (or added) at the flat positions ``index``."""
+    def put_(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+        """In-place :func:`put`."""
     def qr(self, some: builtins.bool = True) -> Any:
         """The QR decomposition, reduced unless ``some=False`` (deprecated in torch for ``linalg.qr``)."""
     def quantile(self, q: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, interpolation: str = 'linear') -> Tensor:
@@ -764,6 +872,10 @@ class TensorMethods:
         """Python-style modulus (result has the sign of the divisor)."""
     def remainder_(self, other: Any) -> Tensor:
         """In-place :func:`remainder`."""
+    def renorm(self, p: builtins.float, dim: builtins.int, maxnorm: builtins.float) -> Tensor:
+        """Rescale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm ``maxnorm``."""
+    def renorm_(self, p: builtins.float, dim: builtins.int, maxnorm: builtins.float) -> Tensor:
+        """In-place version of :func:`renorm`."""
     def repeat(self, *sizes: Any) -> Tensor:
         """Tile the tensor ``sizes[i]`` times along each dim (new dims in front)."""
     def repeat_interleave(self, repeats: Any = None, dim: builtins.int | None = None, *, output_size: builtins.int | None = None) -> Tensor:
@@ -772,6 +884,18 @@ class TensorMethods:
         """The same elements in a new shape: a view when possible, else a copy."""
     def reshape_as(self, other: Tensor) -> Tensor:
         """:func:`reshape` to ``other``'s shape."""
+    def resize(self, *sizes: builtins.int) -> Tensor:
+        """Deprecated: ``self`` in the shape ``sizes`` (the same number of elements), differentiably."""
+    def resize_(self, *size: Any, memory_format: Any = None) -> Tensor:
+        """Give this tensor the shape ``size`` (contiguous strides), keeping its data where the sizes allow."""
+    def resize_as(self, tensor: Tensor) -> Tensor:
+        """Deprecated: :meth:`resize` to ``tensor``'s shape."""
+    def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+        """:meth:`resize_` to ``the_template``'s shape."""
+    def resolve_conj(self) -> Tensor:
+        """``input`` with its conjugation computed: ``input`` itself, since tensorlib always computes it (:func:`conj`)."""
+    def resolve_neg(self) -> Tensor:
+        """``input`` with its negation computed: ``input`` itself, since tensorlib always computes it."""
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
     def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor:
@@ -800,6 +924,10 @@ class TensorMethods:
         """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
     def select_scatter(self, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
         """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
+    def set_(self, source: Tensor | None = None, storage_offset: builtins.int = 0, size: Sequence[builtins.int] | None = None, stride: Sequence[builtins.int] | None = None) -> Tensor:
+        """Make this tensor use ``source``'s memory: with its geometry, or ``size``/``stride`` from ``storage_offset``
+        of ``source``'s storage; with no source, an empty tensor.
+        """
     def sgn(self) -> Tensor:
         """Sign for real tensors; ``x / |x|`` for complex ones."""
     def sgn_(self) -> Tensor:
@@ -838,7 +966,8 @@ class TensorMethods:
         """``(values, indices)`` of ``input`` sorted along ``dim``."""
     def split(self, split_size_or_sections: Any, dim: builtins.int = 0) -> tuple[Any, ...]:
         """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
-    def split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]: ...
+    def split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+        """Views of consecutive pieces of ``dim`` with the given sizes (which must add up to its length)."""
     def sqrt(self) -> Tensor:
         """Elementwise square root."""
     def sqrt_(self) -> Tensor:
@@ -855,6 +984,8 @@ class TensorMethods:
         """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
     def std_mean(self, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
         """``(std, mean)`` over ``dim``."""
+    def stft(self, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, pad_mode: str = 'reflect', normalized: builtins.bool = False, onesided: builtins.bool | None = None, return_complex: builtins.bool | None = None, align_to_window: builtins.bool | None = None) -> Tensor:
+        """The short-time Fourier transform: the spectra ``(n_fft // 2 + 1 or n_fft, n_frames)`` of windowed frames."""
     def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
         """``input - alpha * other``, broadcasting."""
     def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -943,6 +1074,12 @@ class TensorMethods:
         """The distinct elements (sorted), optionally with inverse indices and counts."""
     def unique_consecutive(self, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
         """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
+    def unsafe_chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+        """:func:`chunk` whose pieces are not tracked as views of ``input``."""
+    def unsafe_split(self, split_size: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+        """:func:`split` into chunks of ``split_size`` whose pieces are not tracked as views of ``input``."""
+    def unsafe_split_with_sizes(self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+        """:func:`split_with_sizes` whose pieces are not tracked as views of ``input``."""
     def unsqueeze(self, dim: builtins.int) -> Tensor:
         """Insert a dim of size 1 at ``dim``."""
     def unsqueeze_(self, dim: builtins.int) -> Tensor:
