@@ -43,6 +43,10 @@ def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise inverse hyperbolic cosine."""
 def acosh_(self: Tensor) -> Tensor:
     """In-place version of :func:`acosh`."""
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of ``(N, C, L)`` to length ``output_size`` with windows chosen to fit exactly."""
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling of ``(N, C, L)`` to ``output_size``: ``(values, indices)``."""
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
@@ -65,6 +69,10 @@ def all(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: 
     """Whether all elements (over ``dim``) are nonzero."""
 def allclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> builtins.bool:
     """Whether every element satisfies :func:`isclose`."""
+def alpha_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """Dropout that keeps SELU activations' mean and variance, when ``train``."""
+def alpha_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`alpha_dropout`."""
 def amax(input: Tensor, dim: Any = (), keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
     """Maximum over ``dim`` (all dims by default); ties share the gradient."""
 def amin(input: Tensor, dim: Any = (), keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -139,10 +147,22 @@ def atleast_2d(input: Tensor) -> Tensor:
     """``input`` with leading dims added to make it at least 2-D."""
 def atleast_3d(input: Tensor) -> Tensor:
     """``input`` with dims added to make it at least 3-D (``(n,)`` -> ``(1, n, 1)``)."""
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: builtins.bool = False, count_include_pad: builtins.bool = True) -> Tensor:
+    """1-D average pooling over ``(N, C, L)``; ``stride`` defaults to ``kernel_size``."""
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: builtins.bool = False, count_include_pad: builtins.bool = True, divisor_override: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """2-D average pooling; ``divisor_override`` replaces the window size as divisor. See :func:`avg_pool1d`."""
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: builtins.bool = False, count_include_pad: builtins.bool = True, divisor_override: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """3-D average pooling; see :func:`avg_pool2d`."""
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``."""
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None, running_var: Tensor | None, training: builtins.bool, momentum: builtins.float, eps: builtins.float, cudnn_enabled: builtins.bool) -> Tensor:
+    """Batch normalisation (see :func:`tensorlib.nn.functional.batch_norm`); ``cudnn_enabled`` is ignored."""
 def bernoulli(input: Tensor, p: builtins.float | None = None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """Draw 0/1 samples with probabilities ``input`` (or ``p``)."""
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x1^T A x2 + b`` for each output feature, over any leading (batch) dims."""
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, pos_weight: Tensor | None = None, reduction: builtins.int = 0) -> Tensor:
+    """Binary cross entropy on logits; ``reduction`` 0 none, 1 mean, 2 sum."""
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
     """Count occurrences of each non-negative integer."""
 def bitwise_and(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -183,7 +203,13 @@ def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ceiling."""
 def ceil_(self: Tensor) -> Tensor:
     """In-place version of :func:`ceil`."""
+def celu(input: Tensor, alpha: builtins.float = 1.0) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+def celu_(input: Tensor, alpha: builtins.float = 1.0) -> Tensor:
+    """In-place :func:`celu`."""
 cfloat: dtype
+def channel_shuffle(input: Tensor, groups: builtins.int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: ``(N, g * k, *) -> (N, k * g, *)`` read group-major."""
 channels_last: memory_format
 channels_last_3d: memory_format
 def chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
@@ -219,6 +245,20 @@ def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate (the tensor itself for real dtypes)."""
 contiguous_format: memory_format
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor:
+    """1-D convolution (cross-correlation) of ``(N, C_in, L)`` by ``(C_out, C_in / groups, k)``."""
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor:
+    """2-D convolution of ``(N, C_in, H, W)`` by ``(C_out, C_in / groups, kH, kW)``; see :func:`conv1d`."""
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor:
+    """3-D convolution of ``(N, C_in, D, H, W)`` by ``(C_out, C_in / groups, kD, kH, kW)``; see :func:`conv1d`."""
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: builtins.int = 1, dilation: Any = 1) -> Tensor:
+    """1-D transposed convolution ("deconvolution") of ``(N, C_in, L)`` by ``(C_in, C_out / groups, k)``."""
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: builtins.int = 1, dilation: Any = 1) -> Tensor:
+    """2-D transposed convolution of ``(N, C_in, H, W)`` by ``(C_in, C_out / groups, kH, kW)``; see
+    :func:`conv_transpose1d`.
+    """
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: builtins.int = 1, dilation: Any = 1) -> Tensor:
+    """3-D transposed convolution of ``(N, C_in, D, H, W)``; see :func:`conv_transpose1d`."""
 def copysign(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input``'s magnitude with ``other``'s sign."""
 def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -229,12 +269,16 @@ def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise hyperbolic cosine."""
 def cosh_(self: Tensor) -> Tensor:
     """In-place version of :func:`cosh`."""
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: builtins.float = 0.0, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.cosine_embedding_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: builtins.int = 1, eps: builtins.float = 1e-08) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """Number of nonzero elements (over ``dim``)."""
 def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: builtins.int = 0, reduction: builtins.int = 0, zero_infinity: builtins.bool = False) -> Tensor:
+    """See :func:`tensorlib.nn.functional.ctc_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def cummax(input: Tensor, dim: builtins.int) -> Any:
     """``(values, indices)`` of the running maximum along ``dim``."""
 def cummin(input: Tensor, dim: builtins.int) -> Any:
@@ -271,12 +315,20 @@ def divide(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: 
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product of two 1-D tensors."""
 double: dtype
+def dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """Zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)`` when ``train``."""
+def dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`dropout`."""
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 2 into equal sections or at indices."""
 def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 2 after making every tensor at least 3-D."""
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation, built from permutes, reshapes and batched matrix products."""
+def embedding(weight: Tensor, indices: Tensor, padding_idx: builtins.int = -1, scale_grad_by_freq: builtins.bool = False, sparse: builtins.bool = False) -> Tensor:
+    """Rows of ``weight`` at ``indices``; a ``padding_idx`` of 0 or more gets no gradient (negative: none)."""
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: builtins.bool = False, mode: builtins.int = 0, sparse: builtins.bool = False, per_sample_weights: Tensor | None = None, include_last_offset: builtins.bool = False, padding_idx: builtins.int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Bags of rows of ``weight`` (``mode`` 0 sum, 1 mean, 2 max): ``(output, offset2bag, bag_size, max_indices)``."""
 def empty(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format = ...) -> Tensor:
     """An uninitialised tensor with shape ``size``."""
 def empty_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
@@ -311,6 +363,14 @@ def expm1_(self: Tensor) -> Tensor:
     """In-place version of :func:`expm1`."""
 def eye(n: builtins.int, m: builtins.int | None = None, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """An ``n x m`` matrix with ones on the diagonal."""
+def feature_alpha_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """:func:`alpha_dropout` of whole channels."""
+def feature_alpha_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`feature_alpha_dropout`."""
+def feature_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """Zero whole channels (``input[n, c]``) with probability ``p`` when ``train``, scaling the rest."""
+def feature_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`feature_dropout`."""
 def fix(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise truncation toward zero."""
 def fix_(self: Tensor) -> Tensor:
@@ -355,6 +415,8 @@ def gather(input: Tensor, dim: builtins.int, index: Tensor, *, sparse_grad: buil
     """Values of ``input`` along ``dim`` at the positions in ``index``."""
 def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
+def gelu(input: Tensor, *, approximate: str = 'none', out: Tensor | None = None) -> Tensor:
+    """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
 def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def get_default_device() -> device:
@@ -367,13 +429,21 @@ def greater(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 def greater_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
+def group_norm(input: Tensor, num_groups: builtins.int, weight: Tensor | None = None, bias: Tensor | None = None, eps: builtins.float = 1e-05, cudnn_enabled: builtins.bool = True) -> Tensor:
+    """Group normalisation (see :func:`tensorlib.nn.functional.group_norm`)."""
 def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
     """The GRU of :class:`~tensorlib.nn.GRU` over a whole sequence: ``(output, h_n)``."""
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One GRU step (gates in torch's order: reset, update, new)."""
 def gt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 half: dtype
+def hardshrink(input: Tensor, lambd: builtins.float = 0.5, *, out: Tensor | None = None) -> Tensor:
+    """``x`` outside ``[-lambd, lambd]``, else 0."""
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
     """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (not differentiable)."""
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: builtins.float = 1.0, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.hinge_embedding_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0, *, out: Tensor | None = None) -> Tensor:
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
     elements outside the range are ignored.
@@ -402,6 +472,8 @@ def initial_seed() -> builtins.int:
     """The seed the default generator was last seeded with."""
 def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Sum of products over the last dims."""
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None, running_var: Tensor | None, use_input_stats: builtins.bool, momentum: builtins.float, eps: builtins.float, cudnn_enabled: builtins.bool) -> Tensor:
+    """Instance normalisation (see :func:`tensorlib.nn.functional.instance_norm`)."""
 int: dtype
 int16: dtype
 int32: dtype
@@ -436,10 +508,14 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
 jagged: layout
+def kl_div(input: Tensor, target: Tensor, reduction: builtins.int = 0, *, log_target: builtins.bool = False) -> Tensor:
+    """Pointwise KL divergence; ``reduction`` 0 none, 1 mean (over every element), 2 sum."""
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
 def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+def layer_norm(input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None = None, bias: Tensor | None = None, eps: builtins.float = 1e-05, cudnn_enable: builtins.bool = True) -> Tensor:
+    """Layer normalisation over the trailing ``normalized_shape`` (a sequence of ints, as torch requires)."""
 def le(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
@@ -448,6 +524,8 @@ def less(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
 def less_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``."""
 def linspace(start: Any, end: Any, steps: builtins.int, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: builtins.bool | None = None, mmap: builtins.bool | None = None, **pickle_load_args: Any) -> Any:
@@ -468,6 +546,8 @@ def log2_(self: Tensor) -> Tensor:
     """In-place version of :func:`log2`."""
 def log_(self: Tensor) -> Tensor:
     """In-place version of :func:`log`."""
+def log_sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log(sigmoid(x))``, computed stably (torch's ``_C._nn.log_sigmoid``, :func:`nn.functional.logsigmoid`)."""
 def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
 def logaddexp(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -499,10 +579,14 @@ def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_bias
     """The LSTM of :class:`~tensorlib.nn.LSTM` over a whole sequence, ``hx = (h_0, c_0)``: ``(output, h_n, c_n)``
     (projections when ``h_0`` is narrower than ``c_0``).
     """
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step from ``hx = (h, c)``: ``(h', c')`` (gates in torch's order: input, forget, cell, output)."""
 def lt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
 def manual_seed(seed: builtins.int) -> Generator:
     """Seed the default generator: the same seed gives the same random tensors."""
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: builtins.float = 0.0, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.margin_ranking_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is true."""
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -515,6 +599,14 @@ def matrix_power(input: Tensor, n: builtins.int) -> Tensor:
     """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
 def max(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Any = None) -> Any:
     """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`maximum`."""
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> Tensor:
+    """1-D max pooling over ``(N, C, L)`` or ``(C, L)``; an empty ``stride`` means ``kernel_size``."""
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> tuple[Tensor, Tensor]:
+    """1-D max pooling: ``(values, indices)``; an empty ``stride`` means ``kernel_size``."""
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> Tensor:
+    """2-D max pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> Tensor:
+    """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
 def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise maximum of two tensors (NaN propagates)."""
 def mean(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
@@ -581,6 +673,8 @@ def not_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor
     """Elementwise ``input != other`` as a bool tensor."""
 def numel(input: Tensor) -> builtins.int:
     """The number of elements of ``input``."""
+def one_hot(tensor: Tensor, num_classes: builtins.int = -1) -> Tensor:
+    """Integer class labels as one-hot int64 vectors (last dim)."""
 def ones(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of ones with shape ``size``."""
 def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
@@ -589,14 +683,24 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def pairwise_distance(x1: Tensor, x2: Tensor, p: builtins.float = 2.0, eps: builtins.float = 1e-06, keepdim: builtins.bool = False) -> Tensor:
     """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
+def pdist(input: Tensor, p: builtins.float = 2) -> Tensor:
+    """``p``-norm distances between the rows of a 2-D ``input``: the upper triangle of the distance matrix, row by row."""
 def permute(input: Tensor, dims: tuple[Any, ...]) -> Tensor:
     """``input`` with its dims reordered (a view)."""
+def pixel_shuffle(input: Tensor, upscale_factor: builtins.int) -> Tensor:
+    """Rearrange ``(*, C * r^2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution output)."""
+def pixel_unshuffle(input: Tensor, downscale_factor: builtins.int) -> Tensor:
+    """Inverse of :func:`pixel_shuffle`: ``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: builtins.bool, full: builtins.bool, eps: builtins.float, reduction: builtins.int) -> Tensor:
+    """See :func:`tensorlib.nn.functional.poisson_nll_loss`; every argument required, ``reduction`` an int."""
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """``input ** exponent`` elementwise (either may be a scalar)."""
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1)."""
 preserve_format: memory_format
 def prod(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
     """Product of all elements, or along ``dim``."""
@@ -642,10 +746,16 @@ def reshape(input: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """The elements of ``input`` in a new shape (a view when possible)."""
 def result_type(tensor1: object, tensor2: object) -> dtype:
     """The dtype an arithmetic op between the two operands would produce."""
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: builtins.float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims, then scale by ``weight``."""
 def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
     """The Elman RNN with ReLU of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman RNN step with ReLU: ``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
 def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
     """The Elman RNN with ``tanh`` of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman RNN step: ``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
 def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor:
@@ -656,6 +766,10 @@ def round_(self: Tensor, *, decimals: builtins.int = 0) -> Tensor:
     """In-place version of :func:`round`."""
 def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate vertically (after making tensors at least 2-D)."""
+def rrelu(input: Tensor, lower: builtins.float = 0.125, upper: builtins.float = 0.3333333333333333, training: builtins.bool = False, generator: Any = None) -> Tensor:
+    """Randomized leaky ReLU (see :func:`tensorlib.nn.functional.rrelu`); ``generator`` draws the slopes."""
+def rrelu_(input: Tensor, lower: builtins.float = 0.125, upper: builtins.float = 0.3333333333333333, training: builtins.bool = False, generator: Any = None) -> Tensor:
+    """In-place :func:`rrelu`."""
 def rsqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise 1 / sqrt(x)."""
 def rsqrt_(self: Tensor) -> Tensor:
@@ -664,6 +778,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
 def save(obj: object, f: Any, pickle_module: Any = ..., pickle_protocol: builtins.int = 2, _use_new_zipfile_serialization: builtins.bool = True, _disable_byteorder_record: builtins.bool = False) -> None:
     """Pickle ``obj`` (tensors, state dicts, any picklable object) to the path or file object ``f``."""
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: builtins.float = 0.0, is_causal: builtins.bool = False, *, scale: builtins.float | None = None, enable_gqa: builtins.bool = False) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims (batch dims broadcast)."""
 def scatter(input: Tensor, dim: builtins.int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written along ``dim`` at ``index``."""
 def scatter_add(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
@@ -678,6 +794,10 @@ def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
 def select_scatter(input: Tensor, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
+def selu(input: Tensor) -> Tensor:
+    """Scaled ELU with the self-normalising constants."""
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu`."""
 def set_default_device(device: device | str | builtins.int | None) -> None:
     """Make ``device`` the default of factories (``None`` restores the CPU); only the CPU can hold tensors."""
 def set_default_dtype(d: dtype) -> None:
@@ -713,6 +833,10 @@ def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0, start: buil
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
 def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
+def softplus(input: Tensor, beta: builtins.float = 1.0, threshold: builtins.float = 20.0, *, out: Tensor | None = None) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+def softshrink(input: Tensor, lambd: builtins.float = 0.5, *, out: Tensor | None = None) -> Tensor:
+    """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
 def sort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = False, stable: builtins.bool = False, *, out: Any = None) -> Any:
     """``(values, indices)`` of ``input`` sorted along ``dim``."""
 sparse_bsc: layout
@@ -769,6 +893,10 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: builtins.int = 0)
     """Split into ``n`` parts as equal as possible, or at the given indices."""
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (the last/first ``dims`` if an int)."""
+def threshold(input: Tensor, threshold: builtins.float, value: builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``."""
+def threshold_(input: Tensor, threshold: builtins.float, value: builtins.float) -> Tensor:
+    """In-place :func:`threshold`."""
 def tile(input: Tensor, dims: Any) -> Tensor:
     """Like :func:`repeat`, but missing leading repeats count as 1."""
 def topk(input: Tensor, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True) -> Any:
@@ -781,6 +909,8 @@ def tril(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None
     """The lower triangle of the last two dims (the rest zeroed)."""
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *, dtype: dtype | None = None, device: Any = None, layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the lower triangle (on and below diagonal ``offset``) of a row x col matrix."""
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: builtins.float = 1.0, p: builtins.float = 2, eps: builtins.float = 1e-06, swap: builtins.bool = False, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.triplet_margin_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def triu(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """The upper triangle of the last two dims (the rest zeroed)."""
 def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *, dtype: dtype | None = None, device: Any = None, layout: Any = None) -> Tensor:

@@ -12,14 +12,14 @@ from tests.api_targets import coverage
 
 # namespace -> names tensorlib had when the floor was last raised (raise it when names land; never lower it)
 FLOORS = {
-    "torch": 281,
-    "torch.Tensor": 507,
+    "torch": 337,
+    "torch.Tensor": 509,
     "torch.autograd": 13,
     "torch.distributions": 7,
     "torch.fft": 0,
     "torch.linalg": 9,
-    "torch.nn": 130,
-    "torch.nn.functional": 101,
+    "torch.nn": 163,
+    "torch.nn.functional": 128,
     "torch.nn.init": 14,
     "torch.nn.utils": 6,
     "torch.optim": 7,
@@ -29,7 +29,7 @@ FLOORS = {
     "torch.utils.data": 18,
 }
 # namespaces that reached the target (add one when it does)
-AT_TARGET = {"torch.nn.init", "torch.testing"}
+AT_TARGET = {"torch.nn", "torch.nn.functional", "torch.nn.init", "torch.testing"}
 REPORT = coverage.report()
 
 
