@@ -42,6 +42,7 @@ from ._layout import jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_
 from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .nn import _functional as _nn_functional  # declares cosine_similarity and pairwise_distance here too
 from .nn import _rnn as _nn_rnn  # declares rnn_tanh, rnn_relu, lstm and gru (torch._VF's)
+from .nn import _toplevel as _nn_toplevel  # declares torch's top-level forms of layers and losses (conv2d, ...)
 from .ops.creation import default_generator
 
 # torch's dtype aliases

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 import numpy as np
 from typing import Any, Sequence
-from . import autograd as autograd, cuda as cuda, distributions as distributions, fft as fft, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
+from . import autograd as autograd, cuda as cuda, distributions as distributions, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
 from ._autograd.grad_mode import enable_grad as enable_grad, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled
 from ._dtype import dtype as dtype
 from ._layout import layout as layout
@@ -43,6 +43,10 @@ def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise inverse hyperbolic cosine."""
 def acosh_(self: Tensor) -> Tensor:
     """In-place version of :func:`acosh`."""
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of ``(N, C, L)`` to length ``output_size`` with windows chosen to fit exactly."""
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling of ``(N, C, L)`` to ``output_size``: ``(values, indices)``."""
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
@@ -61,12 +65,14 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """``beta * input + alpha * outer(vec1, vec2)``."""
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims."""
-def alias_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """A copy of ``input`` (torch's ``alias`` into new memory)."""
 def all(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
     """Whether all elements (over ``dim``) are nonzero."""
 def allclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> builtins.bool:
     """Whether every element satisfies :func:`isclose`."""
+def alpha_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """Dropout that keeps SELU activations' mean and variance, when ``train``."""
+def alpha_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`alpha_dropout`."""
 def amax(input: Tensor, dim: Any = (), keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
     """Maximum over ``dim`` (all dims by default); ties share the gradient."""
 def amin(input: Tensor, dim: Any = (), keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -113,14 +119,6 @@ def argsort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = F
     """The indices that sort ``input`` along ``dim``."""
 def argwhere(input: Tensor) -> Tensor:
     """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
-def as_strided(input: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
-    """A view of ``input``'s storage with the given sizes, strides (in elements) and storage offset."""
-def as_strided_(self: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
-    """In-place :func:`as_strided`: this tensor takes the new geometry over its storage."""
-def as_strided_copy(input: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
-    """:func:`as_strided` into new memory."""
-def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
-    """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride, storage_offset)`` would read."""
 def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory with tensors and NumPy arrays when the dtype allows."""
 def asarray(obj: Any, *, dtype: dtype | None = None, device: Any = None, copy: builtins.bool | None = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -149,14 +147,24 @@ def atleast_2d(input: Tensor) -> Tensor:
     """``input`` with leading dims added to make it at least 2-D."""
 def atleast_3d(input: Tensor) -> Tensor:
     """``input`` with dims added to make it at least 3-D (``(n,)`` -> ``(1, n, 1)``)."""
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: builtins.bool = False, count_include_pad: builtins.bool = True) -> Tensor:
+    """1-D average pooling over ``(N, C, L)``; ``stride`` defaults to ``kernel_size``."""
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: builtins.bool = False, count_include_pad: builtins.bool = True, divisor_override: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """2-D average pooling; ``divisor_override`` replaces the window size as divisor. See :func:`avg_pool1d`."""
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: builtins.bool = False, count_include_pad: builtins.bool = True, divisor_override: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """3-D average pooling; see :func:`avg_pool2d`."""
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``."""
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None, running_var: Tensor | None, training: builtins.bool, momentum: builtins.float, eps: builtins.float, cudnn_enabled: builtins.bool) -> Tensor:
+    """Batch normalisation (see :func:`tensorlib.nn.functional.batch_norm`); ``cudnn_enabled`` is ignored."""
 def bernoulli(input: Tensor, p: builtins.float | None = None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """Draw 0/1 samples with probabilities ``input`` (or ``p``)."""
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x1^T A x2 + b`` for each output feature, over any leading (batch) dims."""
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, pos_weight: Tensor | None = None, reduction: builtins.int = 0) -> Tensor:
+    """Binary cross entropy on logits; ``reduction`` 0 none, 1 mean, 2 sum."""
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
     """Count occurrences of each non-negative integer."""
-def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
-    """Binomial samples: the number of successes in ``count`` trials with success probability ``prob`` (broadcast)."""
 def bitwise_and(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise bitwise AND of integer or bool tensors."""
 def bitwise_left_shift(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -195,17 +203,15 @@ def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ceiling."""
 def ceil_(self: Tensor) -> Tensor:
     """In-place version of :func:`ceil`."""
+def celu(input: Tensor, alpha: builtins.float = 1.0) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+def celu_(input: Tensor, alpha: builtins.float = 1.0) -> Tensor:
+    """In-place :func:`celu`."""
 cfloat: dtype
-def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
-    """The product of 2-D tensors in the cheapest order (deprecated in torch for ``linalg.multi_dot``)."""
+def channel_shuffle(input: Tensor, groups: builtins.int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: ``(N, g * k, *) -> (N, k * g, *)`` read group-major."""
 channels_last: memory_format
 channels_last_3d: memory_format
-def cholesky(input: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
-    """The Cholesky factor (deprecated in torch for ``linalg.cholesky``; ``upper`` gives U with ``A = U^H U``)."""
-def cholesky_inverse(input: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
-    """The inverse of ``A`` from its Cholesky factor (``A = L L^H``, or ``U^H U`` with ``upper``)."""
-def cholesky_solve(input: Tensor, input2: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
-    """The solution of ``A X = input`` given A's Cholesky factor ``input2`` (lower, or upper with ``upper``)."""
 def chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
@@ -230,8 +236,6 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
 def combinations(input: Tensor, r: builtins.int = 2, with_replacement: builtins.bool = False) -> Tensor:
     """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
-def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The complex tensor ``real + i imag`` (broadcast), from two float32 or two float64 tensors."""
 complex128: dtype
 complex64: dtype
 def concat(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -240,15 +244,23 @@ def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor
     """Join tensors along an existing dim."""
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate (the tensor itself for real dtypes)."""
-def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The complex conjugate, computed (the input itself for real tensors, as torch)."""
-def conj_physical_(self: Tensor) -> Tensor:
-    """In-place :func:`conj_physical` (nothing to do for real tensors)."""
 contiguous_format: memory_format
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor:
+    """1-D convolution (cross-correlation) of ``(N, C_in, L)`` by ``(C_out, C_in / groups, k)``."""
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor:
+    """2-D convolution of ``(N, C_in, H, W)`` by ``(C_out, C_in / groups, kH, kW)``; see :func:`conv1d`."""
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor:
+    """3-D convolution of ``(N, C_in, D, H, W)`` by ``(C_out, C_in / groups, kD, kH, kW)``; see :func:`conv1d`."""
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: builtins.int = 1, dilation: Any = 1) -> Tensor:
+    """1-D transposed convolution ("deconvolution") of ``(N, C_in, L)`` by ``(C_in, C_out / groups, k)``."""
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: builtins.int = 1, dilation: Any = 1) -> Tensor:
+    """2-D transposed convolution of ``(N, C_in, H, W)`` by ``(C_in, C_out / groups, kH, kW)``; see
+    :func:`conv_transpose1d`.
+    """
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, output_padding: Any = 0, groups: builtins.int = 1, dilation: Any = 1) -> Tensor:
+    """3-D transposed convolution of ``(N, C_in, D, H, W)``; see :func:`conv_transpose1d`."""
 def copysign(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input``'s magnitude with ``other``'s sign."""
-def corrcoef(input: Tensor) -> Tensor:
-    """Pearson correlation coefficients of the variables in the rows of ``input``, clipped to [-1, 1]."""
 def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise cosine."""
 def cos_(self: Tensor) -> Tensor:
@@ -257,14 +269,16 @@ def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise hyperbolic cosine."""
 def cosh_(self: Tensor) -> Tensor:
     """In-place version of :func:`cosh`."""
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: builtins.float = 0.0, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.cosine_embedding_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: builtins.int = 1, eps: builtins.float = 1e-08) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """Number of nonzero elements (over ``dim``)."""
-def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
-    """The covariance matrix of the variables in the rows of ``input`` (observations in columns)."""
 def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: builtins.int = 0, reduction: builtins.int = 0, zero_infinity: builtins.bool = False) -> Tensor:
+    """See :func:`tensorlib.nn.functional.ctc_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def cummax(input: Tensor, dim: builtins.int) -> Any:
     """``(values, indices)`` of the running maximum along ``dim``."""
 def cummin(input: Tensor, dim: builtins.int) -> Any:
@@ -273,8 +287,6 @@ def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None, out: Tensor 
     """Cumulative product along ``dim``."""
 def cumsum(input: Tensor, dim: builtins.int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative sum along ``dim``."""
-def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
-    """The running trapezoidal integral along ``dim`` (one element fewer than ``y`` there)."""
 default_generator: Generator
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians."""
@@ -282,14 +294,6 @@ def deg2rad_(self: Tensor) -> Tensor:
     """In-place version of :func:`deg2rad`."""
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
-def detach(input: Tensor) -> Tensor:
-    """:meth:`Tensor.detach`: a tensor sharing ``input``'s memory, cut from the graph."""
-def detach_(input: Tensor) -> Tensor:
-    """:meth:`Tensor.detach_`: cut ``input`` from the graph in place, making it a leaf."""
-def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """A copy of ``input`` with no history; as in torch, it still requires grad when ``input`` does, and
-    differentiating through it is an error.
-    """
 def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
 def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1, _shape: Any = None) -> Tensor:
@@ -298,14 +302,10 @@ def diagflat(input: Tensor, offset: builtins.int = 0) -> Tensor:
     """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""
 def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
     """The diagonal of the (dim1, dim2) planes, as the last dim (a view)."""
-def diagonal_copy(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1, *, out: Tensor | None = None) -> Tensor:
-    """:func:`diagonal` into new memory."""
 def diagonal_scatter(input: Tensor, src: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
 def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
-def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The logarithmic derivative of the gamma function (nan at the negative integers)."""
 def dist(input: Tensor, other: Tensor, p: builtins.float = 2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
@@ -315,12 +315,20 @@ def divide(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: 
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product of two 1-D tensors."""
 double: dtype
+def dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """Zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)`` when ``train``."""
+def dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`dropout`."""
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 2 into equal sections or at indices."""
 def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Join along dim 2 after making every tensor at least 3-D."""
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation, built from permutes, reshapes and batched matrix products."""
+def embedding(weight: Tensor, indices: Tensor, padding_idx: builtins.int = -1, scale_grad_by_freq: builtins.bool = False, sparse: builtins.bool = False) -> Tensor:
+    """Rows of ``weight`` at ``indices``; a ``padding_idx`` of 0 or more gets no gradient (negative: none)."""
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: builtins.bool = False, mode: builtins.int = 0, sparse: builtins.bool = False, per_sample_weights: Tensor | None = None, include_last_offset: builtins.bool = False, padding_idx: builtins.int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Bags of rows of ``weight`` (``mode`` 0 sum, 1 mean, 2 max): ``(output, offset2bag, bag_size, max_indices)``."""
 def empty(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format = ...) -> Tensor:
     """An uninitialised tensor with shape ``size``."""
 def empty_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
@@ -349,14 +357,20 @@ def exp2_(self: Tensor) -> Tensor:
     """In-place version of :func:`exp2`."""
 def exp_(self: Tensor) -> Tensor:
     """In-place version of :func:`exp`."""
-def expand_copy(input: Tensor, size: Sequence[builtins.int], *, implicit: builtins.bool = False, out: Tensor | None = None) -> Tensor:
-    """:meth:`Tensor.expand` into new memory (each repeated element written out)."""
 def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise e ** x - 1."""
 def expm1_(self: Tensor) -> Tensor:
     """In-place version of :func:`expm1`."""
 def eye(n: builtins.int, m: builtins.int | None = None, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """An ``n x m`` matrix with ones on the diagonal."""
+def feature_alpha_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """:func:`alpha_dropout` of whole channels."""
+def feature_alpha_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`feature_alpha_dropout`."""
+def feature_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """Zero whole channels (``input[n, c]``) with probability ``p`` when ``train``, scaling the rest."""
+def feature_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor:
+    """In-place :func:`feature_dropout`."""
 def fix(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise truncation toward zero."""
 def fix_(self: Tensor) -> Tensor:
@@ -391,10 +405,6 @@ def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise fractional part."""
 def frac_(self: Tensor) -> Tensor:
     """In-place version of :func:`frac`."""
-def frexp(input: Tensor, *, out: Any = None) -> Any:
-    """Split each element into a mantissa in ``(-1, 1)`` (magnitude at least 0.5) and an int32 power of two."""
-def frobenius_norm(input: Tensor, dim: Any, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
-    """The Frobenius norm over the two dims ``dim`` (deprecated in torch: ``linalg.vector_norm(A, 2, dim)``)."""
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (changes to one show in the other)."""
 def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -403,48 +413,40 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, lay
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
 def gather(input: Tensor, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
     """Values of ``input`` along ``dim`` at the positions in ``index``."""
-def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The greatest common divisor of each pair of (integer) elements; ``gcd(0, 0) == 0``."""
-def gcd_(self: Tensor, other: Tensor) -> Tensor:
-    """In-place version of :func:`gcd`."""
 def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
-def geqrf(input: Tensor, *, out: Any = None) -> Any:
-    """LAPACK's geqrf: R above the diagonal and the Householder vectors below, with their scalars ``tau``."""
+def gelu(input: Tensor, *, approximate: str = 'none', out: Tensor | None = None) -> Tensor:
+    """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
 def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def get_default_device() -> device:
     """The device factories use when given none (raises if it cannot hold tensors)."""
 def get_default_dtype() -> dtype:
     """The dtype of floating point tensors created from Python floats (float32 unless changed)."""
-def get_device(input: Tensor) -> builtins.int:
-    """The index of ``input``'s device: -1 for the CPU, where every tensorlib tensor is."""
 def get_rng_state() -> Tensor:
     """The default generator's state."""
-def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: builtins.int = 1) -> tuple[Any, ...]:
-    """Estimate the gradient of a sampled function along each dim (or those in ``dim``) by central differences."""
 def greater(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 def greater_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
+def group_norm(input: Tensor, num_groups: builtins.int, weight: Tensor | None = None, bias: Tensor | None = None, eps: builtins.float = 1e-05, cudnn_enabled: builtins.bool = True) -> Tensor:
+    """Group normalisation (see :func:`tensorlib.nn.functional.group_norm`)."""
 def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
     """The GRU of :class:`~tensorlib.nn.GRU` over a whole sequence: ``(output, h_n)``."""
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One GRU step (gates in torch's order: reset, update, new)."""
 def gt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 half: dtype
+def hardshrink(input: Tensor, lambd: builtins.float = 0.5, *, out: Tensor | None = None) -> Tensor:
+    """``x`` outside ``[-lambd, lambd]``, else 0."""
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
     """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (not differentiable)."""
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: builtins.float = 1.0, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.hinge_embedding_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0, *, out: Tensor | None = None) -> Tensor:
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
     elements outside the range are ignored.
-    """
-def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False, out: Any = None) -> Any:
-    """A histogram of the values of ``input``: ``bins`` equal bins over ``range`` (the data's by default), or the
-    given bin edges (a 1-D tensor). Returns ``(hist, bin_edges)``; the last bin includes its right edge.
-    """
-def histogramdd(input: Tensor, bins: Any, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False) -> Any:
-    """A D-dimensional histogram of the points in the rows of ``input`` (its last dim is D): ``bins`` per dim (an
-    int, a list of ints, or a list of 1-D edge tensors). Returns ``(hist, bin_edges)`` with one edge tensor per dim.
     """
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
@@ -452,14 +454,6 @@ def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate horizontally (dim 1, or dim 0 for 1-D tensors)."""
 def hypot(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``sqrt(input ** 2 + other ** 2)``."""
-def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The modified Bessel function of the first kind, order 0."""
-def i0_(self: Tensor) -> Tensor:
-    """In-place version of :func:`i0`."""
-def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in ``other`` only)."""
-def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P(input, other)``."""
 def imag(input: Tensor) -> Tensor:
     """The imaginary part of a complex tensor, as a view."""
 def index_add(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -472,16 +466,14 @@ def index_put(input: Tensor, indices: tuple[Any, ...], values: Tensor, accumulat
     """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
 def index_put_(self: Tensor, indices: tuple[Any, ...], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
     """In-place :func:`index_put`."""
-def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: builtins.bool = True, out: Tensor | None = None) -> Tensor:
-    """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced (``prod``, ``mean``, ``amax`` or
-    ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False).
-    """
 def index_select(input: Tensor, dim: builtins.int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
 def initial_seed() -> builtins.int:
     """The seed the default generator was last seeded with."""
 def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Sum of products over the last dims."""
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None, running_var: Tensor | None, use_input_stats: builtins.bool, momentum: builtins.float, eps: builtins.float, cudnn_enabled: builtins.bool) -> Tensor:
+    """Instance normalisation (see :func:`tensorlib.nn.functional.instance_norm`)."""
 int: dtype
 int16: dtype
 int32: dtype
@@ -495,30 +487,18 @@ def is_anomaly_enabled() -> builtins.bool:
     """Whether anomaly detection is on."""
 def is_complex(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a complex dtype."""
-def is_conj(input: Tensor) -> builtins.bool:
-    """Whether ``input`` carries a lazy conjugation: never in tensorlib, which computes :func:`conj` at once."""
 def is_floating_point(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a floating point dtype."""
 def is_grad_enabled() -> builtins.bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
-def is_inference(input: Tensor) -> builtins.bool:
-    """Whether ``input`` is an inference tensor: never here (see :meth:`Tensor.is_inference`)."""
-def is_neg(input: Tensor) -> builtins.bool:
-    """Whether ``input`` carries a lazy negation: never in tensorlib."""
 def is_nonzero(input: Tensor) -> builtins.bool:
     """The truth value of a one-element tensor."""
-def is_same_size(input: Tensor, other: Tensor) -> builtins.bool:
-    """Whether ``other`` has the same shape."""
-def is_signed(input: Tensor) -> builtins.bool:
-    """Whether the dtype is signed (every dtype but ``bool`` and ``uint8``)."""
 def is_tensor(obj: Any) -> builtins.bool:
     """Whether ``obj`` is a tensorlib Tensor (or subclass)."""
 def isclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|``."""
 def isfinite(input: Tensor) -> Tensor:
     """Elementwise test for finite values."""
-def isin(elements: Any, test_elements: Any, *, assume_unique: builtins.bool = False, invert: builtins.bool = False, out: Tensor | None = None) -> Tensor:
-    """Whether each element of ``elements`` is in ``test_elements`` (a bool tensor of ``elements``' shape)."""
 def isinf(input: Tensor) -> Tensor:
     """Elementwise test for positive or negative infinity."""
 def isnan(input: Tensor) -> Tensor:
@@ -527,25 +507,15 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for negative infinity."""
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
-def isreal(input: Tensor) -> Tensor:
-    """Elementwise: whether the value is real (a complex number with a zero imaginary part; every real number)."""
-def istft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, normalized: builtins.bool = False, onesided: builtins.bool | None = None, length: builtins.int | None = None, return_complex: builtins.bool = False) -> Tensor:
-    """The inverse of :func:`stft`: inverse transforms of the frames, windowed, overlap-added, divided by the
-    overlap-added squared window (which must not vanish), and cut to ``length``.
-    """
 jagged: layout
+def kl_div(input: Tensor, target: Tensor, reduction: builtins.int = 0, *, log_target: builtins.bool = False) -> Tensor:
+    """Pointwise KL divergence; ``reduction`` 0 none, 1 mean (over every element), 2 sum."""
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
 def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False) -> Any:
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
-def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The least common multiple of each pair of (integer) elements (non-negative); 0 when either is 0."""
-def lcm_(self: Tensor, other: Tensor) -> Tensor:
-    """In-place version of :func:`lcm`."""
-def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """``input * 2 ** other``; a floating-point ``input`` with integer exponents keeps its dtype (exactly scaled)."""
-def ldexp_(self: Tensor, other: Tensor) -> Tensor:
-    """In-place version of :func:`ldexp`."""
+def layer_norm(input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None = None, bias: Tensor | None = None, eps: builtins.float = 1e-05, cudnn_enable: builtins.bool = True) -> Tensor:
+    """Layer normalisation over the trailing ``normalized_shape`` (a sequence of ints, as torch requires)."""
 def le(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
@@ -554,16 +524,12 @@ def less(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
 def less_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
-def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """``log |Gamma(x)|`` (inf at the poles)."""
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``."""
 def linspace(start: Any, end: Any, steps: builtins.int, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: builtins.bool | None = None, mmap: builtins.bool | None = None, **pickle_load_args: Any) -> Any:
     """Rebuild an object written by :func:`save` from a path or file object."""
-def lobpcg(A: Tensor, k: builtins.int | None = None, B: Tensor | None = None, X: Tensor | None = None, n: builtins.int | None = None, iK: Tensor | None = None, niter: builtins.int | None = None, tol: builtins.float | None = None, largest: builtins.bool | None = None, method: str | None = None, tracker: Any = None, ortho_iparams: dict[Any, Any] | None = None, ortho_fparams: dict[Any, Any] | None = None, ortho_bparams: dict[Any, Any] | None = None) -> tuple[Any, ...]:
-    """The ``k`` largest (smallest with ``largest=False``) eigenpairs of the symmetric generalized problem
-    ``A X = B X diag(E)``, as ``(E, X)`` with X B-orthonormal.
-    """
 def log(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise natural logarithm."""
 def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -580,6 +546,8 @@ def log2_(self: Tensor) -> Tensor:
     """In-place version of :func:`log2`."""
 def log_(self: Tensor) -> Tensor:
     """In-place version of :func:`log`."""
+def log_sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log(sigmoid(x))``, computed stably (torch's ``_C._nn.log_sigmoid``, :func:`nn.functional.logsigmoid`)."""
 def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
 def logaddexp(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -611,18 +579,14 @@ def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_bias
     """The LSTM of :class:`~tensorlib.nn.LSTM` over a whole sequence, ``hx = (h_0, c_0)``: ``(output, h_n, c_n)``
     (projections when ``h_0`` is narrower than ``c_0``).
     """
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step from ``hx = (h, c)``: ``(h', c')`` (gates in torch's order: input, forget, cell, output)."""
 def lt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
-def lu(A: Tensor, pivot: builtins.bool = True, get_infos: builtins.bool = False, out: Any = None) -> Any:
-    """``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos`` (deprecated in torch for
-    ``linalg.lu_factor``).
-    """
-def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The solution of ``A X = input`` from A's LU factorisation (deprecated in torch for ``linalg.lu_solve``)."""
-def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: builtins.bool = True, unpack_pivots: builtins.bool = True, *, out: Any = None) -> Any:
-    """``(P, L, U)`` from a packed LU factorisation (empty P, or empty L and U, when not asked for)."""
 def manual_seed(seed: builtins.int) -> Generator:
     """Seed the default generator: the same seed gives the same random tensors."""
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: builtins.float = 0.0, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.margin_ranking_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` where ``mask`` is true."""
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -631,12 +595,18 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
     """The elements of ``input`` where ``mask`` (broadcast) is true, as a 1-D tensor."""
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
-def matrix_exp(A: Tensor) -> Tensor:
-    """The matrix exponential (Pade approximant with scaling and squaring), batched."""
-def matrix_power(input: Tensor, n: builtins.int, *, out: Tensor | None = None) -> Tensor:
+def matrix_power(input: Tensor, n: builtins.int) -> Tensor:
     """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
 def max(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Any = None) -> Any:
     """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`maximum`."""
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> Tensor:
+    """1-D max pooling over ``(N, C, L)`` or ``(C, L)``; an empty ``stride`` means ``kernel_size``."""
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> tuple[Tensor, Tensor]:
+    """1-D max pooling: ``(values, indices)``; an empty ``stride`` means ``kernel_size``."""
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> Tensor:
+    """2-D max pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1, ceil_mode: builtins.bool = False) -> Tensor:
+    """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
 def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise maximum of two tensors (NaN propagates)."""
 def mean(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
@@ -667,10 +637,6 @@ def multiply(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
 def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix-vector product."""
-def mvlgamma(input: Tensor, p: builtins.int, *, out: Tensor | None = None) -> Tensor:
-    """The log of the multivariate gamma function of dimension ``p``:
-    ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``.
-    """
 def nan_to_num(input: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
     """Replace NaN and infinities with finite numbers."""
 def nan_to_num_(self: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
@@ -697,8 +663,6 @@ def negative(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise negation."""
 def negative_(self: Tensor) -> Tensor:
     """In-place version of :func:`neg`."""
-def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The next representable floating-point value after ``input`` towards ``other``."""
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: builtins.bool = False) -> Any:
     """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: builtins.bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
@@ -707,51 +671,41 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
 def not_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input != other`` as a bool tensor."""
-def nuclear_norm(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
-    """The nuclear norm (sum of singular values) over ``dim`` (the last two dims by default; deprecated in torch)."""
 def numel(input: Tensor) -> builtins.int:
     """The number of elements of ``input``."""
+def one_hot(tensor: Tensor, num_classes: builtins.int = -1) -> Tensor:
+    """Integer class labels as one-hot int64 vectors (last dim)."""
 def ones(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A tensor of ones with shape ``size``."""
 def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Ones with ``input``'s shape (and dtype unless given)."""
-def orgqr(input: Tensor, tau: Tensor) -> Tensor:
-    """The Q of a QR factorisation from :func:`geqrf`'s Householder reflectors (``linalg.householder_product``)."""
-def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: builtins.bool = True, transpose: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
-    """``op(Q) @ input3`` (``input3 @ op(Q)`` with ``left=False``), Q from :func:`geqrf`'s output, op the adjoint
-    with ``transpose``.
-    """
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def pairwise_distance(x1: Tensor, x2: Tensor, p: builtins.float = 2.0, eps: builtins.float = 1e-06, keepdim: builtins.bool = False) -> Tensor:
     """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
-def pca_lowrank(A: Tensor, q: builtins.int | None = None, center: builtins.bool = True, niter: builtins.int = 2) -> tuple[Any, ...]:
-    """Principal components of the rows of A: ``(U, S, V)`` of the (centred) matrix, approximate, of rank ``q``."""
+def pdist(input: Tensor, p: builtins.float = 2) -> Tensor:
+    """``p``-norm distances between the rows of a 2-D ``input``: the upper triangle of the distance matrix, row by row."""
 def permute(input: Tensor, dims: tuple[Any, ...]) -> Tensor:
     """``input`` with its dims reordered (a view)."""
-def permute_copy(input: Tensor, dims: Sequence[builtins.int], *, out: Tensor | None = None) -> Tensor:
-    """:func:`permute` into new memory."""
-def pinverse(input: Tensor, rcond: builtins.float = 1e-15) -> Tensor:
-    """The pseudo-inverse with relative tolerance ``rcond`` (``linalg.pinv(input, rtol=rcond)``)."""
+def pixel_shuffle(input: Tensor, upscale_factor: builtins.int) -> Tensor:
+    """Rearrange ``(*, C * r^2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution output)."""
+def pixel_unshuffle(input: Tensor, downscale_factor: builtins.int) -> Tensor:
+    """Inverse of :func:`pixel_shuffle`: ``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
-def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (broadcast), from two float tensors."""
-def polygamma(n: builtins.int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The ``n``-th derivative of :func:`digamma` (``n >= 0``)."""
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: builtins.bool, full: builtins.bool, eps: builtins.float, reduction: builtins.int) -> Tensor:
+    """See :func:`tensorlib.nn.functional.poisson_nll_loss`; every argument required, ``reduction`` an int."""
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """``input ** exponent`` elementwise (either may be a scalar)."""
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1)."""
 preserve_format: memory_format
 def prod(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
     """Product of all elements, or along ``dim``."""
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both can be safely cast to, by torch's rules (int + float16 -> float16)."""
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
-    """A copy of ``input`` with ``source``'s elements written (or added) at the flat positions ``index``."""
-def qr(input: Tensor, some: builtins.bool = True, *, out: Any = None) -> Any:
-    """The QR decomposition, reduced unless ``some=False`` (deprecated in torch for ``linalg.qr``)."""
 def quantile(input: Tensor, q: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, interpolation: str = 'linear', out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles of ``input`` (over all elements, or along ``dim``); NaN where a slice holds NaN."""
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -786,22 +740,22 @@ def relu_(self: Tensor) -> Tensor:
     """In-place version of :func:`relu`."""
 def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Python-style modulus (result has the sign of the divisor)."""
-def renorm(input: Tensor, p: builtins.float, dim: builtins.int, maxnorm: builtins.float, *, out: Tensor | None = None) -> Tensor:
-    """Rescale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm ``maxnorm``."""
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *, output_size: builtins.int | None = None) -> Tensor:
     """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor)."""
 def reshape(input: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """The elements of ``input`` in a new shape (a view when possible)."""
-def resolve_conj(input: Tensor) -> Tensor:
-    """``input`` with its conjugation computed: ``input`` itself, since tensorlib always computes it (:func:`conj`)."""
-def resolve_neg(input: Tensor) -> Tensor:
-    """``input`` with its negation computed: ``input`` itself, since tensorlib always computes it."""
 def result_type(tensor1: object, tensor2: object) -> dtype:
     """The dtype an arithmetic op between the two operands would produce."""
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: builtins.float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims, then scale by ``weight``."""
 def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
     """The Elman RNN with ReLU of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman RNN step with ReLU: ``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
 def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: builtins.bool, num_layers: builtins.int, dropout: builtins.float, train: builtins.bool, bidirectional: builtins.bool, batch_first: builtins.bool) -> tuple[Tensor, Tensor]:
     """The Elman RNN with ``tanh`` of :class:`~tensorlib.nn.RNN` over a whole sequence: ``(output, h_n)``."""
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """One Elman RNN step: ``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Rotate elements along ``dims`` by ``shifts`` (the flattened tensor if ``dims`` is None)."""
 def rot90(input: Tensor, k: builtins.int = 1, dims: Sequence[builtins.int] = (0, 1)) -> Tensor:
@@ -812,6 +766,10 @@ def round_(self: Tensor, *, decimals: builtins.int = 0) -> Tensor:
     """In-place version of :func:`round`."""
 def row_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate vertically (after making tensors at least 2-D)."""
+def rrelu(input: Tensor, lower: builtins.float = 0.125, upper: builtins.float = 0.3333333333333333, training: builtins.bool = False, generator: Any = None) -> Tensor:
+    """Randomized leaky ReLU (see :func:`tensorlib.nn.functional.rrelu`); ``generator`` draws the slopes."""
+def rrelu_(input: Tensor, lower: builtins.float = 0.125, upper: builtins.float = 0.3333333333333333, training: builtins.bool = False, generator: Any = None) -> Tensor:
+    """In-place :func:`rrelu`."""
 def rsqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise 1 / sqrt(x)."""
 def rsqrt_(self: Tensor) -> Tensor:
@@ -820,6 +778,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
 def save(obj: object, f: Any, pickle_module: Any = ..., pickle_protocol: builtins.int = 2, _use_new_zipfile_serialization: builtins.bool = True, _disable_byteorder_record: builtins.bool = False) -> None:
     """Pickle ``obj`` (tensors, state dicts, any picklable object) to the path or file object ``f``."""
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: builtins.float = 0.0, is_causal: builtins.bool = False, *, scale: builtins.float | None = None, enable_gqa: builtins.bool = False) -> Tensor:
+    """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims (batch dims broadcast)."""
 def scatter(input: Tensor, dim: builtins.int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
     """A copy of ``input`` with ``src`` (or ``value``) written along ``dim`` at ``index``."""
 def scatter_add(input: Tensor, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
@@ -832,10 +792,12 @@ def seed() -> builtins.int:
     """Seed the default generator non-deterministically and return the seed."""
 def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
-def select_copy(input: Tensor, dim: builtins.int, index: builtins.int, *, out: Tensor | None = None) -> Tensor:
-    """:func:`select` into new memory."""
 def select_scatter(input: Tensor, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
+def selu(input: Tensor) -> Tensor:
+    """Scaled ELU with the self-normalising constants."""
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu`."""
 def set_default_device(device: device | str | builtins.int | None) -> None:
     """Make ``device`` the default of factories (``None`` restores the CPU); only the CPU can hold tensors."""
 def set_default_dtype(d: dtype) -> None:
@@ -867,14 +829,14 @@ def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise hyperbolic sine."""
 def sinh_(self: Tensor) -> Tensor:
     """In-place version of :func:`sinh`."""
-def slice_copy(input: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1, *, out: Tensor | None = None) -> Tensor:
-    """``input[start:end:step]`` along ``dim``, into new memory."""
 def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
-def slogdet(input: Tensor) -> Any:
-    """``(sign, logabsdet)`` of square matrices (:func:`tensorlib.linalg.slogdet` by its older name)."""
 def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
+def softplus(input: Tensor, beta: builtins.float = 1.0, threshold: builtins.float = 20.0, *, out: Tensor | None = None) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+def softshrink(input: Tensor, lambd: builtins.float = 0.5, *, out: Tensor | None = None) -> Tensor:
+    """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
 def sort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = False, stable: builtins.bool = False, *, out: Any = None) -> Any:
     """``(values, indices)`` of ``input`` sorted along ``dim``."""
 sparse_bsc: layout
@@ -884,12 +846,6 @@ sparse_csc: layout
 sparse_csr: layout
 def split(tensor: Tensor, split_size_or_sections: Any, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
-def split_copy(input: Tensor, split_size: builtins.int, dim: builtins.int = 0, *, out: Any = None) -> Any:
-    """:func:`split` into chunks of ``split_size``, each in new memory."""
-def split_with_sizes(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
-    """Views of consecutive pieces of ``dim`` with the given sizes (which must add up to its length)."""
-def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0, *, out: Any = None) -> Any:
-    """:func:`split_with_sizes` with each piece in new memory."""
 def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise square root."""
 def sqrt_(self: Tensor) -> Tensor:
@@ -900,16 +856,12 @@ def square_(self: Tensor) -> Tensor:
     """In-place version of :func:`square`."""
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dims of size 1 (all of them, or those in ``dim``)."""
-def squeeze_copy(input: Tensor, dim: Any = None, *, out: Tensor | None = None) -> Tensor:
-    """:func:`squeeze` into new memory."""
 def stack(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join tensors of equal shape along a new dim."""
 def std(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None, out: Tensor | None = None) -> Tensor:
     """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
 def std_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(std, mean)`` over ``dim``."""
-def stft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, pad_mode: str = 'reflect', normalized: builtins.bool = False, onesided: builtins.bool | None = None, return_complex: builtins.bool | None = None, align_to_window: builtins.bool | None = None) -> Tensor:
-    """The short-time Fourier transform: the spectra ``(n_fft // 2 + 1 or n_fft, n_frames)`` of windowed frames."""
 strided: layout
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
@@ -917,20 +869,12 @@ def subtract(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = 
     """``input - alpha * other``, broadcasting."""
 def sum(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
-def svd(input: Tensor, some: builtins.bool = True, compute_uv: builtins.bool = True, *, out: Any = None) -> Any:
-    """``(U, S, V)`` with ``A = U diag(S) V^H`` (V, not Vh); ``some=False`` gives square U and V, and
-    ``compute_uv=False`` zero-filled ones.
-    """
-def svd_lowrank(A: Tensor, q: builtins.int | None = 6, niter: builtins.int | None = 2, M: Tensor | None = None) -> tuple[Any, ...]:
-    """An approximate rank-``q`` SVD ``(U, S, V)`` of ``A - M`` by randomised subspace iteration (Halko et al.)."""
 def swapaxes(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
 def swapdims(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
 def t(input: Tensor) -> Tensor:
     """Transpose a tensor of at most 2 dims."""
-def t_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """:func:`t` into new memory."""
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index``."""
 def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
@@ -949,6 +893,10 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: builtins.int = 0)
     """Split into ``n`` parts as equal as possible, or at the given indices."""
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (the last/first ``dims`` if an int)."""
+def threshold(input: Tensor, threshold: builtins.float, value: builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """``x`` where ``x > threshold``, else ``value``."""
+def threshold_(input: Tensor, threshold: builtins.float, value: builtins.float) -> Tensor:
+    """In-place :func:`threshold`."""
 def tile(input: Tensor, dims: Any) -> Tensor:
     """Like :func:`repeat`, but missing leading repeats count as 1."""
 def topk(input: Tensor, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True) -> Any:
@@ -957,20 +905,12 @@ def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor."""
 def transpose(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
-def transpose_copy(input: Tensor, dim0: builtins.int, dim1: builtins.int, *, out: Tensor | None = None) -> Tensor:
-    """:func:`transpose` into new memory."""
-def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
-    """The trapezoidal rule along ``dim``: sample points ``x``, or a constant spacing ``dx`` (1 by default)."""
-def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
-    """:func:`trapezoid` (its older name)."""
-def triangular_solve(input: Tensor, A: Tensor, upper: builtins.bool = True, transpose: builtins.bool = False, unitriangular: builtins.bool = False, *, out: Any = None) -> Any:
-    """``(solution, cloned_coefficient)`` of ``op(A) X = input`` for triangular A (deprecated in torch for
-    ``linalg.solve_triangular``).
-    """
 def tril(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """The lower triangle of the last two dims (the rest zeroed)."""
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *, dtype: dtype | None = None, device: Any = None, layout: Any = None) -> Tensor:
     """The (row, col) coordinates of the lower triangle (on and below diagonal ``offset``) of a row x col matrix."""
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: builtins.float = 1.0, p: builtins.float = 2, eps: builtins.float = 1e-06, swap: builtins.bool = False, reduction: builtins.int = 0) -> Tensor:
+    """See :func:`tensorlib.nn.functional.triplet_margin_loss`; ``reduction`` 0 none, 1 mean, 2 sum."""
 def triu(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """The upper triangle of the last two dims (the rest zeroed)."""
 def triu_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *, dtype: dtype | None = None, device: Any = None, layout: Any = None) -> Tensor:
@@ -984,40 +924,20 @@ def trunc_(self: Tensor) -> Tensor:
 uint8: dtype
 def unbind(input: Tensor, dim: builtins.int = 0) -> tuple[Any, ...]:
     """All slices along ``dim``, as a tuple of views."""
-def unbind_copy(input: Tensor, dim: builtins.int = 0, *, out: Any = None) -> Any:
-    """:func:`unbind` with each slice in new memory."""
 def unflatten(input: Tensor, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
     """Split dim ``dim`` into ``sizes``."""
-def unfold_copy(input: Tensor, dimension: builtins.int, size: builtins.int, step: builtins.int, *, out: Tensor | None = None) -> Tensor:
-    """:meth:`Tensor.unfold` into new memory."""
 def unique(input: Tensor, sorted: builtins.bool = True, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
     """The distinct elements (sorted), optionally with inverse indices and counts."""
 def unique_consecutive(input: Tensor, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
     """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
-def unravel_index(indices: Tensor, shape: Any) -> tuple[Any, ...]:
-    """The coordinates (one int64 tensor per dimension of ``shape``) of flat ``indices`` in a tensor of ``shape``."""
-def unsafe_chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
-    """:func:`chunk` whose pieces are not tracked as views of ``input``."""
-def unsafe_split(input: Tensor, split_size: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
-    """:func:`split` into chunks of ``split_size`` whose pieces are not tracked as views of ``input``."""
-def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
-    """:func:`split_with_sizes` whose pieces are not tracked as views of ``input``."""
 def unsqueeze(input: Tensor, dim: builtins.int) -> Tensor:
     """Insert a dim of size 1 at ``dim``."""
-def unsqueeze_copy(input: Tensor, dim: builtins.int, *, out: Tensor | None = None) -> Tensor:
-    """:func:`unsqueeze` into new memory."""
 def var(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None, out: Tensor | None = None) -> Tensor:
     """Variance over ``dim`` (all elements by default), with Bessel's ``correction`` (1 by default)."""
 def var_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(var, mean)`` over ``dim``."""
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
-def view_as_complex(input: Tensor) -> Tensor:
-    """A complex view of a real tensor whose last dim (of size 2, stride 1) holds real and imaginary parts."""
-def view_as_real(input: Tensor) -> Tensor:
-    """A real view of a complex tensor: a last dim of size 2 holds each number's real and imaginary parts."""
-def view_copy(input: Tensor, size: Any, *, out: Tensor | None = None) -> Tensor:
-    """:meth:`Tensor.view` (a shape, or a dtype to reinterpret the bytes as) into new memory."""
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 0 into equal sections or at indices."""
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:

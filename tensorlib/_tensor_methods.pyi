@@ -518,6 +518,8 @@ class TensorMethods:
         """In-place :func:`gt`: 1 where it holds, 0 elsewhere, in this tensor's dtype."""
     def half(self, memory_format: memory_format = ...) -> Tensor:
         """This tensor as tensorlib.float16 (itself if it already is)."""
+    def hardshrink(self, lambd: builtins.float = 0.5) -> Tensor:
+        """``x`` outside ``[-lambd, lambd]``, else 0."""
     def heaviside(self, values: Tensor) -> Tensor:
         """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive (not differentiable)."""
     def heaviside_(self, values: Tensor) -> Tensor:
@@ -842,6 +844,8 @@ class TensorMethods:
         """``input ** exponent`` elementwise (either may be a scalar)."""
     def pow_(self, exponent: Any) -> Tensor:
         """In-place ``self **= exponent``."""
+    def prelu(self, weight: Tensor) -> Tensor:
+        """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1)."""
     def prod(self, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None) -> Tensor:
         """Product of all elements, or along ``dim``."""
     def put(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:

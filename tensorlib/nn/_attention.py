@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import NN_FUNCTIONAL, op
+from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops._util import tensor_arg, wrap
 from ..ops.activation import softmax
@@ -28,9 +28,9 @@ def _mask_as_bias(mask: Tensor, dtype: Any) -> Tensor:
     return mask
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, *, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims (batch dims broadcast).
 

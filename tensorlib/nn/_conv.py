@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
-from .._registry import NN_FUNCTIONAL, op
+from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, legacy_type_name
 from ..ops import broadcast
 from ..ops._util import GRAD, record, tensor_arg, wrap
@@ -363,7 +363,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     return squeeze(out, 0) if unbatched else out
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D convolution (cross-correlation) of ``(N, C_in, L)`` by ``(C_out, C_in / groups, k)``.
@@ -373,14 +373,14 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D convolution of ``(N, C_in, H, W)`` by ``(C_out, C_in / groups, kH, kW)``; see :func:`conv1d`."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:
     """3-D convolution of ``(N, C_in, D, H, W)`` by ``(C_out, C_in / groups, kD, kH, kW)``; see :func:`conv1d`."""
@@ -426,7 +426,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     return squeeze(out, 0) if unbatched else out
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """1-D transposed convolution ("deconvolution") of ``(N, C_in, L)`` by ``(C_in, C_out / groups, k)``.
@@ -436,7 +436,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1, "conv_transpose1d")
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """2-D transposed convolution of ``(N, C_in, H, W)`` by ``(C_in, C_out / groups, kH, kW)``; see
@@ -444,7 +444,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2, "conv_transpose2d")
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
                      output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
     """3-D transposed convolution of ``(N, C_in, D, H, W)``; see :func:`conv_transpose1d`."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
-from .._tensor import Tensor, bump_version, wrap_dim
+from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
 from ..ops import activation, broadcast, power, reduction as reduction_ops, shape as shape_ops, unary
 from ..ops._pointwise import inplace_apply
 from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, write_out
@@ -20,7 +20,7 @@ from ..ops.comparison import gt, lt
 from ..ops.creation import _rng
 from ..ops.indexing import basic_getitem, gather, index_put_key, index_select
 from ..ops.inplace import mul_
-from ..ops.join_split import chunk
+from ..ops.join_split import cat as _cat, chunk, stack as _stack
 from ..ops.linalg import einsum, matmul, mm, vector_norm
 from ..ops.reduction import mean
 from ..ops.selection import clamp, where
@@ -57,9 +57,14 @@ class MmBackward0(AddmmBackward0):
     __slots__ = ()
 
 
-@op(namespace=NN_FUNCTIONAL)
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
+    res = _linear(input, weight, bias)
+    return res if out is None else write_out(out, res, "linear")
+
+
+def _linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     x = tensor_arg(input, "linear")
     w = tensor_arg(weight, "linear", "weight", 2)
     a, wd = x._data, w._data
@@ -95,10 +100,142 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return add(out, bias) if bias is not None else out
 
 
+def _grouped_mm_strides(t: Tensor) -> None:
+    """torch's layout rule for grouped GEMM operands: row- or column-major, strides a multiple of 16 bytes."""
+    a = t._data
+    size = a.itemsize
+    if a.ctypes.data % 16:
+        raise RuntimeError("expected data_ptr to be aligned to 16 bytes\n")
+    sizes = a.shape
+    if a.size == 0:  # NumPy's strides of an empty array say nothing: torch's are the contiguous ones
+        strides = [math.prod(sizes[i + 1:]) for i in range(len(sizes))]
+    else:
+        strides = [s // size for s in a.strides]
+    alignment = 16 // size
+    if strides[-2] == 1 and strides[-1] >= max(1, sizes[-2]):
+        if strides[-1] % alignment:
+            raise RuntimeError("strides should be multiple of 16 bytes")
+    elif strides[-1] == 1 and strides[-2] >= max(1, sizes[-1]):
+        if strides[-2] % alignment:
+            raise RuntimeError("strides should be multiple of 16 bytes")
+    else:
+        raise RuntimeError(f"Invalid strides/sizes, got {strides} for strides and {list(sizes)} for sizes")
+
+
 @op(namespace=NN_FUNCTIONAL)
+def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None, bias: Tensor | None = None,
+               out_dtype: Any = None) -> Tensor:
+    """Matrix products of groups, for mixture-of-experts layers: torch's CPU semantics.
+
+    ``mat_a`` and ``mat_b`` are 2-D or 3-D float32 or float16 matrices. 3-D x 3-D is a batched product;
+    a 2-D operand is cut into groups along its jagged dimension by ``offs`` (int32 ends of the groups):
+    2-D x 3-D multiplies row group ``i`` of ``mat_a`` by ``mat_b[i]``, 3-D x 2-D ``mat_a[i]`` by column
+    group ``i`` of ``mat_b``, and 2-D x 2-D gives one product per group of the shared ``K`` dimension.
+    Rows (columns) past ``offs[-1]`` are zero (torch leaves them uninitialised).
+    """
+    a = tensor_arg(mat_a, "grouped_mm", "mat_a")
+    b = tensor_arg(mat_b, "grouped_mm", "mat_b", 2)
+    for t, name in ((a, "mat_a"), (b, "mat_b")):
+        if t._data.dtype not in (np.float32, np.float16):
+            raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
+                               f"{type_title(t._data.dtype)}")
+    for t, name in ((a, "mat_a"), (b, "mat_b")):
+        if t._data.ndim not in (2, 3):
+            raise RuntimeError(f"{name} has to be 2 or 3d")
+    a2, b2 = a._data.ndim == 2, b._data.ndim == 2
+    if (not a2 or not b2) and a._data.shape[-1] != b._data.shape[-2]:
+        raise RuntimeError("contraction dimension of mat_a and mat_b must match")
+    _grouped_mm_strides(a)
+    _grouped_mm_strides(b)
+    if (offs is not None) != (a2 or b2):
+        raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    if offs is not None:
+        if offs._data.ndim != 1:
+            raise RuntimeError("offs has to be 1D")
+        if offs._data.dtype != np.int32:
+            raise RuntimeError("Offsets have to be int32")
+    if bias is not None:
+        raise RuntimeError("Bias not supported yet")
+    if out_dtype is not None and out_dtype.np != a._data.dtype:
+        raise RuntimeError("Grouped gemm output dtype must match `mat_a` dtype")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c10(a._data.dtype)} != "
+                           f"{_c10(b._data.dtype)}")
+    if offs is None:
+        if a._data.shape[0] != b._data.shape[0]:
+            raise RuntimeError("batched dimension has to match")
+        return matmul(a, b)
+    ends = [int(e) for e in offs._data]
+    groups = len(ends)
+    if a2 and not b2 and groups != b._data.shape[0]:
+        raise RuntimeError("matrix batch sizes have to match")
+    if b2 and not a2 and groups != a._data.shape[0]:
+        raise RuntimeError("matrix batch sizes have to match")
+    jagged = a._data.shape[1] if a2 and b2 else (a._data.shape[0] if a2 else b._data.shape[1])
+    bounds = []
+    start = 0
+    for end in ends:
+        lo, hi = min(start, jagged), min(max(end, start), jagged)
+        bounds.append((lo, hi))
+        start = end
+    if a2 and b2:  # (M, K) x (K, N): one (M, N) product per group of K
+        parts = [matmul(basic_getitem(a, (slice(None), slice(lo, hi))), basic_getitem(b, (slice(lo, hi),)))
+                 for lo, hi in bounds]
+        if not parts:
+            return wrap(np.zeros((0, a._data.shape[0], b._data.shape[1]), dtype=a._data.dtype))
+        return _stack(parts)
+    if jagged == 0:
+        return _zeros_part(a, b, a2, 0, 0)
+    # each row (column) of the result belongs to the last group whose span holds it, as torch writes them in order
+    owner = np.full(jagged, -1)
+    for g, (lo, hi) in enumerate(bounds):
+        owner[lo:hi] = g
+    pieces = []
+    edges = np.flatnonzero(np.diff(owner)) + 1
+    for lo, hi in zip([0, *edges.tolist()], [*edges.tolist(), jagged]):
+        g = int(owner[lo])
+        if g < 0:
+            pieces.append(_zeros_part(a, b, a2, lo, hi))
+        elif a2:  # (rows, K) x (G, K, N)
+            pieces.append(matmul(basic_getitem(a, (slice(lo, hi),)), basic_getitem(b, (g,))))
+        else:  # (G, M, K) x (K, cols)
+            pieces.append(matmul(basic_getitem(a, (g,)), basic_getitem(b, (slice(None), slice(lo, hi)))))
+    return _cat(pieces, 0 if a2 else 1)
+
+
+def _c10(npdt: np.dtype) -> str:
+    return {"float16": "c10::Half", "float32": "float", "float64": "double"}.get(npdt.name, npdt.name)
+
+
+def _zeros_part(a: Tensor, b: Tensor, a_is_2d: bool, lo: int, hi: int) -> Tensor:
+    shape = (hi - lo, b._data.shape[-1]) if a_is_2d else (a._data.shape[1], hi - lo)
+    return wrap(np.zeros(shape, dtype=a._data.dtype))
+
+
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x1^T A x2 + b`` for each output feature."""
-    out = einsum("bi,oij,bj->bo", tensor_arg(input1, "bilinear", "input1"), weight, input2)
+    """``x1^T A x2 + b`` for each output feature, over any leading (batch) dims."""
+    x1 = tensor_arg(input1, "bilinear", "input1")
+    x2 = tensor_arg(input2, "bilinear", "input2", 2)
+    w = tensor_arg(weight, "bilinear", "weight", 3)
+    a1, a2, wd = x1._data, x2._data, w._data
+    if a1.ndim != a2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {a1.ndim} and {a2.ndim}")
+    for i in range(a1.ndim - 1):
+        if a1.shape[i] != a2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {a1.shape[i]} and "
+                               f"{a2.shape[i]}")
+    for k, (arg, name) in enumerate(((a1, "input1"), (a2, "input2")), start=1):
+        if k >= wd.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(wd.ndim, 1)}, "
+                             f"{max(wd.ndim, 1) - 1}], but got {k})")
+        if arg.shape[-1] != wd.shape[k]:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {arg.shape[-1]} but expected "
+                               f"{wd.shape[k]}")
+    if bias is not None and bias._data.shape[:1] != wd.shape[:1]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._data.shape[0]} but "
+                           f"expected {wd.shape[0]}")
+    out = einsum("...i,oij,...j->...o", x1, w, x2)
     return add(out, bias) if bias is not None else out
 
 
@@ -126,6 +263,10 @@ def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> T
 @op(namespace=NN_FUNCTIONAL)
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
+    return _threshold(input, threshold, value, inplace)
+
+
+def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> Tensor:
     return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, value), inplace, "threshold_")
 
 
@@ -168,6 +309,79 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     )
 
 
+# In-place forms (torch's builtins ``F.elu_``, ``F.celu_``, ...; torch also has ``celu_``, ``selu_``, ``threshold_``
+# and ``rrelu_`` at the top level, and so does tensorlib).
+
+
+@op(namespace=NN_FUNCTIONAL)
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`elu`."""
+    return elu(input, alpha, True)
+
+
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`celu`."""
+    return celu(input, alpha, True)
+
+
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu`."""
+    return selu(input, True)
+
+
+@op(namespace=NN_FUNCTIONAL)
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place :func:`hardtanh` (torch's builtin does not check ``min_val <= max_val``; clamping applies the
+    maximum last)."""
+    return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), True, "hardtanh_")
+
+
+@op(namespace=NN_FUNCTIONAL)
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place :func:`leaky_relu`."""
+    return leaky_relu(input, negative_slope, True)
+
+
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place :func:`threshold`."""
+    return _threshold(input, threshold, value, True)
+
+
+def _rrelu(x: Tensor, lower: float, upper: float, training: bool, inplace: bool, generator: Any = None) -> Tensor:
+    """Leaky ReLU with a random slope in ``[lower, upper]`` per negative element when training, else the mean slope.
+
+    The slopes are constants of the graph (torch's ``noise``): the gradient is ``grad * slope``.
+    """
+    name = "rrelu_" if inplace else "rrelu"
+    x = tensor_arg(x, name)
+    if not training:
+        return leaky_relu(x, (lower + upper) / 2, inplace)
+    a = x._data
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{type_title(a.dtype)}'")
+    slopes = _rng(generator).uniform(lower, upper, a.shape)
+    noise = wrap(np.where(a <= 0, slopes, 1.0).astype(a.dtype))
+    return _maybe_inplace(x, lambda t: mul(t, noise), inplace, name)
+
+
+@op(namespace=NN_FUNCTIONAL)
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: negative inputs times a slope drawn from ``U(lower, upper)`` while training,
+    times ``(lower + upper) / 2`` otherwise."""
+    return _rrelu(input, lower, upper, training, inplace)
+
+
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator: Any = None) -> Tensor:
+    """In-place :func:`rrelu`."""
+    return _rrelu(input, lower, upper, training, True, generator)
+
+
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
@@ -183,16 +397,18 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     )
 
 
-@op(namespace=NN_FUNCTIONAL)
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def gelu(input: Tensor, *, approximate: str = "none", out: Tensor | None = None) -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
     x = tensor_arg(input, "gelu")
     if approximate == "tanh":
         inner = mul(add(x, mul(power.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
-        return mul(mul(x, 0.5), add(unary.tanh(inner), 1.0))
-    if approximate != "none":
+        res = mul(mul(x, 0.5), add(unary.tanh(inner), 1.0))
+    elif approximate != "none":
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return mul(mul(x, 0.5), add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0))
+    else:
+        res = mul(mul(x, 0.5), add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0))
+    return res if out is None else write_out(out, res, "gelu")
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -207,13 +423,14 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, lambda x: mul(x, unary.tanh(softplus(x))), inplace, "mish_")
 
 
-@op(namespace=NN_FUNCTIONAL)
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Tensor | None = None) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
     x = tensor_arg(input, "softplus")
     bx = mul(x, beta)
     soft = div(log1p(exp(clamp(bx, max=threshold))), beta)
-    return where(gt(bx, threshold), x, soft)
+    res = where(gt(bx, threshold), x, soft)
+    return res if out is None else write_out(out, res, "softplus")
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -224,10 +441,17 @@ def softsign(input: Tensor) -> Tensor:
 
 
 @op(namespace=NN_FUNCTIONAL)
-def logsigmoid(input: Tensor) -> Tensor:
+def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
     x = tensor_arg(input, "logsigmoid")
-    return neg(softplus(neg(x)))
+    res = neg(softplus(neg(x)))
+    return res if out is None else write_out(out, res, "log_sigmoid")
+
+
+@op()
+def log_sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log(sigmoid(x))``, computed stably (torch's ``_C._nn.log_sigmoid``, :func:`nn.functional.logsigmoid`)."""
+    return logsigmoid(input, out=out)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -237,18 +461,20 @@ def tanhshrink(input: Tensor) -> Tensor:
     return sub(x, unary.tanh(x))
 
 
-@op(namespace=NN_FUNCTIONAL)
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
     x = tensor_arg(input, "softshrink")
-    return where(gt(x, lambd), sub(x, lambd), where(lt(x, -lambd), add(x, lambd), 0.0))
+    res = where(gt(x, lambd), sub(x, lambd), where(lt(x, -lambd), add(x, lambd), 0.0))
+    return res if out is None else write_out(out, res, "softshrink")
 
 
-@op(namespace=NN_FUNCTIONAL)
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+@op(variants="function method", namespace=(NN_FUNCTIONAL, TENSORLIB))
+def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, else 0."""
     x = tensor_arg(input, "hardshrink")
-    return where(gt(unary.abs(x), lambd), x, 0.0)
+    res = where(gt(unary.abs(x), lambd), x, 0.0)
+    return res if out is None else write_out(out, res, "hardshrink")
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -336,7 +562,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return mul(x, wrap(mask))
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Integer class labels as one-hot int64 vectors (last dim)."""
     t = tensor_arg(tensor, "one_hot", "tensor")
@@ -685,6 +911,47 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return vector_norm(add(sub(a, b), eps), p, -1, keepdim)
 
 
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """``p``-norm distances between the rows of a 2-D ``input``: the upper triangle of the distance matrix, row by row.
+
+    Composed of differentiable ops, so gradients of every order are available (torch has no double backward).
+    """
+    x = tensor_arg(input, "pdist")
+    a = x._data
+    if a.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {a.ndim}D")
+    if a.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    first, second = np.triu_indices(a.shape[0], 1)
+    diff = sub(index_select(x, 0, wrap(first)), index_select(x, 0, wrap(second)))
+    return vector_norm(diff, p, 1)
+
+
+@op(namespace=NN_FUNCTIONAL)
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A Gumbel-softmax sample over ``dim``: ``softmax((logits + g) / tau)`` with ``g ~ Gumbel(0, 1)``.
+
+    With ``hard`` the result is one-hot (the sample's argmax) in value, with the soft sample's gradient
+    (straight-through).
+    """
+    x = tensor_arg(logits, "gumbel_softmax", "logits")
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    a = x._data
+    gumbels = wrap((-np.log(_rng(None).exponential(1.0, a.shape))).astype(a.dtype, copy=False))
+    y_soft = activation.softmax(div(add(x, gumbels), tau), dim)
+    if not hard:
+        return y_soft
+    d = wrap_dim(dim, a.ndim)
+    index = np.expand_dims(np.argmax(y_soft._data, axis=d), d)
+    y_hard = np.zeros(a.shape, dtype=a.dtype)
+    np.put_along_axis(y_hard, index, 1.0, axis=d)
+    return add(sub(wrap(y_hard), y_soft.detach()), y_soft)
+
+
 @op(namespace=NN_FUNCTIONAL)
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
     """``input / max(||input||_p, eps)`` along ``dim``."""
@@ -692,6 +959,18 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     n = clamp(vector_norm(x, p, dim, keepdim=True), min=eps)
     res = div(x, n)
     return res if out is None else write_out(out, res, "normalize")
+
+
+def embedding_renorm_(w: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """As torch: the rows of ``w`` looked up whose norm exceeds ``max_norm`` are scaled down in place, outside
+    autograd."""
+    rows = np.unique(indices)
+    wd = w._data
+    norms = np.linalg.norm(wd[rows].astype(np.float64), ord=norm_type, axis=1)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    if np.any(scale != 1.0):
+        wd[rows] = (wd[rows] * scale[:, None]).astype(wd.dtype)
+        bump_version(w)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -702,21 +981,15 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if w._data.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if idx._data.dtype.kind not in "iu":
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int")
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
+                           f"Int; but got {legacy_type_name(idx._data.dtype)} instead (while checking arguments for "
+                           "embedding)")
     flat = reshape(idx, (-1,))
     n_rows = w._data.shape[0]
     if flat._data.size and (flat._data.min() < 0 or flat._data.max() >= n_rows):
         raise IndexError("index out of range in self")
     if max_norm is not None:
-        # as torch: the rows looked up are renormalised in place, outside autograd
-        rows = np.unique(flat._data)
-        wd = w._data
-        norms = np.linalg.norm(wd[rows].astype(np.float64), ord=norm_type, axis=1)
-        scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-        if np.any(scale != 1.0):
-            wd[rows] = (wd[rows] * scale[:, None]).astype(wd.dtype)
-
-            bump_version(w)
+        embedding_renorm_(w, flat._data, max_norm, norm_type)
     out = index_select(w, 0, flat)
     if (padding_idx is not None or scale_grad_by_freq) and w._requires_grad and GRAD.enabled:
         gscale = np.ones(flat._data.shape, dtype=w._data.dtype)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -153,6 +154,9 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> 
 @op(namespace=NN_INIT)
 def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He uniform: U(-b, b) with b = gain * sqrt(3 / fan)."""
+    if isinstance(tensor, Tensor) and 0 in tensor._data.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
@@ -163,6 +167,9 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonline
 @op(namespace=NN_INIT)
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He normal: N(0, std^2) with std = gain / sqrt(fan)."""
+    if isinstance(tensor, Tensor) and 0 in tensor._data.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor

@@ -7,24 +7,28 @@ gradients (and gradients of gradients) for free.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
-from .._registry import NN_FUNCTIONAL, op
+import numpy as np
+
+from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import broadcast, unary
-from ..ops._util import tensor_arg, wrap
+from ..ops._util import tensor_arg, type_title, wrap
 from ..ops.arithmetic import add, div, mul, rsub, sub
 from ..ops.comparison import eq, gt, ne
 from ..ops.creation import full_like, ones_like
 from ..ops.indexing import gather, index_select, scatter
 from ..ops.power import square
+from ..ops.reduction import mean
 from ..ops.selection import clamp_min, minimum, where
 from ..ops.shape import reshape, unsqueeze
 from ..ops.unary import exp, log, log1p, sqrt
-from ._functional import _reduce, _reduction, logsigmoid, pairwise_distance
+from ._functional import _reduce, _reduction, cross_entropy, linear, logsigmoid, pairwise_distance
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(variants="function method", namespace=(NN_FUNCTIONAL, TENSORLIB))
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1)."""
     x = tensor_arg(input, "prelu")
@@ -230,3 +234,130 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         loss = reshape(loss, ())
     return _reduce(loss, red)
 
+
+
+@op(namespace=NN_FUNCTIONAL)
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                           reduction: str = "mean") -> Tensor:
+    """Multi-label hinge loss: ``sum_{j in y} sum_{i not in y} max(0, 1 - (x[j] - x[i])) / C`` per sample.
+
+    ``target`` holds each sample's class indices, ended by the first ``-1``. Composed of differentiable ops,
+    so gradients of every order are available (torch's has no double backward).
+    """
+    x = tensor_arg(input, "multilabel_margin_loss")
+    y = tensor_arg(target, "multilabel_margin_loss", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
+    a, t = x._data, y._data
+    if a.ndim > 2 or (a.ndim == 2 and a.shape[1] == 0) or (a.ndim == 1 and a.shape[0] == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(a.shape)}")
+    if t.shape != a.shape:
+        raise RuntimeError(f"inconsistent target size: {list(t.shape)} for input of size: {list(a.shape)}")
+    if t.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {type_title(t.dtype)}")
+    xb = reshape(x, (-1, a.shape[-1] if a.ndim else 1))
+    tb = t.reshape(xb._data.shape)
+    n, c = xb._data.shape
+    # occurrences of each class among a sample's targets (those before its first negative entry)
+    counts = np.zeros((n, c), dtype=a.dtype)
+    for row in range(n):
+        for value in tb[row].tolist():
+            if value < -1 or value >= c:
+                raise RuntimeError("argument #2 'target' is out of range")
+            if value < 0:
+                break
+            counts[row, value] += 1
+    others = (counts == 0).astype(a.dtype)
+    # margins[n, j, i] = max(0, 1 - x[n, j] + x[n, i]) for target j and non-target i
+    margins = clamp_min(add(rsub(unsqueeze(xb, 2), 1), unsqueeze(xb, 1)), 0)
+    weight = wrap(counts[:, :, None] * others[:, None, :])
+    loss = div(broadcast.sum(mul(margins, weight), (1, 2)), c)
+    if red == "none":
+        return reshape(loss, a.shape[:-1] if a.ndim else ())
+    if red == "mean" and n == 0:  # no samples: zero (torch's is an uninitialised number)
+        return broadcast.sum(loss)
+    return _reduce(loss, red)
+
+
+@op(namespace=NN_FUNCTIONAL)
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """:func:`triplet_margin_loss` with any distance: ``max(0, margin + d(a, p) - d(a, n))``.
+
+    ``distance_function`` (two tensors to a tensor of distances) defaults to :func:`pairwise_distance`.
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+            f"got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs"
+        )
+    dist = pairwise_distance if distance_function is None else distance_function
+    dist_pos = dist(anchor, positive)
+    dist_neg = dist(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, dist(positive, negative))
+    loss = clamp_min(sub(add(dist_pos, margin), dist_neg), 0)
+    if reduction == "sum":
+        return broadcast.sum(loss)
+    if reduction == "mean":
+        return mean(loss)
+    return loss
+
+
+@op(namespace=NN_FUNCTIONAL)
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
+                         weight: Tensor | None = None, reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`` in one call.
+
+    ``linear_weight`` is ``(num_classes, *out_features, in_features)``: extra ``out_features`` dims give a
+    K-dimensional loss over ``(N, num_classes, *out_features)`` logits. torch's ``options`` select a chunked
+    computation of the same values; tensorlib computes them in one piece (and warns where torch ignores them).
+    """
+    x = tensor_arg(input, "linear_cross_entropy")
+    w = tensor_arg(linear_weight, "linear_cross_entropy", "linear_weight", 2)
+    y = tensor_arg(target, "linear_cross_entropy", "target", 3)
+    if x.dim() < 1 or x.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {x.dim()}")
+    if w.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {w.dim()}")
+    num_batches = tuple(x.shape[:-1])
+    in_features = x.shape[-1]
+    if in_features != w.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {x.shape[-1]} and {w.shape[-1]}, respectively")
+    num_classes = w.shape[0]
+    out_features = tuple(w.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not num_batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(w.shape)} requires batched "
+                           f"input, (N, {in_features}), got unbatched input with shape {tuple(x.shape)}")
+    logits_shape = (*num_batches, num_classes, *out_features)
+    if tuple(y.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if options is not None and (out_features or reduction not in {"mean", "sum", "none"} or label_smoothing != 0.0
+                                or y._data.dtype != np.int64):
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in {'mean','sum','none'}, "
+            "label_smoothing == 0, target.dtype == int64, out_features == (). Got "
+            f"reduction={reduction!r}, label_smoothing={label_smoothing}, target.dtype={y.dtype}, "
+            f"out_features={out_features}, tracing=False, linear_bias.shape="
+            f"{tuple(linear_bias.shape) if linear_bias is not None else None}.",
+            stacklevel=2,
+        )
+    if out_features:
+        rows = math.prod(out_features, start=num_classes)
+        w = reshape(w, (rows, in_features))
+        if linear_bias is not None:
+            linear_bias = reshape(linear_bias, (rows,))
+    logits = reshape(linear(x, w, linear_bias), logits_shape)
+    return cross_entropy(logits, y, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index, label_smoothing=label_smoothing)

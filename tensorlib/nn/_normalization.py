@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
-from .._registry import NN_FUNCTIONAL, op
+from .._autograd.grad_mode import no_grad
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._dtype import float32
+from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
-from ..ops._util import tensor_arg, wrap, writable
+from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
+from ..ops.conversion import to_dtype
 from ..ops.creation import _rng
 from ..ops.inplace import add_, mul_
+from ..ops.linalg import einsum
 from ..ops.shape import reshape
 from ..ops.unary import rsqrt
 from ._pooling import Taps, _LinearMapNode, _node_class, linear_map
@@ -155,6 +161,48 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return _affine(reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))
 
 
+def _normalized_dims(x: Tensor, normalized_shape: Any, fname: str) -> tuple[int, ...]:
+    """The trailing dims ``normalized_shape`` names, with torch's checks (``rms_norm``'s messages)."""
+    if isinstance(normalized_shape, (int, np.integer)) or not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(f"{fname}(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
+    shape = tuple(int(n) for n in normalized_shape)
+    a = x._data
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    if len(shape) > a.ndim:
+        raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {a.ndim}")
+    if a.shape[a.ndim - len(shape):] != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size{list(a.shape)}")
+    return tuple(range(a.ndim - len(shape), a.ndim))
+
+
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims, then scale by ``weight``.
+
+    ``x / sqrt(mean(x ** 2) + eps)``; ``eps`` defaults to the machine epsilon of the computation's dtype
+    (float16 is computed in float32, as torch does), and the result has ``input``'s dtype.
+    """
+    x = tensor_arg(input, "rms_norm")
+    dims = _normalized_dims(x, normalized_shape, "rms_norm")
+    if weight is not None and weight._data.shape != x._data.shape[x._data.ndim - len(dims):]:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight._data.shape)} and normalized_shape = {list(normalized_shape)}")
+    a = x._data
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_title(a.dtype)}'")
+    xc = to_dtype(x, float32) if a.dtype == np.float16 else x
+    if eps is None:
+        eps = float(np.finfo(xc._data.dtype).eps)
+    y = mul(xc, rsqrt(add(reduction.mean(mul(xc, xc), dims, keepdim=True), eps)))
+    if weight is not None:
+        y = mul(y, weight)
+    return to_dtype(y, x.dtype) if y._data.dtype != a.dtype else y
+
+
 @op(namespace=NN_FUNCTIONAL)
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """Divide each element by ``(k + alpha * mean of squares over `size` neighbouring channels) ** beta``."""
@@ -263,3 +311,74 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """:func:`alpha_dropout` of whole channels."""
     return _dropout(tensor_arg(input, "feature_alpha_dropout"), p, training, inplace, 2, True)
+
+
+# -- the legacy cross-map response normalisation of nn.CrossMapLRN2d ---------------------------------------------------
+
+
+def _cross_map_window(channels: int, size: int) -> np.ndarray:
+    """Which channels' squares each channel's scale sums, as torch's running-sum loop adds and removes them.
+
+    That loop starts from channels ``[0, pre_pad)`` and never removes channel 0, so for ``size`` narrower
+    than the channels the window is not the centred one ``nn.LocalResponseNorm`` uses.
+    """
+    pre_pad = int((size - 1) / 2 + 1)
+    window = np.zeros((channels, channels))
+    window[0, : min(pre_pad, channels)] = 1
+    for c in range(1, channels):
+        window[c] = window[c - 1]
+        if c < channels - pre_pad + 1:
+            window[c, c + pre_pad - 1] += 1
+        if c > pre_pad:
+            window[c, c - pre_pad] -= 1
+    return window
+
+
+def _cross_map_scale(x: Tensor, size: int, alpha: float, k: float) -> Tensor:
+    window = _cross_map_window(x._data.shape[1], size).astype(x._data.dtype)
+    return add(mul(einsum("cj,njhw->nchw", wrap(window), mul(x, x)), alpha / size), k)
+
+
+class CrossMapLrn2dBackward(Node):
+    """torch's backward of ``CrossMapLRN2d`` (its own formula, whose window differs from the forward's)."""
+
+    __slots__ = ("input", "size", "alpha", "beta", "k")
+    _saved_slots = ("input",)
+    input: SavedTensor | None
+    size: int
+    alpha: float
+    beta: float
+    k: float
+
+    def backward(self, g: Tensor) -> tuple:
+        x = unpack(self, self.input)
+        channels = x._data.shape[1]
+        inverse_pre_pad = int(self.size - (self.size - 1) / 2)
+        if inverse_pre_pad > self.size - 1:  # torch's narrow fails for size 1
+            raise RuntimeError(f"start ({inverse_pre_pad}) + length ({channels}) exceeds dimension size "
+                               f"({channels + self.size - 1}).")
+        scale = _cross_map_scale(x, self.size, self.alpha, self.k)
+        scaled = power.pow(scale, -self.beta)
+        out = mul(x, scaled)
+        c = np.arange(channels)
+        lo = (c - inverse_pre_pad)[:, None]
+        accumulate = ((c[None, :] >= lo) & (c[None, :] <= lo + self.size - 1)).astype(x._data.dtype)
+        ratio = div(mul(g, out), scale)
+        summed = einsum("cj,njhw->nchw", wrap(accumulate), ratio)
+        return (sub(mul(scaled, g), mul(mul(x, summed), 2 * self.alpha * self.beta / self.size)),)
+
+
+def cross_map_lrn2d(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``x * (k + alpha / size * sum of squares over a channel window) ** -beta`` for 4-D input, with torch's
+    legacy window and gradient (``nn.CrossMapLRN2d``)."""
+    x = tensor_arg(input, "CrossMapLRN2d")
+    if x._data.ndim != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {x._data.ndim}D instead.")
+    with no_grad():
+        out = mul(x, power.pow(_cross_map_scale(x, size, alpha, k), -beta))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(CrossMapLrn2dBackward, out._data, (x,))
+        node.input = save_input(x)
+        node.size, node.alpha, node.beta, node.k = size, alpha, beta, k
+        return res
+    return out

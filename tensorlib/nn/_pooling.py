@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from .._autograd.graph import Node
-from .._registry import NN_FUNCTIONAL, op
+from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import power, unary
-from ..ops._util import GRAD, record, tensor_arg, type_title, wrap
+from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, write_out
 from ..ops.arithmetic import mul
-from ..ops.indexing import scatter_into_zeros
+from ..ops.creation import _rng
+from ..ops.indexing import scatter, scatter_into_zeros
 from ..ops.shape import permute, reshape
 from ..ops.unary import relu, sign
 from ._conv import int_tuple
@@ -32,7 +33,9 @@ __all__ = [
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
     "linear_map", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
     "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices", "interpolate", "upsample", "upsample_nearest",
-    "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
+    "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_unpool1d", "max_unpool2d",
+    "max_unpool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
 ]
 
 _NUM = {1: "one", 2: "two", 3: "three"}
@@ -440,7 +443,7 @@ def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
     return linear_map(x, tuple(maps), _node_class(f"AvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """1-D average pooling over ``(N, C, L)``; ``stride`` defaults to ``kernel_size``.
@@ -450,20 +453,24 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return _avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad, None, "avg_pool1d")
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+               count_include_pad: bool = True, divisor_override: int | None = None, *,
+               out: Tensor | None = None) -> Tensor:
     """2-D average pooling; ``divisor_override`` replaces the window size as divisor. See :func:`avg_pool1d`."""
-    return _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-                     "avg_pool2d")
+    res = _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                    "avg_pool2d")
+    return res if out is None else write_out(out, res, "avg_pool2d")
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+               count_include_pad: bool = True, divisor_override: int | None = None, *,
+               out: Tensor | None = None) -> Tensor:
     """3-D average pooling; see :func:`avg_pool2d`."""
-    return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
-                     "avg_pool3d")
+    res = _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                    "avg_pool3d")
+    return res if out is None else write_out(out, res, "avg_pool3d")
 
 
 # -- adaptive pooling -------------------------------------------------------------------------------------------
@@ -537,7 +544,7 @@ def _adaptive_avg(input: Tensor, nd: int, output_size: Any, fname: str) -> Tenso
     return linear_map(x, tuple(maps), _node_class(f"AdaptiveAvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling of ``(N, C, L)`` to length ``output_size`` with windows chosen to fit exactly."""
     return _adaptive_avg(input, 1, output_size, "adaptive_avg_pool1d")
@@ -823,7 +830,7 @@ def _shuffle_checks(x: Tensor, factor: int, fname: str, what: str) -> None:
                            f"{x._data.ndim} dimension(s)")
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """Rearrange ``(*, C * r^2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution output)."""
     x = tensor_arg(input, "pixel_shuffle")
@@ -839,7 +846,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return reshape(y, tuple(lead) + (c // (r * r), h * r, w * r))
 
 
-@op(namespace=NN_FUNCTIONAL)
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """Inverse of :func:`pixel_shuffle`: ``(*, C, H * r, W * r) -> (*, C * r^2, H, W)``."""
     x = tensor_arg(input, "pixel_unshuffle")
@@ -854,3 +861,258 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     y = reshape(x, tuple(lead) + (c, h // r, r, w // r, r))
     y = permute(y, list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3])
     return reshape(y, tuple(lead) + (c * r * r, h // r, w // r))
+
+
+@op(namespace=(NN_FUNCTIONAL, TENSORLIB))
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: ``(N, g * k, *) -> (N, k * g, *)`` read group-major."""
+    x = tensor_arg(input, "channel_shuffle")
+    a = x._data
+    if a.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(a.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c = a.shape[:2]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = a.shape[2:]
+    y = reshape(x, (n, groups, c // groups) + rest)
+    y = permute(y, [0, 2, 1] + list(range(3, a.ndim + 1)))
+    return reshape(y, a.shape)
+
+
+# -- max unpooling ----------------------------------------------------------------------------------------------
+
+
+def _unpool_output_size(x: Tensor, kernel: tuple, stride: tuple, padding: tuple, output_size: Any) -> list[int]:
+    """torch's ``_unpool_output_size``: the default ``(in - 1) * stride + kernel - 2 * padding``, or a checked
+    request."""
+    nd = len(kernel)
+    size = x._data.shape[x._data.ndim - nd:]
+    default = [(size[d] - 1) * stride[d] + kernel[d] - 2 * padding[d] for d in range(nd)]
+    if output_size is None:
+        ret = default
+    else:
+        requested = list(output_size)
+        if len(requested) == nd + 2:
+            requested = requested[2:]
+        if len(requested) != nd:
+            raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a "
+                             f"length of '{len(requested)}'")
+        for d in range(nd):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not lo < requested[d] < hi:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+        ret = requested
+    for d in range(nd):
+        if ret[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={ret[d]}")
+    return [int(v) for v in ret]
+
+
+def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any,
+                output_size: Any, fname: str) -> Tensor:
+    x = tensor_arg(input, fname)
+    idx = tensor_arg(indices, fname, "indices", 2)
+    k = _tuple_of(kernel_size, nd)
+    s = k if stride is None else _tuple_of(stride, nd)
+    p = _tuple_of(padding, nd)
+    size = _unpool_output_size(x, k, s, p, output_size)
+    a, ia = x._data, idx._data
+    kernel_nd = max(nd, 2)  # 1-D unpooling runs as 2-D over (L, 1), as torch does
+    if a.ndim not in (kernel_nd + 1, kernel_nd + 2) and not (nd == 1 and a.ndim in (2, 3)):
+        raise RuntimeError(f"Input to max_unpooling{kernel_nd}d should be a {kernel_nd + 1}d or {kernel_nd + 2}d "
+                           f"Tensor, but got a tensor with {a.ndim + (nd == 1)} dimensions.")
+    if ia.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {type_title(ia.dtype)}")
+    if ia.shape != a.shape:
+        shown = (lambda t: list(t) + [1]) if nd == 1 else list
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({shown(a.shape)}) but "
+                           f"got indices tensor with shape: {shown(ia.shape)}")
+    if nd == 3 and min(s) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(s)}")
+    lead = a.shape[: a.ndim - nd]
+    volume = math.prod(size)
+    flat_idx = ia.reshape(lead + (-1,))
+    bad = (flat_idx < 0) | (flat_idx >= volume)
+    if bad.any():  # torch reports the last invalid index it met
+        shown_size = size + [1] if nd == 1 else size
+        raise RuntimeError(f"Found an invalid max index: {int(flat_idx[bad][-1])} (output volumes are of size "
+                           f"{'x'.join(map(str, shown_size))})")
+    flat_x = reshape(x, lead + (-1,))
+    zeros = wrap(np.zeros(lead + (volume,), dtype=a.dtype))
+    out = scatter(zeros, len(lead), wrap(flat_idx), flat_x)
+    return reshape(out, lead + tuple(size))
+
+
+def _tuple_of(v: Any, n: int) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+@op(namespace=NN_FUNCTIONAL)
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """Inverse of :func:`max_pool1d`: each value goes back where ``indices`` says, zeros elsewhere."""
+    return _max_unpool(input, indices, 1, kernel_size, stride, padding, output_size, "max_unpool1d")
+
+
+@op(namespace=NN_FUNCTIONAL)
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """Inverse of :func:`max_pool2d` (indices are flat positions in each output plane); see :func:`max_unpool1d`."""
+    return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size, "max_unpool2d")
+
+
+@op(namespace=NN_FUNCTIONAL)
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:
+    """Inverse of :func:`max_pool3d`; see :func:`max_unpool1d`."""
+    return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size, "max_unpool3d")
+
+
+# -- fractional max pooling --------------------------------------------------------------------------------------
+
+
+def _fractional_starts(samples: np.ndarray, n_in: int, n_out: int, pool: int) -> np.ndarray:
+    """torch's ``generate_intervals`` for every plane at once, in the samples' dtype: the window starts
+    ``(planes, n_out)``."""
+    ft = samples.dtype.type
+    starts = np.zeros(samples.shape + (n_out,), dtype=np.int64)
+    if n_out > 1:
+        alpha = ft(n_in - pool) / ft(n_out - 1)
+        i = np.arange(n_out - 1, dtype=samples.dtype)
+        s = samples[..., None]
+        starts[..., :-1] = ((i + s) * alpha).astype(np.int64) - (s * alpha).astype(np.int64)
+    if n_out > 0:
+        starts[..., -1] = n_in - pool
+    return starts
+
+
+def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: Any, output_ratio: Any,
+                         samples: Tensor | None) -> tuple[Tensor, Tensor]:
+    fname = f"fractional_max_pool{nd}d"
+    x = tensor_arg(input, fname)
+    a = x._data
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{fname} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nd == 2 and len(output_ratio) > 2:
+            raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = _tuple_of(output_ratio, nd)
+        output_size = [int(x.size(d - nd) * ratio[d]) for d in range(nd)]
+    if samples is None:
+        if a.ndim < nd + 1:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
+                             f"{max(a.ndim, 1) - 1}], but got {-nd - 1})")
+        if a.dtype.kind != "f":
+            raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{type_title(a.dtype)}'")
+        n_batch = 1 if a.ndim == nd + 1 else a.shape[0]
+        samples_a = _rng(None).random((n_batch, a.shape[a.ndim - nd - 1], nd)).astype(a.dtype)
+    else:
+        samples_a = tensor_arg(samples, fname, "_random_samples")._data
+    kernel = _tuple_of(kernel_size, nd)
+    out = _tuple_of(output_size, nd)
+    which = "three Ints" if nd == 3 else "Ints"
+    if len(kernel) != nd:
+        raise RuntimeError(f"{fname}: kernel_size must either be a single Int or tuple of {which}")
+    if len(out) != nd:
+        raise RuntimeError(f"{fname}: output_size must either be a single Int or tuple of {which}")
+    if a.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{fname}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(a.shape)}")
+    for d in range(a.ndim - nd - 1, a.ndim):
+        if a.shape[d] == 0:
+            raise RuntimeError(f"{fname}(): Expected input to have non-zero size for non-batch dimensions, but "
+                               f"got{list(a.shape)} with dimension {d} being empty.")
+    size = a.shape[a.ndim - nd:]
+    names = ("time", "height", "width")[3 - nd:]
+    for d in range(nd):
+        if out[d] + kernel[d] - 1 > size[d]:
+            where = "fractional_max_pool3d_out()" if nd == 3 else f"{fname}()"
+            raise RuntimeError(f"{where}: pool {names[d]} {kernel[d]} too large relative to input {names[d]} "
+                               f"{size[d]}")
+    if samples_a.ndim != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples_a.ndim}")
+    batch = 1 if a.ndim == nd + 1 else a.shape[0]
+    if samples_a.shape[0] < batch:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples_a.shape[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {samples_a.shape[2]}.")
+    if samples_a.dtype != a.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    channels = a.shape[a.ndim - nd - 1]
+    lead = a.shape[: a.ndim - nd]
+    planes: np.ndarray = a.reshape((-1,) + size)  # (batch * channels, *size)
+    plane_samples = samples_a[:batch, :channels].reshape(-1, nd)
+    # torch's sample order: 2-D (W, H); 3-D (T, H, W)
+    order: tuple[int, ...] = (1, 0) if nd == 2 else (0, 1, 2)
+    # window taps per plane and axis: (planes, out_d, k_d)
+    taps = [_fractional_starts(plane_samples[:, order[d]], size[d], out[d], kernel[d])[..., None] + np.arange(kernel[d])
+            for d in range(nd)]
+    p = planes.shape[0]
+    if p == 0 or min(out) == 0 or min(kernel) <= 0:
+        vals = np.zeros(lead + tuple(out), a.dtype)
+        flat = np.zeros(lead + tuple(out), np.int64)
+    else:
+        # gather every window: (planes, *out, *kernel), flat positions in the plane alongside
+        pos = np.zeros((p,) + tuple(out) + tuple(kernel), dtype=np.int64)
+        inner = 1
+        for d in reversed(range(nd)):
+            shape = [p] + [1] * (2 * nd)
+            shape[1 + d] = out[d]
+            shape[1 + nd + d] = kernel[d]
+            pos = pos + np.clip(taps[d], 0, size[d] - 1).reshape(shape) * inner
+            inner *= size[d]
+        windows: np.ndarray = np.take_along_axis(planes.reshape(p, -1), pos.reshape(p, -1), axis=1).reshape(pos.shape)
+        windows = windows.reshape((p,) + tuple(out) + (-1,))
+        cand = pos.reshape(windows.shape)
+        # the first maximum in row-major order, or the last NaN, as torch's scan picks
+        best = np.argmax(windows, axis=-1)
+        nan = np.isnan(windows) if a.dtype.kind == "f" else np.zeros(windows.shape, bool)
+        if nan.any():
+            last_nan = math.prod(kernel) - 1 - np.argmax(nan[..., ::-1], axis=-1)
+            best = np.where(nan.any(axis=-1), last_nan, best)
+        vals = np.take_along_axis(windows, best[..., None], axis=-1)[..., 0].reshape(lead + tuple(out))
+        flat = np.take_along_axis(cand, best[..., None], axis=-1)[..., 0].reshape(lead + tuple(out))
+    indices = wrap(np.ascontiguousarray(flat))
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(_node_class(f"FractionalMaxPool{nd}DBackward0", _MaxNode), np.ascontiguousarray(vals), (x,))
+        node.index, node.shape, node.nd = np.ascontiguousarray(flat), a.shape, nd
+        return res, indices
+    return wrap(np.ascontiguousarray(vals)), indices
+
+
+@op(namespace=NN_FUNCTIONAL)
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """2-D fractional max pooling (Graham): windows of ``kernel_size`` at pseudo-random, increasing positions
+    chosen so the output is ``output_size`` (or ``output_ratio`` of the input); returns ``(values, indices)``.
+
+    ``_random_samples`` ``(N, C, 2)`` in ``[0, 1)`` fixes the positions (drawn from the default generator otherwise).
+    """
+    return _fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, _random_samples)
+
+
+@op(namespace=NN_FUNCTIONAL)
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    """2-D fractional max pooling; see :func:`fractional_max_pool2d_with_indices`."""
+    out, idx = _fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, _random_samples)
+    return (out, idx) if return_indices else out
+
+
+@op(namespace=NN_FUNCTIONAL)
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """3-D fractional max pooling, returning ``(values, indices)``; ``_random_samples`` is ``(N, C, 3)``."""
+    return _fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, _random_samples)
+
+
+@op(namespace=NN_FUNCTIONAL)
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    """3-D fractional max pooling; see :func:`fractional_max_pool3d_with_indices`."""
+    out, idx = _fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, _random_samples)
+    return (out, idx) if return_indices else out

@@ -166,3 +166,43 @@ def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, n
     """The GRU of :class:`~tensorlib.nn.GRU` over a whole sequence: ``(output, h_n)``."""
     return _dense("GRU", "gru", input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
                   batch_first)
+
+
+# -- single steps (torch's ``rnn_tanh_cell``, ``lstm_cell``, ...; the cell layers call them through ``_VF``) -----
+
+
+@op()
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+                  b_hh: Tensor | None = None) -> Tensor:
+    """One Elman RNN step: ``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
+    x = tensor_arg(input, "rnn_tanh_cell")
+    return rnn_step("RNN_TANH", _linear(x, w_ih, b_ih), tensor_arg(hx, "rnn_tanh_cell", "hx", 2), w_hh, b_hh)
+
+
+@op()
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+                  b_hh: Tensor | None = None) -> Tensor:
+    """One Elman RNN step with ReLU: ``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
+    x = tensor_arg(input, "rnn_relu_cell")
+    return rnn_step("RNN_RELU", _linear(x, w_ih, b_ih), tensor_arg(hx, "rnn_relu_cell", "hx", 2), w_hh, b_hh)
+
+
+@op()
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+              b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step from ``hx = (h, c)``: ``(h', c')`` (gates in torch's order: input, forget, cell, output)."""
+    x = tensor_arg(input, "lstm_cell")
+    if not isinstance(hx, (tuple, list)) or not all(isinstance(t, Tensor) for t in hx):
+        raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not {type(hx).__name__}")
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    h, c = rnn_step("LSTM", _linear(x, w_ih, b_ih), (hx[0], hx[1]), w_hh, b_hh)
+    return h, c
+
+
+@op()
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+             b_hh: Tensor | None = None) -> Tensor:
+    """One GRU step (gates in torch's order: reset, update, new)."""
+    x = tensor_arg(input, "gru_cell")
+    return rnn_step("GRU", _linear(x, w_ih, b_ih), tensor_arg(hx, "gru_cell", "hx", 2), w_hh, b_hh)

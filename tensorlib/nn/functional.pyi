@@ -25,24 +25,30 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     """Adaptive max pooling to ``output_size`` ``(D, H, W)``; see :func:`adaptive_max_pool1d`."""
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple[Any, ...]:
     """Adaptive 3-D max pooling, returning ``(values, indices)``."""
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """The sampling grid of the affine maps ``theta`` (``(N, 2, 3)`` or ``(N, 3, 4)``) for an output of ``size``."""
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: keeps zero mean and unit variance of the activations."""
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """1-D average pooling over ``(N, C, L)``; ``stride`` defaults to ``kernel_size``."""
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None, *, out: Tensor | None = None) -> Tensor:
     """2-D average pooling; ``divisor_override`` replaces the window size as divisor. See :func:`avg_pool1d`."""
-def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None, *, out: Tensor | None = None) -> Tensor:
     """3-D average pooling; see :func:`avg_pool2d`."""
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-05) -> Tensor:
     """Normalise each channel (dim 1) over the batch and spatial dims, then scale by ``weight`` and shift by ``bias``."""
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x1^T A x2 + b`` for each output feature."""
+    """``x1^T A x2 + b`` for each output feature, over any leading (batch) dims."""
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
     """Binary cross entropy between probabilities ``input`` and ``target`` (log clamped at -100, as torch)."""
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = 'mean', pos_weight: Tensor | None = None) -> Tensor:
     """Binary cross entropy on logits, computed stably (``sigmoid`` folded in)."""
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`celu`."""
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dim 1) of ``groups`` groups: ``(N, g * k, *) -> (N, k * g, *)`` read group-major."""
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D convolution (cross-correlation) of ``(N, C_in, L)`` by ``(C_out, C_in / groups, k)``."""
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
@@ -63,6 +69,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) 
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None, reduction: str = 'mean', label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy between logits ``input`` (class dim 1) and class indices or class probabilities ``target``."""
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0, reduction: str = 'mean', zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification loss of ``(T, N, C)`` (or unbatched ``(T, C)``) log-probabilities."""
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)`` (only when training)."""
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -73,21 +81,41 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with probability ``p``."""
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place :func:`elu`."""
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` selected by the indices in ``input``."""
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None, norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = 'mean', sparse: bool = False, per_sample_weights: Tensor | None = None, include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    """Sums, means or maxima of bags of rows of ``weight``, without building the rows."""
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """:func:`alpha_dropout` of whole channels."""
 def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """Sum sliding blocks back into an image: ``(N, C * kH * kW, L) -> (N, C, *output_size)`` (col2im)."""
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None, return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    """2-D fractional max pooling; see :func:`fractional_max_pool2d_with_indices`."""
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None, return_indices: bool = False, _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """2-D fractional max pooling (Graham): windows of ``kernel_size`` at pseudo-random, increasing positions
+    chosen so the output is ``output_size`` (or ``output_ratio`` of the input); returns ``(values, indices)``.
+    """
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None, return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    """3-D fractional max pooling; see :func:`fractional_max_pool3d_with_indices`."""
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None, return_indices: bool = False, _random_samples: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """3-D fractional max pooling, returning ``(values, indices)``; ``_random_samples`` is ``(N, C, 3)``."""
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-06, reduction: str = 'mean') -> Tensor:
     """Negative log likelihood of ``target`` under Gaussians of mean ``input`` and variance ``var``."""
-def gelu(input: Tensor, approximate: str = 'none') -> Tensor:
+def gelu(input: Tensor, *, approximate: str = 'none', out: Tensor | None = None) -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: first half times sigmoid of the second half along ``dim``."""
+def grid_sample(input: Tensor, grid: Tensor, mode: str = 'bilinear', padding_mode: str = 'zeros', align_corners: bool | None = None) -> Tensor:
+    """Sample ``input`` ``(N, C, H, W)`` (or ``(N, C, D, H, W)``) at the normalised positions of ``grid``."""
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-05) -> Tensor:
     """Normalise each of ``num_groups`` channel groups of each sample, then apply the per-channel affine."""
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None, bias: Tensor | None = None, out_dtype: Any = None) -> Tensor:
+    """Matrix products of groups, for mixture-of-experts layers: torch's CPU semantics."""
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A Gumbel-softmax sample over ``dim``: ``softmax((logits + g) / tau)`` with ``g ~ Gumbel(0, 1)``."""
+def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, else 0."""
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
@@ -95,6 +123,10 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``."""
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """``clamp(x, min_val, max_val)``."""
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place :func:`hardtanh` (torch's builtin does not check ``min_val <= max_val``; clamping applies the
+    maximum last).
+    """
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1."""
 def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
@@ -111,13 +143,17 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``negative_slope * x``."""
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place :func:`leaky_relu`."""
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None, weight: Tensor | None = None, reduction: str = 'mean', ignore_index: int | None = None, label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`` in one call."""
 def local_response_norm(input: Tensor, size: int, alpha: float = 0.0001, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """Divide each element by ``(k + alpha * mean of squares over `size` neighbouring channels) ** beta``."""
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Log-softmax along ``dim``."""
-def logsigmoid(input: Tensor) -> Tensor:
+def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     """Power-average pooling: ``(sum over window of x ** p) ** (1 / p)``."""
@@ -139,6 +175,12 @@ def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """3-D max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``; see :func:`max_pool1d`."""
 def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> tuple[Tensor, Tensor]:
     """3-D max pooling returning ``(values, indices)``; indices are flat positions in each ``D x H x W`` volume."""
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, output_size: Any = None) -> Tensor:
+    """Inverse of :func:`max_pool1d`: each value goes back where ``indices`` says, zeros elsewhere."""
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, output_size: Any = None) -> Tensor:
+    """Inverse of :func:`max_pool2d` (indices are flat positions in each output plane); see :func:`max_unpool1d`."""
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, output_size: Any = None) -> Tensor:
+    """Inverse of :func:`max_pool3d`; see :func:`max_unpool1d`."""
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = 'mean', weight: Tensor | None = None) -> Tensor:
@@ -147,6 +189,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     """Multi-head attention of ``(L, N, E)`` queries over ``(S, N, E)`` keys and values (or unbatched ``(L, E)``)."""
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
     """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i]) ** p / C`` per sample."""
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
+    """Multi-label hinge loss: ``sum_{j in y} sum_{i not in y} max(0, 1 - (x[j] - x[i])) / C`` per sample."""
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
     """Per-class binary cross entropy on logits, averaged over the classes (the last dim)."""
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None, reduction: str = 'mean') -> Tensor:
@@ -159,6 +203,8 @@ def pad(input: Tensor, pad: Any, mode: str = 'constant', value: float | None = N
     """Pad the last ``len(pad) // 2`` dims: ``(left, right, top, bottom, ...)``; modes constant/reflect/replicate/circular."""
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> Tensor:
     """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """``p``-norm distances between the rows of a 2-D ``input``: the upper triangle of the distance matrix, row by row."""
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """Rearrange ``(*, C * r^2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution output)."""
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -173,10 +219,20 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``."""
 def relu_(input: Tensor) -> Tensor:
     """In-place :func:`relu`."""
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False) -> Tensor:
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims, then scale by ``weight``."""
+def rrelu(input: Tensor, lower: float = 0.125, upper: float = 0.3333333333333333, training: bool = False, inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: negative inputs times a slope drawn from ``U(lower, upper)`` while training,
+    times ``(lower + upper) / 2`` otherwise.
+    """
+def rrelu_(input: Tensor, lower: float = 0.125, upper: float = 0.3333333333333333, training: bool = False, generator: Any = None) -> Tensor:
+    """In-place :func:`rrelu`."""
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False, *, scale: float | None = None, enable_gqa: bool = False) -> Tensor:
     """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims (batch dims broadcast)."""
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
+def selu_(input: Tensor) -> Tensor:
+    """In-place :func:`selu`."""
 def sigmoid(input: Tensor) -> Tensor:
     """Elementwise logistic function."""
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -189,9 +245,9 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     """Softmax along ``dim``."""
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """Softmax of ``-input`` along ``dim``."""
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Tensor | None = None) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
@@ -201,8 +257,12 @@ def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``."""
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place :func:`threshold`."""
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-06, swap: bool = False, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
     """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the pairwise ``p``-distance."""
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False, reduction: str = 'mean') -> Tensor:
+    """:func:`triplet_margin_loss` with any distance: ``max(0, margin + d(a, p) - d(a, n))``."""
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """Extract sliding blocks: ``(N, C, H, W) -> (N, C * kH * kW, L)``, one column per block (im2col)."""
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = 'nearest', align_corners: bool | None = None) -> Tensor:

@@ -24,10 +24,19 @@ NAMES = {
         Transformer TransformerEncoder TransformerEncoderLayer TransformerDecoder TransformerDecoderLayer PReLU
         CosineSimilarity PairwiseDistance ZeroPad2d ConstantPad2d ReflectionPad2d ReplicationPad2d CrossEntropyLoss
         NLLLoss MSELoss BCEWithLogitsLoss MarginRankingLoss TripletMarginLoss CosineEmbeddingLoss GaussianNLLLoss
-        PoissonNLLLoss HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss MultiMarginLoss""",
+        PoissonNLLLoss HingeEmbeddingLoss SoftMarginLoss MultiLabelSoftMarginLoss MultiMarginLoss
+        AdaptiveLogSoftmaxWithLoss CTCLoss ChannelShuffle Container CrossMapLRN2d DataParallel EmbeddingBag
+        FractionalMaxPool2d FractionalMaxPool3d LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d LazyConv1d LazyConv2d
+        LazyConv3d LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d LazyInstanceNorm1d LazyInstanceNorm2d
+        LazyInstanceNorm3d LazyLinear LinearCrossEntropyLoss MaxUnpool1d MaxUnpool2d MaxUnpool3d MultiLabelMarginLoss
+        NLLLoss2d RMSNorm RReLU Softmax2d SyncBatchNorm TripletMarginWithDistanceLoss UninitializedParameter
+        UninitializedBuffer""",
     "nn.functional": """one_hot scaled_dot_product_attention prelu triplet_margin_loss margin_ranking_loss
         cosine_embedding_loss gaussian_nll_loss poisson_nll_loss multi_margin_loss soft_margin_loss
-        multilabel_soft_margin_loss hinge_embedding_loss cross_entropy""",
+        multilabel_soft_margin_loss hinge_embedding_loss cross_entropy affine_grid grid_sample ctc_loss embedding_bag
+        fractional_max_pool2d_with_indices fractional_max_pool3d_with_indices gumbel_softmax linear_cross_entropy
+        max_unpool1d max_unpool2d max_unpool3d multilabel_margin_loss rms_norm rrelu triplet_margin_with_distance_loss
+        grouped_mm elu_ celu_ selu_ hardtanh_ leaky_relu_ threshold_ rrelu_ channel_shuffle pdist""",
     "nn.utils": "clip_grad_norm_ clip_grad_value_ parameters_to_vector vector_to_parameters get_total_norm",
     "nn.utils.rnn": "pad_sequence pack_padded_sequence pad_packed_sequence pack_sequence unpad_sequence PackedSequence",
     "optim": "SGD Adam AdamW RMSprop Adagrad Optimizer",

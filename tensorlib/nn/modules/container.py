@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -289,3 +290,14 @@ def _as_param(value: Any) -> Any:
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
         return Parameter(value)
     return value
+
+
+class Container(Module):
+    """Deprecated: a Module with the given submodules (constructing one warns, as in torch)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

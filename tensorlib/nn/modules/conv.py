@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d."""
+"""Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d, and their lazy forms."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 from ...ops.creation import empty
 from .. import _init as init, functional
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -191,4 +192,104 @@ class ConvTranspose2d(_ConvTranspose):
 class ConvTranspose3d(_ConvTranspose):
     """3-D transposed convolution; weight ``(C_in, C_out / groups, kD, kH, kW)``."""
 
+    _nd = 3
+
+
+# -- lazy convolutions --------------------------------------------------------------------------------------------
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """``in_channels`` inferred from the first input (dim 1, or dim 0 unbatched)."""
+
+    def reset_parameters(self) -> None:
+        me: Any = self
+        if not self.has_uninitialized_params() and me.in_channels != 0:
+            super().reset_parameters()  # type: ignore[misc]
+
+    def initialize_parameters(self, input: Any, *args: Any, **kwargs: Any) -> None:
+        """Materialize ``weight`` and ``bias`` for the input's channels, then initialise them."""
+        me: Any = self
+        if self.has_uninitialized_params():
+            me.in_channels = self._get_in_channels(input)
+            if me.in_channels % me.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if me.transposed:
+                me.weight.materialize((me.in_channels, me.out_channels // me.groups, *me.kernel_size))
+            else:
+                me.weight.materialize((me.out_channels, me.in_channels // me.groups, *me.kernel_size))
+            if me.bias is not None:
+                me.bias.materialize((me.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input: Any) -> int:
+        n = getattr(self, "_nd")
+        unbatched, batched = n + 1, n + 2
+        if input.dim() not in (unbatched, batched):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {batched}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == batched else input.shape[0]
+
+
+class _LazyConv(_LazyConvXdMixin, _Conv):
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin, _ConvTranspose):
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         device, dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+
+class LazyConv1d(_LazyConv):
+    """:class:`Conv1d` with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = Conv1d
+    _nd = 1
+
+
+class LazyConv2d(_LazyConv):
+    """:class:`Conv2d` with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = Conv2d
+    _nd = 2
+
+
+class LazyConv3d(_LazyConv):
+    """:class:`Conv3d` with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = Conv3d
+    _nd = 3
+
+
+class LazyConvTranspose1d(_LazyConvTranspose):
+    """:class:`ConvTranspose1d` with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = ConvTranspose1d
+    _nd = 1
+
+
+class LazyConvTranspose2d(_LazyConvTranspose):
+    """:class:`ConvTranspose2d` with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = ConvTranspose2d
+    _nd = 2
+
+
+class LazyConvTranspose3d(_LazyConvTranspose):
+    """:class:`ConvTranspose3d` with ``in_channels`` inferred from the first input."""
+
+    cls_to_become = ConvTranspose3d
     _nd = 3

@@ -1,14 +1,16 @@
-"""Linear layers: Identity, Linear, Bilinear."""
+"""Linear layers: Identity, Linear, Bilinear, LazyLinear."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+from ..._autograd.grad_mode import no_grad
 from ...nn import functional
 from ...ops.creation import empty
 from .. import _init as init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -80,3 +82,37 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """:class:`Linear` whose ``in_features`` is inferred from the first input (``input.shape[-1]``)."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Any) -> None:
+        """Materialize ``weight`` ``(out_features, input.shape[-1])`` and ``bias``, then initialise them."""
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                weight: Any = self.weight
+                bias: Any = self.bias
+                weight.materialize((self.out_features, self.in_features))
+                if bias is not None:
+                    bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                                     f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 from .. import functional
 from .._functional import _reduction
+from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
 
@@ -209,3 +213,91 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input: Any, target: Any, var: Any) -> Any:
         return _F().gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss over class indices (each sample's list ended by ``-1``)."""
+
+    def forward(self, input: Any, target: Any) -> Any:
+        return _F().multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of :class:`NLLLoss` (constructing one warns, as in torch)."""
+
+    def __init__(self, weight: Any = None, size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
+                      stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (see :func:`tensorlib.nn.functional.ctc_loss`)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any) -> Any:
+        return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                             self.zero_infinity)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet margin loss with any distance function (pairwise distance by default)."""
+
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Any, positive: Any, negative: Any) -> Any:
+        return _F().triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                      distance_function=self.distance_function, margin=self.margin,
+                                                      swap=self.swap, reduction=self.reduction)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A linear layer (``in_features`` to ``num_classes * prod(out_features)``) and cross entropy in one module.
+
+    The weights live in ``self.linear`` (a :class:`Linear`), reshaped to ``(num_classes, *out_features,
+    in_features)`` for :func:`tensorlib.nn.functional.linear_cross_entropy`.
+    """
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features: tuple[int, ...] = (), bias: bool = False,
+                 device: Any = None, dtype: Any = None, reduction: str = "mean", weight: Any = None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0, options: Any = None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Any, target: Any) -> Any:
+        linear_weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = (self.linear.bias.reshape((self.num_classes, *self.out_features))
+                       if self.linear.bias is not None else None)
+        return _F().linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+                                         reduction=self.reduction, ignore_index=self.ignore_index,
+                                         label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")

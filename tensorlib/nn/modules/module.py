@@ -10,7 +10,7 @@ from ..._autograd.grad_mode import no_grad
 from ..._autograd.graph import RemovableHandle, add_hook
 from ..._dtype import dtype as DType
 from ..._tensor import Tensor, _wrap, device as Device, legacy_type_name
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from ._backward_hooks import BackwardHook
 
 
@@ -446,12 +446,7 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
-        for name, p in self._parameters.items():
-            if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
-        for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
@@ -460,6 +455,27 @@ class Module:
             if r is not None:
                 destination = r
         return destination
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        """Add this module's own parameters and persistent buffers to ``destination`` (not its children's)."""
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """Call ``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)``
+        (``hook(module, ...)`` with ``with_module``) before this module's entries are loaded."""
+        if with_module:
+            module = self
+
+            def bound(*args: Any) -> Any:
+                return hook(module, *args)
+
+            return self._add_module_hook("_load_state_dict_pre_hooks", bound, False)
+        return self._add_module_hook("_load_state_dict_pre_hooks", hook, False)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
         """Copy values from ``state_dict`` into parameters and buffers; report missing and unexpected keys."""
@@ -471,6 +487,8 @@ class Module:
         expected = set()
         for mod_name, mod in self.named_modules():
             prefix = mod_name + "." if mod_name else ""
+            for hook in list(mod.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                hook(state_dict, prefix, {}, strict, missing, unexpected, errors)
             local = list(mod._parameters.items()) + [
                 (n, b) for n, b in mod._buffers.items() if n not in mod._non_persistent_buffers_set
             ]
@@ -483,6 +501,8 @@ class Module:
                     missing.append(key)
                     continue
                 value = state_dict[key]
+                if is_lazy(current):  # a placeholder the lazy load hook did not materialize (the value is one too)
+                    continue
                 if not isinstance(value, Tensor):
                     errors.append(
                         f'While copying the parameter named "{key}", expected tensorlib.Tensor or Tensor-like object '

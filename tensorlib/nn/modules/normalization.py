@@ -1,4 +1,5 @@
-"""Normalisation layers (BatchNorm, InstanceNorm, GroupNorm, LocalResponseNorm) and channel-wise dropout."""
+"""Normalisation layers (BatchNorm, InstanceNorm, GroupNorm, LocalResponseNorm, RMSNorm, their lazy forms, ...) and
+channel-wise dropout."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import numpy as np
 from ..._tensor import _wrap, bump_version
 from ...ops.creation import empty, ones, zeros
 from .. import _init as init, functional
-from ..parameter import Parameter
+from .._normalization import cross_map_lrn2d
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -249,3 +252,172 @@ class FeatureAlphaDropout(_DropoutNd):
     """Alpha dropout of whole channels."""
 
     _fn = "feature_alpha_dropout"
+
+
+class CrossMapLRN2d(Module):
+    """Legacy local response normalisation across channels of ``(N, C, H, W)``, with torch's window and gradient."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Any) -> Any:
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the trailing ``normalized_shape``, with an elementwise scale."""
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, (int, np.integer)):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(*self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """``weight`` 1."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Any) -> Any:
+        return _F().rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation with statistics synchronised across processes. tensorlib runs one process (no
+    ``torch.distributed``), where torch's falls back to plain batch normalisation: so does this one."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group: Any = None, device: Any = None, dtype: Any = None,
+                 *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Any) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input: Any) -> Any:
+        self._check_input_dim(input)
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Any, process_group: Any = None) -> Any:
+        """``module`` with every BatchNorm layer replaced by a SyncBatchNorm sharing its parameters and buffers."""
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                   module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                output.weight = module.weight
+                output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+            if hasattr(module, "qconfig"):
+                output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return output
+
+
+# -- lazy normalisation layers --------------------------------------------------------------------------------------
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """``num_features`` inferred from the first input's dim 1 (for every lazy norm, as in torch)."""
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = _wrap(np.array(0, dtype=np.int64))
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Any) -> None:
+        """Materialize the parameters and running statistics for ``input.shape[1]`` features, then reset them."""
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            weight: Any = self.weight
+            bias: Any = self.bias
+            if self.affine:
+                weight.materialize((self.num_features,))
+                if bias is not None:
+                    bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """:class:`BatchNorm1d` with ``num_features`` inferred from the first input."""
+
+    cls_to_become = BatchNorm1d
+    _dims = (2, 3)
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """:class:`BatchNorm2d` with ``num_features`` inferred from the first input."""
+
+    cls_to_become = BatchNorm2d
+    _dims = (4,)
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """:class:`BatchNorm3d` with ``num_features`` inferred from the first input."""
+
+    cls_to_become = BatchNorm3d
+    _dims = (5,)
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """:class:`InstanceNorm1d` with ``num_features`` inferred from the first input (``affine`` and
+    ``track_running_stats`` default to True, as in torch)."""
+
+    cls_to_become = InstanceNorm1d
+    _nd = 1
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """:class:`InstanceNorm2d` with ``num_features`` inferred from the first input."""
+
+    cls_to_become = InstanceNorm2d
+    _nd = 2
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """:class:`InstanceNorm3d` with ``num_features`` inferred from the first input."""
+
+    cls_to_become = InstanceNorm3d
+    _nd = 3

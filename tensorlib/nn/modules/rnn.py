@@ -19,7 +19,7 @@ from ...ops.creation import empty, zeros
 from ...ops.indexing import index_select
 from ...ops.shape import squeeze, unsqueeze
 from .. import _init as init
-from .._rnn import _linear, recurrence, rnn_step
+from .._rnn import recurrence
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 from .module import Module
@@ -335,8 +335,8 @@ class RNNCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, batched = self._prepare(input, hx)
         h = self._hidden(hx, x, batched)
-        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
-        out = rnn_step(mode, _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        cell = _VF.rnn_tanh_cell if self.nonlinearity == "tanh" else _VF.rnn_relu_cell
+        out = cell(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return out if batched else squeeze(out, 0)
 
 
@@ -351,7 +351,7 @@ class LSTMCell(RNNCellBase):
         x, batched = self._prepare(input, hx)
         h = self._hidden(None if hx is None else hx[0], x, batched)
         c = self._hidden(None if hx is None else hx[1], x, batched)
-        h2, c2 = rnn_step("LSTM", _linear(x, self.weight_ih, self.bias_ih), (h, c), self.weight_hh, self.bias_hh)
+        h2, c2 = _VF.lstm_cell(x, (h, c), self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not batched:
             return squeeze(h2, 0), squeeze(c2, 0)
         return h2, c2
@@ -367,5 +367,5 @@ class GRUCell(RNNCellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, batched = self._prepare(input, hx)
         h = self._hidden(hx, x, batched)
-        out = rnn_step("GRU", _linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        out = _VF.gru_cell(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return out if batched else squeeze(out, 0)
