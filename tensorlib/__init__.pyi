@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 import numpy as np
 from typing import Any, Sequence
-from . import autograd as autograd, cuda as cuda, distributions as distributions, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
+from . import autograd as autograd, cuda as cuda, distributions as distributions, fft as fft, linalg as linalg, nn as nn, optim as optim, overrides as overrides, return_types as return_types, serialization as serialization, special as special, testing as testing, utils as utils
 from ._autograd.grad_mode import enable_grad as enable_grad, inference_mode as inference_mode, no_grad as no_grad, set_grad_enabled as set_grad_enabled
 from ._dtype import dtype as dtype
 from ._layout import layout as layout
@@ -65,6 +65,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
     """``beta * input + alpha * outer(vec1, vec2)``."""
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims."""
+def alias_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` (torch's ``alias`` into new memory)."""
 def all(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
     """Whether all elements (over ``dim``) are nonzero."""
 def allclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> builtins.bool:
@@ -119,6 +121,14 @@ def argsort(input: Tensor, dim: builtins.int = -1, descending: builtins.bool = F
     """The indices that sort ``input`` along ``dim``."""
 def argwhere(input: Tensor) -> Tensor:
     """Indices of nonzero elements as an ``(n, ndim)`` tensor."""
+def as_strided(input: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given sizes, strides (in elements) and storage offset."""
+def as_strided_(self: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+    """In-place :func:`as_strided`: this tensor takes the new geometry over its storage."""
+def as_strided_copy(input: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
+    """:func:`as_strided` into new memory."""
+def as_strided_scatter(input: Tensor, src: Tensor, size: Sequence[builtins.int], stride: Sequence[builtins.int], storage_offset: builtins.int | None = None) -> Tensor:
+    """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride, storage_offset)`` would read."""
 def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
     """``data`` as a tensor, sharing memory with tensors and NumPy arrays when the dtype allows."""
 def asarray(obj: Any, *, dtype: dtype | None = None, device: Any = None, copy: builtins.bool | None = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -165,6 +175,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     """Binary cross entropy on logits; ``reduction`` 0 none, 1 mean, 2 sum."""
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
     """Count occurrences of each non-negative integer."""
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Binomial samples: the number of successes in ``count`` trials with success probability ``prob`` (broadcast)."""
 def bitwise_and(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise bitwise AND of integer or bool tensors."""
 def bitwise_left_shift(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -208,10 +220,18 @@ def celu(input: Tensor, alpha: builtins.float = 1.0) -> Tensor:
 def celu_(input: Tensor, alpha: builtins.float = 1.0) -> Tensor:
     """In-place :func:`celu`."""
 cfloat: dtype
+def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
+    """The product of 2-D tensors in the cheapest order (deprecated in torch for ``linalg.multi_dot``)."""
 def channel_shuffle(input: Tensor, groups: builtins.int) -> Tensor:
     """Interleave the channels (dim 1) of ``groups`` groups: ``(N, g * k, *) -> (N, k * g, *)`` read group-major."""
 channels_last: memory_format
 channels_last_3d: memory_format
+def cholesky(input: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The Cholesky factor (deprecated in torch for ``linalg.cholesky``; ``upper`` gives U with ``A = U^H U``)."""
+def cholesky_inverse(input: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of ``A`` from its Cholesky factor (``A = L L^H``, or ``U^H U`` with ``upper``)."""
+def cholesky_solve(input: Tensor, input2: Tensor, upper: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = input`` given A's Cholesky factor ``input2`` (lower, or upper with ``upper``)."""
 def chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:
@@ -236,6 +256,8 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
     """Stack as columns: 0-D and 1-D tensors become ``(n, 1)`` columns, then join along dim 1."""
 def combinations(input: Tensor, r: builtins.int = 2, with_replacement: builtins.bool = False) -> Tensor:
     """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex tensor ``real + i imag`` (broadcast), from two float32 or two float64 tensors."""
 complex128: dtype
 complex64: dtype
 def concat(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -244,6 +266,10 @@ def concatenate(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor
     """Join tensors along an existing dim."""
 def conj(input: Tensor) -> Tensor:
     """Complex conjugate (the tensor itself for real dtypes)."""
+def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex conjugate, computed (the input itself for real tensors, as torch)."""
+def conj_physical_(self: Tensor) -> Tensor:
+    """In-place :func:`conj_physical` (nothing to do for real tensors)."""
 contiguous_format: memory_format
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: builtins.int = 1) -> Tensor:
     """1-D convolution (cross-correlation) of ``(N, C_in, L)`` by ``(C_out, C_in / groups, k)``."""
@@ -261,6 +287,8 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """3-D transposed convolution of ``(N, C_in, D, H, W)``; see :func:`conv_transpose1d`."""
 def copysign(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """``input``'s magnitude with ``other``'s sign."""
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of ``input``, clipped to [-1, 1]."""
 def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise cosine."""
 def cos_(self: Tensor) -> Tensor:
@@ -275,6 +303,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: builtins.int = 1, eps: builti
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """Number of nonzero elements (over ``dim``)."""
+def cov(input: Tensor, *, correction: builtins.int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in columns)."""
 def cross(input: Tensor, other: Tensor, dim: builtins.int | None = None, *, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along ``dim`` (the first dim of size 3 by default)."""
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: builtins.int = 0, reduction: builtins.int = 0, zero_infinity: builtins.bool = False) -> Tensor:
@@ -287,6 +317,8 @@ def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = None, out: Tensor 
     """Cumulative product along ``dim``."""
 def cumsum(input: Tensor, dim: builtins.int, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Cumulative sum along ``dim``."""
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
+    """The running trapezoidal integral along ``dim`` (one element fewer than ``y`` there)."""
 default_generator: Generator
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians."""
@@ -294,6 +326,14 @@ def deg2rad_(self: Tensor) -> Tensor:
     """In-place version of :func:`deg2rad`."""
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Determinant of square matrices (batched)."""
+def detach(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach`: a tensor sharing ``input``'s memory, cut from the graph."""
+def detach_(input: Tensor) -> Tensor:
+    """:meth:`Tensor.detach_`: cut ``input`` from the graph in place, making it a leaf."""
+def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` with no history; as in torch, it still requires grad when ``input`` does, and
+    differentiating through it is an error.
+    """
 def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
 def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1, _shape: Any = None) -> Tensor:
@@ -302,10 +342,14 @@ def diagflat(input: Tensor, offset: builtins.int = 0) -> Tensor:
     """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""
 def diagonal(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
     """The diagonal of the (dim1, dim2) planes, as the last dim (a view)."""
+def diagonal_copy(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1, *, out: Tensor | None = None) -> Tensor:
+    """:func:`diagonal` into new memory."""
 def diagonal_scatter(input: Tensor, src: Tensor, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written on the diagonal that :func:`diagonal` would return."""
 def diff(input: Tensor, n: builtins.int = 1, dim: builtins.int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (after joining ``prepend`` and ``append``)."""
+def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The logarithmic derivative of the gamma function (nan at the negative integers)."""
 def dist(input: Tensor, other: Tensor, p: builtins.float = 2) -> Tensor:
     """The ``p``-norm of ``input - other``."""
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
@@ -357,6 +401,8 @@ def exp2_(self: Tensor) -> Tensor:
     """In-place version of :func:`exp2`."""
 def exp_(self: Tensor) -> Tensor:
     """In-place version of :func:`exp`."""
+def expand_copy(input: Tensor, size: Sequence[builtins.int], *, implicit: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """:meth:`Tensor.expand` into new memory (each repeated element written out)."""
 def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise e ** x - 1."""
 def expm1_(self: Tensor) -> Tensor:
@@ -405,6 +451,10 @@ def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise fractional part."""
 def frac_(self: Tensor) -> Tensor:
     """In-place version of :func:`frac`."""
+def frexp(input: Tensor, *, out: Any = None) -> Any:
+    """Split each element into a mantissa in ``(-1, 1)`` (magnitude at least 0.5) and an int32 power of two."""
+def frobenius_norm(input: Tensor, dim: Any, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The Frobenius norm over the two dims ``dim`` (deprecated in torch: ``linalg.vector_norm(A, 2, dim)``)."""
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with a NumPy array (changes to one show in the other)."""
 def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
@@ -413,18 +463,28 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: dtype | None = None, lay
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
 def gather(input: Tensor, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False, out: Tensor | None = None) -> Tensor:
     """Values of ``input`` along ``dim`` at the positions in ``index``."""
+def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The greatest common divisor of each pair of (integer) elements; ``gcd(0, 0) == 0``."""
+def gcd_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place version of :func:`gcd`."""
 def ge(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input >= other`` as a bool tensor."""
 def gelu(input: Tensor, *, approximate: str = 'none', out: Tensor | None = None) -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
+def geqrf(input: Tensor, *, out: Any = None) -> Any:
+    """LAPACK's geqrf: R above the diagonal and the Householder vectors below, with their scalars ``tau``."""
 def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def get_default_device() -> device:
     """The device factories use when given none (raises if it cannot hold tensors)."""
 def get_default_dtype() -> dtype:
     """The dtype of floating point tensors created from Python floats (float32 unless changed)."""
+def get_device(input: Tensor) -> builtins.int:
+    """The index of ``input``'s device: -1 for the CPU, where every tensorlib tensor is."""
 def get_rng_state() -> Tensor:
     """The default generator's state."""
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: builtins.int = 1) -> tuple[Any, ...]:
+    """Estimate the gradient of a sampled function along each dim (or those in ``dim``) by central differences."""
 def greater(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input > other`` as a bool tensor."""
 def greater_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -448,12 +508,28 @@ def histc(input: Tensor, bins: builtins.int = 100, min: Any = 0, max: Any = 0, *
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (the data's range when both are 0);
     elements outside the range are ignored.
     """
+def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False, out: Any = None) -> Any:
+    """A histogram of the values of ``input``: ``bins`` equal bins over ``range`` (the data's by default), or the
+    given bin edges (a 1-D tensor). Returns ``(hist, bin_edges)``; the last bin includes its right edge.
+    """
+def histogramdd(input: Tensor, bins: Any, range: Sequence[builtins.float] | None = None, weight: Tensor | None = None, density: builtins.bool = False) -> Any:
+    """A D-dimensional histogram of the points in the rows of ``input`` (its last dim is D): ``bins`` per dim (an
+    int, a list of ints, or a list of 1-D edge tensors). Returns ``(hist, bin_edges)`` with one edge tensor per dim.
+    """
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 1 (dim 0 for 1-D tensors) into equal sections or at indices."""
 def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Concatenate horizontally (dim 1, or dim 0 for 1-D tensors)."""
 def hypot(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``sqrt(input ** 2 + other ** 2)``."""
+def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The modified Bessel function of the first kind, order 0."""
+def i0_(self: Tensor) -> Tensor:
+    """In-place version of :func:`i0`."""
+def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised lower incomplete gamma function ``P(input, other)`` (differentiable in ``other`` only)."""
+def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The regularised upper incomplete gamma function ``Q(input, other) = 1 - P(input, other)``."""
 def imag(input: Tensor) -> Tensor:
     """The imaginary part of a complex tensor, as a view."""
 def index_add(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
@@ -466,6 +542,10 @@ def index_put(input: Tensor, indices: tuple[Any, ...], values: Tensor, accumulat
     """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
 def index_put_(self: Tensor, indices: tuple[Any, ...], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
     """In-place :func:`index_put`."""
+def index_reduce(input: Tensor, dim: builtins.int, index: Tensor, source: Tensor, reduce: str, *, include_self: builtins.bool = True, out: Tensor | None = None) -> Tensor:
+    """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced (``prod``, ``mean``, ``amax`` or
+    ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False).
+    """
 def index_select(input: Tensor, dim: builtins.int, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The entries of ``input`` at ``index`` (1-D) along ``dim``."""
 def initial_seed() -> builtins.int:
@@ -487,18 +567,30 @@ def is_anomaly_enabled() -> builtins.bool:
     """Whether anomaly detection is on."""
 def is_complex(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a complex dtype."""
+def is_conj(input: Tensor) -> builtins.bool:
+    """Whether ``input`` carries a lazy conjugation: never in tensorlib, which computes :func:`conj` at once."""
 def is_floating_point(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a floating point dtype."""
 def is_grad_enabled() -> builtins.bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
+def is_inference(input: Tensor) -> builtins.bool:
+    """Whether ``input`` is an inference tensor: never here (see :meth:`Tensor.is_inference`)."""
+def is_neg(input: Tensor) -> builtins.bool:
+    """Whether ``input`` carries a lazy negation: never in tensorlib."""
 def is_nonzero(input: Tensor) -> builtins.bool:
     """The truth value of a one-element tensor."""
+def is_same_size(input: Tensor, other: Tensor) -> builtins.bool:
+    """Whether ``other`` has the same shape."""
+def is_signed(input: Tensor) -> builtins.bool:
+    """Whether the dtype is signed (every dtype but ``bool`` and ``uint8``)."""
 def is_tensor(obj: Any) -> builtins.bool:
     """Whether ``obj`` is a tensorlib Tensor (or subclass)."""
 def isclose(input: Tensor, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|``."""
 def isfinite(input: Tensor) -> Tensor:
     """Elementwise test for finite values."""
+def isin(elements: Any, test_elements: Any, *, assume_unique: builtins.bool = False, invert: builtins.bool = False, out: Tensor | None = None) -> Tensor:
+    """Whether each element of ``elements`` is in ``test_elements`` (a bool tensor of ``elements``' shape)."""
 def isinf(input: Tensor) -> Tensor:
     """Elementwise test for positive or negative infinity."""
 def isnan(input: Tensor) -> Tensor:
@@ -507,6 +599,12 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for negative infinity."""
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise test for positive infinity."""
+def isreal(input: Tensor) -> Tensor:
+    """Elementwise: whether the value is real (a complex number with a zero imaginary part; every real number)."""
+def istft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, normalized: builtins.bool = False, onesided: builtins.bool | None = None, length: builtins.int | None = None, return_complex: builtins.bool = False) -> Tensor:
+    """The inverse of :func:`stft`: inverse transforms of the frames, windowed, overlap-added, divided by the
+    overlap-added squared window (which must not vanish), and cut to ``length``.
+    """
 jagged: layout
 def kl_div(input: Tensor, target: Tensor, reduction: builtins.int = 0, *, log_target: builtins.bool = False) -> Tensor:
     """Pointwise KL divergence; ``reduction`` 0 none, 1 mean (over every element), 2 sum."""
@@ -516,6 +614,14 @@ def kthvalue(input: Tensor, k: builtins.int, dim: builtins.int = -1, keepdim: bu
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
 def layer_norm(input: Tensor, normalized_shape: Sequence[builtins.int], weight: Tensor | None = None, bias: Tensor | None = None, eps: builtins.float = 1e-05, cudnn_enable: builtins.bool = True) -> Tensor:
     """Layer normalisation over the trailing ``normalized_shape`` (a sequence of ints, as torch requires)."""
+def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The least common multiple of each pair of (integer) elements (non-negative); 0 when either is 0."""
+def lcm_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place version of :func:`lcm`."""
+def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``input * 2 ** other``; a floating-point ``input`` with integer exponents keeps its dtype (exactly scaled)."""
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place version of :func:`ldexp`."""
 def le(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
 def lerp(input: Tensor, end: Tensor, weight: Any, *, out: Tensor | None = None) -> Tensor:
@@ -524,12 +630,18 @@ def less(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
 def less_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input <= other`` as a bool tensor."""
+def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``log |Gamma(x)|`` (inf at the poles)."""
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``."""
 def linspace(start: Any, end: Any, steps: builtins.int, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: builtins.bool | None = None, mmap: builtins.bool | None = None, **pickle_load_args: Any) -> Any:
     """Rebuild an object written by :func:`save` from a path or file object."""
+def lobpcg(A: Tensor, k: builtins.int | None = None, B: Tensor | None = None, X: Tensor | None = None, n: builtins.int | None = None, iK: Tensor | None = None, niter: builtins.int | None = None, tol: builtins.float | None = None, largest: builtins.bool | None = None, method: str | None = None, tracker: Any = None, ortho_iparams: dict[Any, Any] | None = None, ortho_fparams: dict[Any, Any] | None = None, ortho_bparams: dict[Any, Any] | None = None) -> tuple[Any, ...]:
+    """The ``k`` largest (smallest with ``largest=False``) eigenpairs of the symmetric generalized problem
+    ``A X = B X diag(E)``, as ``(E, X)`` with X B-orthonormal.
+    """
 def log(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise natural logarithm."""
 def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -583,6 +695,14 @@ def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b
     """One LSTM step from ``hx = (h, c)``: ``(h', c')`` (gates in torch's order: input, forget, cell, output)."""
 def lt(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input < other`` as a bool tensor."""
+def lu(A: Tensor, pivot: builtins.bool = True, get_infos: builtins.bool = False, out: Any = None) -> Any:
+    """``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos`` (deprecated in torch for
+    ``linalg.lu_factor``).
+    """
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = input`` from A's LU factorisation (deprecated in torch for ``linalg.lu_solve``)."""
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: builtins.bool = True, unpack_pivots: builtins.bool = True, *, out: Any = None) -> Any:
+    """``(P, L, U)`` from a packed LU factorisation (empty P, or empty L and U, when not asked for)."""
 def manual_seed(seed: builtins.int) -> Generator:
     """Seed the default generator: the same seed gives the same random tensors."""
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: builtins.float = 0.0, reduction: builtins.int = 0) -> Tensor:
@@ -595,7 +715,9 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
     """The elements of ``input`` where ``mask`` (broadcast) is true, as a 1-D tensor."""
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands are vectors, leading dims broadcast."""
-def matrix_power(input: Tensor, n: builtins.int) -> Tensor:
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential (Pade approximant with scaling and squaring), batched."""
+def matrix_power(input: Tensor, n: builtins.int, *, out: Tensor | None = None) -> Tensor:
     """``input`` matrix-multiplied by itself ``n`` times (the identity for 0, powers of the inverse below 0)."""
 def max(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Any = None) -> Any:
     """The largest element; with ``dim``, ``(values, indices)`` along it; with a tensor, :func:`maximum`."""
@@ -637,6 +759,10 @@ def multiply(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
 def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix-vector product."""
+def mvlgamma(input: Tensor, p: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``.
+    """
 def nan_to_num(input: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
     """Replace NaN and infinities with finite numbers."""
 def nan_to_num_(self: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
@@ -663,6 +789,8 @@ def negative(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise negation."""
 def negative_(self: Tensor) -> Tensor:
     """In-place version of :func:`neg`."""
+def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The next representable floating-point value after ``input`` towards ``other``."""
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: builtins.bool = False) -> Any:
     """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
 def norm(input: Tensor, p: Any = 'fro', dim: Any = None, keepdim: builtins.bool = False, out: Tensor | None = None, dtype: Any = None) -> Tensor:
@@ -671,6 +799,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
 def not_equal(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise ``input != other`` as a bool tensor."""
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The nuclear norm (sum of singular values) over ``dim`` (the last two dims by default; deprecated in torch)."""
 def numel(input: Tensor) -> builtins.int:
     """The number of elements of ``input``."""
 def one_hot(tensor: Tensor, num_classes: builtins.int = -1) -> Tensor:
@@ -679,14 +809,26 @@ def ones(*size: Any, out: Tensor | None = None, dtype: dtype | None = None, layo
     """A tensor of ones with shape ``size``."""
 def ones_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
     """Ones with ``input``'s shape (and dtype unless given)."""
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """The Q of a QR factorisation from :func:`geqrf`'s Householder reflectors (``linalg.householder_product``)."""
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: builtins.bool = True, transpose: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:
+    """``op(Q) @ input3`` (``input3 @ op(Q)`` with ``left=False``), Q from :func:`geqrf`'s output, op the adjoint
+    with ``transpose``.
+    """
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two 1-D tensors."""
 def pairwise_distance(x1: Tensor, x2: Tensor, p: builtins.float = 2.0, eps: builtins.float = 1e-06, keepdim: builtins.bool = False) -> Tensor:
     """``p``-norm of ``x1 - x2 + eps`` along the last dim."""
+def pca_lowrank(A: Tensor, q: builtins.int | None = None, center: builtins.bool = True, niter: builtins.int = 2) -> tuple[Any, ...]:
+    """Principal components of the rows of A: ``(U, S, V)`` of the (centred) matrix, approximate, of rank ``q``."""
 def pdist(input: Tensor, p: builtins.float = 2) -> Tensor:
     """``p``-norm distances between the rows of a 2-D ``input``: the upper triangle of the distance matrix, row by row."""
 def permute(input: Tensor, dims: tuple[Any, ...]) -> Tensor:
     """``input`` with its dims reordered (a view)."""
+def permute_copy(input: Tensor, dims: Sequence[builtins.int], *, out: Tensor | None = None) -> Tensor:
+    """:func:`permute` into new memory."""
+def pinverse(input: Tensor, rcond: builtins.float = 1e-15) -> Tensor:
+    """The pseudo-inverse with relative tolerance ``rcond`` (``linalg.pinv(input, rtol=rcond)``)."""
 def pixel_shuffle(input: Tensor, upscale_factor: builtins.int) -> Tensor:
     """Rearrange ``(*, C * r^2, H, W)`` into ``(*, C, H * r, W * r)`` (sub-pixel convolution output)."""
 def pixel_unshuffle(input: Tensor, downscale_factor: builtins.int) -> Tensor:
@@ -695,6 +837,10 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: builtins.bool, full: builtins.bool, eps: builtins.float, reduction: builtins.int) -> Tensor:
     """See :func:`tensorlib.nn.functional.poisson_nll_loss`; every argument required, ``reduction`` an int."""
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (broadcast), from two float tensors."""
+def polygamma(n: builtins.int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The ``n``-th derivative of :func:`digamma` (``n >= 0``)."""
 def positive(input: Tensor) -> Tensor:
     """``input`` itself (unary plus)."""
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
@@ -706,6 +852,10 @@ def prod(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtyp
     """Product of all elements, or along ``dim``."""
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both can be safely cast to, by torch's rules (int + float16 -> float16)."""
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor:
+    """A copy of ``input`` with ``source``'s elements written (or added) at the flat positions ``index``."""
+def qr(input: Tensor, some: builtins.bool = True, *, out: Any = None) -> Any:
+    """The QR decomposition, reduced unless ``some=False`` (deprecated in torch for ``linalg.qr``)."""
 def quantile(input: Tensor, q: Any, dim: builtins.int | None = None, keepdim: builtins.bool = False, *, interpolation: str = 'linear', out: Tensor | None = None) -> Tensor:
     """The ``q``-th quantiles of ``input`` (over all elements, or along ``dim``); NaN where a slice holds NaN."""
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -740,10 +890,16 @@ def relu_(self: Tensor) -> Tensor:
     """In-place version of :func:`relu`."""
 def remainder(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Python-style modulus (result has the sign of the divisor)."""
+def renorm(input: Tensor, p: builtins.float, dim: builtins.int, maxnorm: builtins.float, *, out: Tensor | None = None) -> Tensor:
+    """Rescale each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` to norm ``maxnorm``."""
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: builtins.int | None = None, *, output_size: builtins.int | None = None) -> Tensor:
     """Repeat each element ``repeats`` times (along ``dim``, or of the flattened tensor)."""
 def reshape(input: Tensor, shape: tuple[Any, ...]) -> Tensor:
     """The elements of ``input`` in a new shape (a view when possible)."""
+def resolve_conj(input: Tensor) -> Tensor:
+    """``input`` with its conjugation computed: ``input`` itself, since tensorlib always computes it (:func:`conj`)."""
+def resolve_neg(input: Tensor) -> Tensor:
+    """``input`` with its negation computed: ``input`` itself, since tensorlib always computes it."""
 def result_type(tensor1: object, tensor2: object) -> dtype:
     """The dtype an arithmetic op between the two operands would produce."""
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: builtins.float | None = None) -> Tensor:
@@ -792,6 +948,8 @@ def seed() -> builtins.int:
     """Seed the default generator non-deterministically and return the seed."""
 def select(input: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """The slice at ``index`` of ``dim``, with that dim removed (a view)."""
+def select_copy(input: Tensor, dim: builtins.int, index: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:func:`select` into new memory."""
 def select_scatter(input: Tensor, src: Tensor, dim: builtins.int, index: builtins.int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
 def selu(input: Tensor) -> Tensor:
@@ -829,8 +987,12 @@ def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise hyperbolic sine."""
 def sinh_(self: Tensor) -> Tensor:
     """In-place version of :func:`sinh`."""
+def slice_copy(input: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1, *, out: Tensor | None = None) -> Tensor:
+    """``input[start:end:step]`` along ``dim``, into new memory."""
 def slice_scatter(input: Tensor, src: Tensor, dim: builtins.int = 0, start: builtins.int | None = None, end: builtins.int | None = None, step: builtins.int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
+def slogdet(input: Tensor) -> Any:
+    """``(sign, logabsdet)`` of square matrices (:func:`tensorlib.linalg.slogdet` by its older name)."""
 def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
 def softplus(input: Tensor, beta: builtins.float = 1.0, threshold: builtins.float = 20.0, *, out: Tensor | None = None) -> Tensor:
@@ -846,6 +1008,12 @@ sparse_csc: layout
 sparse_csr: layout
 def split(tensor: Tensor, split_size_or_sections: Any, dim: builtins.int = 0) -> tuple[Any, ...]:
     """Split into chunks of ``split_size`` (the last may be smaller) or of the given section sizes."""
+def split_copy(input: Tensor, split_size: builtins.int, dim: builtins.int = 0, *, out: Any = None) -> Any:
+    """:func:`split` into chunks of ``split_size``, each in new memory."""
+def split_with_sizes(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+    """Views of consecutive pieces of ``dim`` with the given sizes (which must add up to its length)."""
+def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0, *, out: Any = None) -> Any:
+    """:func:`split_with_sizes` with each piece in new memory."""
 def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise square root."""
 def sqrt_(self: Tensor) -> Tensor:
@@ -856,12 +1024,16 @@ def square_(self: Tensor) -> Tensor:
     """In-place version of :func:`square`."""
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dims of size 1 (all of them, or those in ``dim``)."""
+def squeeze_copy(input: Tensor, dim: Any = None, *, out: Tensor | None = None) -> Tensor:
+    """:func:`squeeze` into new memory."""
 def stack(tensors: Sequence[Tensor], dim: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join tensors of equal shape along a new dim."""
 def std(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None, out: Tensor | None = None) -> Tensor:
     """Standard deviation over ``dim``: ``sqrt(var(...))``; its gradient is 0 where it is 0, as in torch."""
 def std_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(std, mean)`` over ``dim``."""
+def stft(input: Tensor, n_fft: builtins.int, hop_length: builtins.int | None = None, win_length: builtins.int | None = None, window: Tensor | None = None, center: builtins.bool = True, pad_mode: str = 'reflect', normalized: builtins.bool = False, onesided: builtins.bool | None = None, return_complex: builtins.bool | None = None, align_to_window: builtins.bool | None = None) -> Tensor:
+    """The short-time Fourier transform: the spectra ``(n_fft // 2 + 1 or n_fft, n_frames)`` of windowed frames."""
 strided: layout
 def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``, broadcasting."""
@@ -869,12 +1041,20 @@ def subtract(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = 
     """``input - alpha * other``, broadcasting."""
 def sum(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints)."""
+def svd(input: Tensor, some: builtins.bool = True, compute_uv: builtins.bool = True, *, out: Any = None) -> Any:
+    """``(U, S, V)`` with ``A = U diag(S) V^H`` (V, not Vh); ``some=False`` gives square U and V, and
+    ``compute_uv=False`` zero-filled ones.
+    """
+def svd_lowrank(A: Tensor, q: builtins.int | None = 6, niter: builtins.int | None = 2, M: Tensor | None = None) -> tuple[Any, ...]:
+    """An approximate rank-``q`` SVD ``(U, S, V)`` of ``A - M`` by randomised subspace iteration (Halko et al.)."""
 def swapaxes(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
 def swapdims(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
 def t(input: Tensor) -> Tensor:
     """Transpose a tensor of at most 2 dims."""
+def t_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """:func:`t` into new memory."""
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of the flattened ``input`` at ``index``."""
 def take_along_dim(input: Tensor, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
@@ -905,6 +1085,16 @@ def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor."""
 def transpose(input: Tensor, dim0: builtins.int, dim1: builtins.int) -> Tensor:
     """Swap dims ``dim0`` and ``dim1`` (a view)."""
+def transpose_copy(input: Tensor, dim0: builtins.int, dim1: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:func:`transpose` into new memory."""
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``: sample points ``x``, or a constant spacing ``dx`` (1 by default)."""
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: builtins.int = -1) -> Tensor:
+    """:func:`trapezoid` (its older name)."""
+def triangular_solve(input: Tensor, A: Tensor, upper: builtins.bool = True, transpose: builtins.bool = False, unitriangular: builtins.bool = False, *, out: Any = None) -> Any:
+    """``(solution, cloned_coefficient)`` of ``op(A) X = input`` for triangular A (deprecated in torch for
+    ``linalg.solve_triangular``).
+    """
 def tril(input: Tensor, diagonal: builtins.int = 0, *, out: Tensor | None = None) -> Tensor:
     """The lower triangle of the last two dims (the rest zeroed)."""
 def tril_indices(row: builtins.int, col: builtins.int, offset: builtins.int = 0, *, dtype: dtype | None = None, device: Any = None, layout: Any = None) -> Tensor:
@@ -924,20 +1114,40 @@ def trunc_(self: Tensor) -> Tensor:
 uint8: dtype
 def unbind(input: Tensor, dim: builtins.int = 0) -> tuple[Any, ...]:
     """All slices along ``dim``, as a tuple of views."""
+def unbind_copy(input: Tensor, dim: builtins.int = 0, *, out: Any = None) -> Any:
+    """:func:`unbind` with each slice in new memory."""
 def unflatten(input: Tensor, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
     """Split dim ``dim`` into ``sizes``."""
+def unfold_copy(input: Tensor, dimension: builtins.int, size: builtins.int, step: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:meth:`Tensor.unfold` into new memory."""
 def unique(input: Tensor, sorted: builtins.bool = True, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
     """The distinct elements (sorted), optionally with inverse indices and counts."""
 def unique_consecutive(input: Tensor, return_inverse: builtins.bool = False, return_counts: builtins.bool = False, dim: builtins.int | None = None) -> Any:
     """Collapse runs of equal elements (of equal slices along ``dim``), optionally with inverse indices and counts."""
+def unravel_index(indices: Tensor, shape: Any) -> tuple[Any, ...]:
+    """The coordinates (one int64 tensor per dimension of ``shape``) of flat ``indices`` in a tensor of ``shape``."""
+def unsafe_chunk(input: Tensor, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+    """:func:`chunk` whose pieces are not tracked as views of ``input``."""
+def unsafe_split(input: Tensor, split_size: builtins.int, dim: builtins.int = 0) -> tuple[Any, ...]:
+    """:func:`split` into chunks of ``split_size`` whose pieces are not tracked as views of ``input``."""
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[builtins.int], dim: builtins.int = 0) -> tuple[Any, ...]:
+    """:func:`split_with_sizes` whose pieces are not tracked as views of ``input``."""
 def unsqueeze(input: Tensor, dim: builtins.int) -> Tensor:
     """Insert a dim of size 1 at ``dim``."""
+def unsqueeze_copy(input: Tensor, dim: builtins.int, *, out: Tensor | None = None) -> Tensor:
+    """:func:`unsqueeze` into new memory."""
 def var(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None, out: Tensor | None = None) -> Tensor:
     """Variance over ``dim`` (all elements by default), with Bessel's ``correction`` (1 by default)."""
 def var_mean(input: Tensor, dim: Any = None, unbiased: builtins.bool | None = None, keepdim: builtins.bool = False, *, correction: Any = None) -> tuple[Any, ...]:
     """``(var, mean)`` over ``dim``."""
 def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
+def view_as_complex(input: Tensor) -> Tensor:
+    """A complex view of a real tensor whose last dim (of size 2, stride 1) holds real and imaginary parts."""
+def view_as_real(input: Tensor) -> Tensor:
+    """A real view of a complex tensor: a last dim of size 2 holds each number's real and imaginary parts."""
+def view_copy(input: Tensor, size: Any, *, out: Tensor | None = None) -> Tensor:
+    """:meth:`Tensor.view` (a shape, or a dtype to reinterpret the bytes as) into new memory."""
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:
     """Split along dim 0 into equal sections or at indices."""
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:

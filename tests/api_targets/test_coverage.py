@@ -12,14 +12,14 @@ from tests.api_targets import coverage
 
 # namespace -> names tensorlib had when the floor was last raised (raise it when names land; never lower it)
 FLOORS = {
-    "torch": 346,
-    "torch.Tensor": 588,
+    "torch": 423,
+    "torch.Tensor": 604,
     "torch.autograd": 18,
     "torch.distributions": 7,
     "torch.fft": 20,
-    "torch.linalg": 9,
-    "torch.nn": 130,
-    "torch.nn.functional": 101,
+    "torch.linalg": 41,
+    "torch.nn": 163,
+    "torch.nn.functional": 128,
     "torch.nn.init": 14,
     "torch.nn.utils": 18,
     "torch.optim": 16,
@@ -30,9 +30,13 @@ FLOORS = {
 }
 # namespaces that reached the target (add one when it does)
 AT_TARGET = {
+    "torch",
     "torch.Tensor",
     "torch.autograd",
     "torch.fft",
+    "torch.linalg",
+    "torch.nn",
+    "torch.nn.functional",
     "torch.nn.init",
     "torch.nn.utils",
     "torch.optim",
