@@ -146,10 +146,9 @@ def _grad_fn(info: OpInfo, sample: Sample) -> Any:
     def fn(*leaves: Any) -> Any:
         args, kwargs = sample.build(tl_tensor, list(leaves))
         out = apply_post(info, info.func(*apply_pre(info, args), **kwargs))
-        # tensorlib's gradcheck perturbs inputs in place without copying outputs, so
-        # outputs that alias an input (views; in gradgradcheck, gradients that are
-        # the incoming gradient itself) would read as constant: give them fresh memory
-        # both ways (``x * 1.0`` copies forward and backward).
+        # Outputs get fresh memory both ways (``x * 1.0`` copies forward and backward). gradcheck
+        # clones outputs itself now, as torch's does; the copy stays so the table's checks do not
+        # depend on that.
         if isinstance(out, tensorlib.Tensor):
             return out * 1.0
         return tuple(o * 1.0 if o.is_floating_point() else o for o in out)
