@@ -19,11 +19,13 @@ the standard library. See ``README.md`` next to this file for a walk-through.
 (6, 'handled')
 """
 
+from ._codegen import save_code_cache
 from ._collect import BASIC_TYPES
 from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, DisabledImpl, Protocol, disabled_handler
 from ._registry import Registry, namespace_path
 
 __all__ = [
+    "save_code_cache",
     "BASIC_TYPES",
     "DISABLED",
     "DisabledImpl",

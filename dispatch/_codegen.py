@@ -26,10 +26,60 @@ equal to the default, like ``alpha=1``, is also left out. Handlers that call
 from __future__ import annotations
 
 import inspect
+import marshal
+import os
 import sys
+import tempfile
 from typing import Callable
 
 _P = inspect.Parameter
+
+# Compiled wrapper sources, kept across runs: compiling is most of the cost of wrapping a namespace,
+# and the sources are the same from one import to the next. Keyed by the source itself, so an entry
+# can never be stale; see save_code_cache.
+_CODE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
+                          f"wrappers.{sys.implementation.cache_tag}.marshal")
+_codes: dict[str, object] | None = None
+_used: dict[str, object] = {}
+_compiled_new = False
+
+
+def _code_for(src: str) -> object:
+    """``src`` compiled, from the on-disk cache when it is there."""
+    global _codes, _compiled_new
+    if _codes is None:
+        try:
+            with open(_CODE_FILE, "rb") as f:
+                loaded = marshal.load(f)
+            _codes = loaded if isinstance(loaded, dict) else {}
+        except (OSError, EOFError, ValueError, TypeError):
+            _codes = {}
+    code = _codes.get(src)
+    if code is None:
+        code = compile(src, "<dispatch wrapper>", "exec")
+        _compiled_new = True
+    _used[src] = code
+    return code
+
+
+def save_code_cache() -> None:
+    """Write the wrapper sources compiled in this process to the cache, if any were new (best effort).
+
+    A library calls this once its namespaces are wrapped; the next import then compiles nothing.
+    """
+    global _compiled_new
+    if not _compiled_new:
+        return
+    try:
+        os.makedirs(os.path.dirname(_CODE_FILE), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(_CODE_FILE), suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            marshal.dump(_used, f)
+        os.chmod(tmp, 0o644)  # readable by whoever imports the package next, as .pyc files are
+        os.replace(tmp, _CODE_FILE)  # atomic: processes saving at once each write a whole file
+        _compiled_new = False
+    except OSError:
+        pass  # a read-only installation: wrappers are compiled at each import
 
 
 def parameter_source(signature: inspect.Signature, ns: dict, tag: str) -> tuple[str, str]:
@@ -172,7 +222,7 @@ def closure_factory(body: str, free: tuple[str, ...], ns: dict, cache: dict) -> 
         indented = "".join("    " + line + "\n" for line in body.splitlines())
         src = f"def _make({', '.join(free)}):\n{indented}    return _fn\n"
         local: dict = {}
-        exec(compile(src, "<dispatch wrapper>", "exec"), ns, local)
+        exec(_code_for(src), ns, local)  # type: ignore[arg-type]
         make = cache[key] = local["_make"]
     return make
 

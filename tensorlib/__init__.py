@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import sys as _sys
 
+from dispatch import save_code_cache as _save_code_cache
+
 from . import _C, _VF, _errors, _hooks, _legacy, _methods, _repr, _typeinfo, cuda, ops, serialization
-from ._autograd import anomaly_mode as _anomaly_mode
-from ._autograd import engine as _engine
-from ._autograd import grad_mode as _grad_mode
-from ._autograd import graph as _graph
-from ._autograd import views as _views
+from ._autograd import (
+    anomaly_mode as _anomaly_mode,
+    engine as _engine,
+    grad_mode as _grad_mode,
+    graph as _graph,
+    views as _views,
+)
 from ._dtype import (
     bool,
     complex64,
     complex128,
+    dtype,
     float16,
     float32,
     float64,
@@ -30,19 +35,18 @@ from ._dtype import (
     int64,
     uint8,
 )
-from ._namespace import build as _build
-from ._namespace import install_methods as _install_methods
-from ._protocol import protocol as _protocol
-from ._registry import TENSORLIB as _TENSORLIB
-from ._registry import bindings as _bindings
-from ._size import Size
-from ._tensor import _NO_WRAP, Tensor, device
-from ._dtype import dtype
 from ._layout import jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
-from .nn import _functional as _nn_functional  # declares cosine_similarity and pairwise_distance here too
-from .nn import _rnn as _nn_rnn  # declares rnn_tanh, rnn_relu, lstm and gru (torch._VF's)
-from .nn import _toplevel as _nn_toplevel  # declares torch's top-level forms of layers and losses (conv2d, ...)
+from ._namespace import build as _build, install_methods as _install_methods
+from ._protocol import protocol as _protocol
+from ._registry import TENSORLIB as _TENSORLIB, bindings as _bindings
+from ._size import Size
+from ._tensor import _NO_WRAP, Tensor, device
+from .nn import (
+    _functional as _nn_functional,  # declares cosine_similarity and pairwise_distance here too
+    _rnn as _nn_rnn,  # declares rnn_tanh, rnn_relu, lstm and gru (torch._VF's)
+    _toplevel as _nn_toplevel,  # declares torch's top-level forms of layers and losses (conv2d, ...)
+)
 from .ops.creation import default_generator
 
 # torch's dtype aliases
@@ -80,11 +84,25 @@ for _t in (Size, dtype, device, memory_format, layout):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
-from . import autograd, fft, linalg, nn, optim, overrides, return_types, special, testing, utils  # noqa: E402
-from . import overrides as _overrides  # noqa: E402
+from . import (  # noqa: E402
+    autograd,
+    fft,
+    linalg,
+    nn,
+    optim,
+    overrides,
+    overrides as _overrides,  # noqa: E402
+    return_types,
+    special,
+    testing,
+    utils,
+)
 
 # torch's historical module name: ``import tensorlib._overrides`` finds this very module.
 _sys.modules[__name__ + "._overrides"] = overrides
+
+# every namespace is wrapped by now: keep the compiled wrappers for the next import
+_save_code_cache()
 
 __all__ = sorted(
     {b.name for b in _bindings(_TENSORLIB)}

@@ -380,3 +380,33 @@ def test_translate_errors_replaces_failures_of_implementations():
         proto.wrap(lambda x: 1 / x, name="inv")(0)
     assert seen[-1][0] == "lookup"
     assert wrapped_length(type("S", (), {"size": 4})(), scale=2) == 8
+
+
+def test_compiled_wrappers_are_cached_across_processes(tmp_path, monkeypatch):
+    from dispatch import _codegen
+
+    path = tmp_path / "wrappers.marshal"
+    monkeypatch.setattr(_codegen, "_CODE_FILE", str(path))
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_used", {})
+    monkeypatch.setattr(_codegen, "_compiled_new", False)
+
+    def cached_example(a, b=2, *, c=None):
+        return (a, b, c)
+
+    proto = Protocol("__cache_function__")
+    wrapped = proto.wrap(cached_example)
+    assert _codegen._compiled_new and not path.exists()
+    _codegen.save_code_cache()
+    assert path.exists() and not _codegen._compiled_new
+    # a new process (simulated): the same source comes from the file, nothing is compiled
+    monkeypatch.setattr(_codegen, "_codes", None)
+    again = Protocol("__cache_function__").wrap(cached_example)
+    assert not _codegen._compiled_new
+    assert again(1, c=3) == wrapped(1, c=3) == (1, 2, 3)
+    assert inspect.signature(again) == inspect.signature(cached_example)
+    # a damaged file is ignored: wrappers are compiled again
+    path.write_bytes(b"not marshal data")
+    monkeypatch.setattr(_codegen, "_codes", None)
+    assert Protocol("__cache_function__").wrap(cached_example)(5) == (5, 2, None)
+    assert _codegen._compiled_new
