@@ -7,6 +7,7 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
+from .utils import lazy_property
 
 
 class Distribution:
@@ -36,8 +37,12 @@ class Distribution:
             self._validate_args = validate_args
         if self._validate_args:
             for param, constraint in self._constraints().items():
-                if param not in self.__dict__:
+                if constraints.is_dependent(constraint):
+                    continue  # checked by the distribution itself, if at all
+                if param not in self.__dict__ and isinstance(getattr(type(self), param, None), lazy_property):
                     continue  # a lazily derived parameter (probs from logits, or the reverse)
+                if param not in self.__dict__ and not hasattr(type(self), param):
+                    continue
                 value = getattr(self, param)
                 if not bool(constraint.check(value).all()):
                     raise ValueError(
@@ -48,6 +53,37 @@ class Distribution:
 
     def _constraints(self) -> dict[str, constraints.Constraint]:
         return self.arg_constraints
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
+        """A distribution of the same family with parameters expanded (not copied) to ``batch_shape``."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement expand")
+
+    def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
+        """A bare instance to fill in ``expand``: ``_instance`` if given, else a new one of ``cls``.
+
+        A subclass that defines its own ``__init__`` must also define ``expand``.
+        """
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(
+                f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom __init__ method must also "
+                "define a custom .expand() method.")
+        return cls.__new__(type(self)) if _instance is None else _instance
+
+    has_enumerate_support = False
+
+    @property
+    def mode(self) -> Any:
+        raise NotImplementedError(f"{type(self)} does not implement mode")
+
+    def enumerate_support(self, expand: bool = True) -> Any:
+        """All values of a discrete support, along a new leading dim."""
+        raise NotImplementedError
+
+    def sample_n(self, n: int) -> Any:
+        """``n`` samples (deprecated in torch: use ``sample((n,))``)."""
+        import warnings
+        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning, stacklevel=2)
+        return self.sample(_t.Size((n,)))
 
     @property
     def batch_shape(self) -> _t.Size:
@@ -61,11 +97,11 @@ class Distribution:
 
     @property
     def mean(self) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} has no mean")
+        raise NotImplementedError(f"{type(self)} does not implement mean")
 
     @property
     def variance(self) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} has no variance")
+        raise NotImplementedError(f"{type(self)} does not implement variance")
 
     @property
     def stddev(self) -> Any:

@@ -9,6 +9,26 @@ import tensorlib as _t
 from tensorlib.overrides import is_tensor_like
 
 
+class lazy_property:
+    """A property computed on first access and then stored on the instance (as a plain attribute).
+
+    Used for parameters derived from one another (``probs`` and ``logits``):
+    whichever was not given is computed when first read.
+    """
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        value = self.wrapped(instance)
+        instance.__dict__[self.wrapped.__name__] = value
+        return value
+
+
 def clamp_probs(probs: Any) -> Any:
     """``probs`` kept one machine epsilon away from 0 and 1 (so their logits are finite)."""
     eps = _t.finfo(probs.dtype).eps
