@@ -868,8 +868,8 @@ def rand_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, 
     """:func:`rand` with ``input``'s shape and dtype."""
 def randint(low: builtins.int = 0, high: Any = None, size: Any = None, *, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """Random integers in ``[low, high)`` with shape ``size``; ``randint(high, size)`` starts at 0."""
-def randint_like(input: Tensor, low: builtins.int = 0, high: Any = None, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
-    """:func:`randint` with ``input``'s shape and dtype."""
+def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: Generator | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:
+    """:func:`randint` with ``input``'s shape and dtype; a bound may be a 0-d tensor."""
 def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """Standard normal random numbers with shape ``size``."""
 def randn_like(input: Tensor, *, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False, memory_format: memory_format | None = None) -> Tensor:

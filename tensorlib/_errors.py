@@ -83,6 +83,8 @@ def _accepts(annotation: str, value: Any, scope: dict) -> bool | None:
         return True
     if ann == "Tensor":
         return isinstance(value, Tensor)
+    if ann == "bool":
+        return isinstance(value, bool)
     if ann == "int":
         return isinstance(value, int) or (isinstance(value, Tensor) and value.dim() == 0)
     if ann == "float":

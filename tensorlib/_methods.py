@@ -7,6 +7,7 @@ function of the same name (``t.add(x)``) are declared next to the function.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Callable
 
 import numpy as np
@@ -172,6 +173,8 @@ def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Apply a Python function to every element in place (slow; for tests and debugging)."""
     check_inplace(self, "apply_")
+    if not builtins.callable(callable):
+        raise TypeError(f"apply_(): argument 'callable' must be callable, not {type(callable).__name__}")
     a = writable(self)
     flat = a.reshape(-1)
     for i, v in enumerate(flat.tolist()):

@@ -760,6 +760,8 @@ class Tensor(_RegisteredMethods):
                 "If you were attempting to deepcopy a module, this may be because of a tensorlib.nn.utils.weight_norm "
                 "usage, see https://github.com/pytorch/pytorch/pull/103001"
             )
+        if not isinstance(memo, dict):
+            raise TypeError(f"__deepcopy__(): argument 'memo' must be a dict, not {type(memo).__name__}")
         if id(self) in memo:
             return memo[id(self)]
 

@@ -181,6 +181,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
     if max_norm is not None:
+        if x._data.dtype not in (np.int32, np.int64):
+            raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                               f"Long, Int; but got {legacy_type_name(x._data.dtype)} instead (while checking arguments "
+                               "for embedding_renorm_)")
         embedding_renorm_(w, x._data.reshape(-1), max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "

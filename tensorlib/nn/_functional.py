@@ -18,7 +18,7 @@ from ..ops.activation import erf
 from ..ops.arithmetic import add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
 from ..ops.creation import _rng
-from ..ops.indexing import basic_getitem, gather, index_put_key, index_select
+from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, narrow
 from ..ops.inplace import mul_
 from ..ops.join_split import cat as _cat, chunk, stack as _stack
 from ..ops.linalg import einsum, matmul, mm, vector_norm
@@ -537,10 +537,13 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: first half times sigmoid of the second half along ``dim``."""
     x = tensor_arg(input, "glu")
+    if x._data.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
     d = wrap_dim(dim, x._data.ndim)
     if x._data.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {x._data.shape[d]}")
-    a, b = chunk(x, 2, d)
+    half = x._data.shape[d] // 2
+    a, b = narrow(x, d, 0, half), narrow(x, d, half, half)
     return mul(a, unary.sigmoid(b))
 
 

@@ -127,6 +127,9 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
     if shape[0] % groups:
         raise ValueError("dim 0 must be divisible by groups")
+    for axis, size in enumerate(shape[2:], 2):
+        if size == 0:
+            raise IndexError(f"index 0 is out of bounds for dimension {axis} with size 0")
     out = np.zeros(shape)
     per = shape[0] // groups
     centre = tuple(s // 2 for s in shape[2:])

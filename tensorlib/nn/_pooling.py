@@ -915,15 +915,18 @@ def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, strid
                 output_size: Any, fname: str) -> Tensor:
     x = tensor_arg(input, fname)
     idx = tensor_arg(indices, fname, "indices", 2)
-    k = _tuple_of(kernel_size, nd)
-    s = k if stride is None else _tuple_of(stride, nd)
-    p = _tuple_of(padding, nd)
-    size = _unpool_output_size(x, k, s, p, output_size)
     a, ia = x._data, idx._data
     kernel_nd = max(nd, 2)  # 1-D unpooling runs as 2-D over (L, 1), as torch does
     if a.ndim not in (kernel_nd + 1, kernel_nd + 2) and not (nd == 1 and a.ndim in (2, 3)):
         raise RuntimeError(f"Input to max_unpooling{kernel_nd}d should be a {kernel_nd + 1}d or {kernel_nd + 2}d "
                            f"Tensor, but got a tensor with {a.ndim + (nd == 1)} dimensions.")
+    k = _int_tuple(kernel_size, nd, "kernel_size", fname)
+    s = k if stride is None else _int_tuple(stride, nd, "stride", fname)
+    p = _int_tuple(padding, nd, "padding", fname)
+    if output_size is not None and not isinstance(output_size, (tuple, list)):
+        raise TypeError(f"{fname}(): argument 'output_size' must be a sequence of ints, not "
+                        f"{type(output_size).__name__}")
+    size = _unpool_output_size(x, k, s, p, output_size)
     if ia.dtype != np.int64:
         raise RuntimeError(f"elements in indices should be type int64 but got: {type_title(ia.dtype)}")
     if ia.shape != a.shape:
@@ -948,6 +951,18 @@ def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, strid
 
 def _tuple_of(v: Any, n: int) -> tuple:
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def _int_tuple(v: Any, n: int, name: str, fname: str) -> tuple[int, ...]:
+    """``v`` (an int, or a sequence of 1 or ``n`` ints) as ``n`` ints, or a TypeError/ValueError naming ``name``."""
+    values = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in values):
+        raise TypeError(f"{fname}(): argument '{name}' must be an int or a tuple of ints, not {v!r}")
+    if len(values) == 1:
+        values *= n
+    if len(values) != n:
+        raise ValueError(f"{fname}(): argument '{name}' must be an int or a tuple of {n} ints, got {len(values)}")
+    return values
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -997,6 +1012,12 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
     if output_size is None and output_ratio is None:
         raise ValueError(f"{fname} requires specifying either an output_size or an output_ratio")
     if output_size is None:
+        if nd == 2 and not isinstance(output_ratio, (tuple, list)):
+            # torch's 2-D form takes the length of the ratio, so a single number fails there (the modules accept it)
+            raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len()")
+        if isinstance(output_ratio, bool) or not isinstance(output_ratio, (int, float, tuple, list)):
+            raise TypeError(f"{fname}(): argument 'output_ratio' must be a float or a tuple of floats, not "
+                            f"{type(output_ratio).__name__}")
         if nd == 2 and len(output_ratio) > 2:
             raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = _tuple_of(output_ratio, nd)

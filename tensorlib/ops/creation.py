@@ -570,13 +570,31 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
 
 
 @op()
-def randint_like(input: Tensor, low: int = 0, high: Any = None, *, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
-    """:func:`randint` with ``input``'s shape and dtype."""
+def randint_like(input: Tensor, low: Any = 0, high: Any = None, *, generator: Generator | None = None, dtype: DType | None = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: memory_format | None = None) -> Tensor:
+    """:func:`randint` with ``input``'s shape and dtype; a bound may be a 0-d tensor."""
     check_layout(layout, "randint_like")
     if high is None:
         low, high = 0, low
+    low, high = _int_bound(low, "low"), _int_bound(high, "high")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     shape, npdt = _like(input, dtype, "randint_like", memory_format)
-    return _finish(_rng(None).integers(low, high, size=shape).astype(npdt), requires_grad, _CPU if device is None else device)
+    a = _rng(generator).integers(low, high, size=shape)
+    return _finish(a.astype(npdt), requires_grad, _CPU if device is None else device)
+
+
+def _int_bound(value: Any, name: str) -> int:
+    """A bound of :func:`randint_like` as an int: a Python int, or a 0-d real tensor (truncated)."""
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"randint_like(): expected '{name}' to be a 0-dimensional tensor, got {value._data.ndim} "
+                               "dimensions")
+        if value._data.dtype.kind == "c":
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return int(value._data)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"randint_like(): argument '{name}' must be int or Tensor, not {type(value).__name__}")
+    return value
 
 
 @op(dispatch="modes")
@@ -653,6 +671,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     """Poisson samples with rates ``input``."""
     x = tensor_arg(input, "poisson")
+    if x._data.dtype.kind != "f":
+        raise not_implemented("poisson_cpu", x._data.dtype)
+    if x._data.size and not bool((x._data >= 0).all()):  # negative or nan
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _wrap(_rng(generator).poisson(x._data).astype(x._data.dtype))
 
 

@@ -299,18 +299,39 @@ def baddbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     return inplace_apply(self, baddbmm, (batch1, batch2), {"beta": beta, "alpha": alpha}, "baddbmm_")
 
 
+def _tensordot_dims(dims: Any, ndim_a: int, ndim_b: int) -> tuple[list[int], list[int]]:
+    """The contracted dims of each operand, from an int, a pair of int lists, or a tensor holding either."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(ndim_a, ndim_b):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(ndim_a - dims, ndim_a)), list(range(dims))
+    if not isinstance(dims, (list, tuple)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if len(dims) != 2:
+        raise ValueError(f"tensordot expects dims to hold two lists of dims, got {len(dims)} entries")
+    pair = []
+    for name, part in zip(("dims_self", "dims_other"), dims):
+        if not isinstance(part, (list, tuple)):
+            raise TypeError(f"tensordot(): argument '{name}' must be tuple of ints, not {type(part).__name__}")
+        for i, d in enumerate(part):
+            if not isinstance(d, int) or isinstance(d, bool):
+                raise TypeError(f"tensordot(): argument '{name}' must be tuple of ints, but found element of type "
+                                f"{type(d).__name__} at pos {i}")
+        pair.append(list(part))
+    return pair[0], pair[1]
+
+
 @op()
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (the last/first ``dims`` if an int)."""
     x = tensor_arg(a, "tensordot", "a")
     y = tensor_arg(b, "tensordot", "b", 2)
-    if isinstance(dims, int):
-        da = list(range(x._data.ndim - dims, x._data.ndim))
-        db = list(range(dims))
-    else:
-        da, db = list(dims[0]), list(dims[1])
-        if isinstance(da, int):
-            da, db = [da], [db]
+    da, db = _tensordot_dims(dims, x._data.ndim, y._data.ndim)
     da = [wrap_dim(d, x._data.ndim) for d in da]
     db = [wrap_dim(d, y._data.ndim) for d in db]
     if len(da) != len(db):

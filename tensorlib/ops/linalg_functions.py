@@ -145,6 +145,8 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tenso
     x = tensor_arg(input, "frobenius_norm")
     _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
                "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    if not (isinstance(dim, int) or (isinstance(dim, (tuple, list)) and all(isinstance(d, int) for d in dim))):
+        raise TypeError(f"frobenius_norm(): argument 'dim' (position 2) must be tuple of ints, not {type(dim).__name__}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) != 2:
         raise RuntimeError(f"Expected dim to be a list of 2 elements, but got {len(dims)}")
@@ -715,6 +717,9 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     """``(P, L, U)`` from a packed LU factorisation (empty P, or empty L and U, when not asked for)."""
     lu_t = tensor_arg(LU_data, "lu_unpack", "LU_data")
     piv = tensor_arg(LU_pivots, "lu_unpack", "LU_pivots", 2)
+    if lu_t._data.ndim < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(lu_t._data.shape)} instead")
     if piv._data.dtype != np.int32:
         raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
                            "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor")
@@ -897,7 +902,15 @@ def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tenso
     return Q
 
 
+def _need_matrix(x: Tensor, fname: str) -> None:
+    # torch's Python code fails unpacking the last two sizes; say what is wrong instead, with the same type
+    if x._data.ndim < 2:
+        raise ValueError(f"{fname}(): expected a matrix or a batch of matrices, got a tensor with {x._data.ndim} "
+                         "dimension(s)")
+
+
 def _svd_lowrank(A: Tensor, q: int | None, niter: int, M: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
+    _need_matrix(A, "svd_lowrank")
     q = 6 if q is None else q
     m, n = A._data.shape[-2:]
     if M is not None:
@@ -928,6 +941,7 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2) -> tuple:
     """Principal components of the rows of A: ``(U, S, V)`` of the (centred) matrix, approximate, of rank ``q``."""
     x = tensor_arg(A, "pca_lowrank", "A")
+    _need_matrix(x, "pca_lowrank")
     m, n = x._data.shape[-2:]
     if q is None:
         q = min(6, m, n)

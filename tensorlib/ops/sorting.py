@@ -9,6 +9,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from .._autograd.graph import rename_grad_fn
+from .._dtype import FROM_NP
 from .._registry import op
 from .._tensor import Tensor, wrap_dim
 from ..return_types import kthvalue as _kth_t, sort as _sort_t, topk as _topk_t
@@ -169,12 +170,34 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
     # NumPy checks the value of a given side
     side_ = cast(Literal["left", "right"], side or ("right" if right else "left"))
+    if sorter is not None:
+        order = tensor_arg(sorter, "searchsorted", "sorter")._data
+        if order.shape != seq.shape:
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(seq.shape)}and got sorter tensor {list(order.shape)}")
+        if order.dtype != np.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{FROM_NP[order.dtype]}")
+        if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+        seq = np.take_along_axis(seq, order, -1)
     if seq.ndim == 1:
         r = np.searchsorted(seq, v, side=side_)
     else:
-        flat_s = seq.reshape(-1, seq.shape[-1])
-        flat_v = v.reshape(-1, v.shape[-1])
-        r = np.stack([np.searchsorted(s, vv, side=side_) for s, vv in zip(flat_s, flat_v)]).reshape(v.shape)
+        if v.ndim == 0:
+            raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension "
+                               f"is 1, but we got boundaries tensor dim({seq.ndim}) and input value's dim(0) numel(1)")
+        if v.shape[:-1] != seq.shape[:-1]:
+            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                               "dimensions of boundaries tensor and input value tensor must match, but we got "
+                               f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}")
+        rows = int(np.prod(seq.shape[:-1]))
+        flat_s = seq.reshape(rows, seq.shape[-1])
+        flat_v = v.reshape(rows, v.shape[-1])
+        r = np.zeros(flat_v.shape, np.int64)
+        for i in range(rows):
+            r[i] = np.searchsorted(flat_s[i], flat_v[i], side=side_)
+        r = r.reshape(v.shape)
     return wrap(np.asarray(r).astype(np.int32 if out_int32 else np.int64))
 
 

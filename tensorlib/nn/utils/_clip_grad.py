@@ -15,14 +15,23 @@ from ...ops.linalg import vector_norm
 from ...ops.selection import clamp
 
 
-def _tensors(parameters: Any) -> list:
+def _tensors(parameters: Any, fname: str = "clip_grad_norm_", argname: str = "parameters") -> list:
+    """``parameters`` (a Tensor or an iterable of Tensors) as a list, or torch's TypeError naming the argument."""
     if isinstance(parameters, Tensor):
         return [parameters]
-    return list(parameters)
+    try:
+        items = list(parameters)
+    except TypeError:
+        raise TypeError(f"{fname}(): argument '{argname}' must be a Tensor or an iterable of Tensors, not "
+                        f"{type(parameters).__name__}") from None
+    for item in items:
+        if not isinstance(item, Tensor):
+            raise TypeError(f"{fname}(): argument '{argname}' must hold Tensors, but found {type(item).__name__}")
+    return items
 
 
-def _grads(parameters: Any) -> list:
-    return [p.grad for p in _tensors(parameters) if p.grad is not None]
+def _grads(parameters: Any, fname: str) -> list:
+    return [p.grad for p in _tensors(parameters, fname) if p.grad is not None]
 
 
 def _norm_type(norm_type: Any) -> float:
@@ -36,7 +45,7 @@ def _norm_type(norm_type: Any) -> float:
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
     """The ``norm_type`` norm of all ``tensors`` together, as if they were concatenated into one vector."""
-    ts = _tensors(tensors)
+    ts = _tensors(tensors, "get_total_norm", "tensors")
     p = _norm_type(norm_type)
     if not ts:
         return tensor(0.0)
@@ -56,7 +65,7 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
     """Scale the gradients by ``max_norm / total_norm`` when that is below one."""
-    grads = _grads(parameters)
+    grads = _grads(parameters, "clip_grads_with_norm_")
     if not grads:
         return
     with no_grad():
@@ -70,8 +79,8 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
                     error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Rescale the gradients so that their total ``norm_type`` norm is at most ``max_norm``; return that norm
     (measured before clipping)."""
-    params = _tensors(parameters)
-    grads = _grads(params)
+    params = _tensors(parameters, "clip_grad_norm_")
+    grads = _grads(params, "clip_grad_norm_")
     total = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(params, max_norm, total, foreach)
     return total
@@ -91,5 +100,5 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
     """Clamp every gradient to ``[-clip_value, clip_value]`` in place."""
     clip_value = float(clip_value)
     with no_grad():
-        for g in _grads(parameters):
+        for g in _grads(parameters, "clip_grad_value_"):
             g.clamp_(min=-clip_value, max=clip_value)

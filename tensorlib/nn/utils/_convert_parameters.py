@@ -8,14 +8,14 @@ from ..._registry import NN_UTILS, op
 from ..._tensor import Tensor
 from ...ops.join_split import cat
 from ...ops.shape import reshape
+from ._clip_grad import _tensors
 
 
 @op(namespace=NN_UTILS)
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable)."""
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
-    return cat([reshape(p, (-1,)) for p in parameters])
+    tensors = _tensors(parameters, "parameters_to_vector")
+    return cat([reshape(p, (-1,)) for p in tensors])
 
 
 @op(namespace=NN_UTILS)
@@ -23,10 +23,9 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Copy consecutive slices of the 1-D ``vec`` into the data of each of ``parameters``."""
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected tensorlib.Tensor, but got: {type(vec).__name__}")
-    if isinstance(parameters, Tensor):
-        parameters = [parameters]
+    tensors = _tensors(parameters, "vector_to_parameters")
     offset = 0
-    for p in parameters:
+    for p in tensors:
         n = p.numel()
         p.data = vec[offset:offset + n].view_as(p).data
         offset += n
