@@ -64,6 +64,11 @@ def translate(func: Callable, exc: BaseException, args: tuple, kwargs: dict) -> 
     if message is not None:
         return TypeError(message)
     text = str(exc)
+    # NumPy's linear algebra has no half-precision kernels; neither have torch's (in its words)
+    if isinstance(exc, TypeError) and text.startswith("array type") and "unsupported in linalg" in text:
+        dtypes = [_CPP_NAMES.get(a.dtype.name, a.dtype.name) for a in args if isinstance(a, Tensor)]
+        name = getattr(func, "__name__", "linalg")
+        return NotImplementedError(f"\"{name}_cpu\" not implemented for '{dtypes[0] if dtypes else 'Half'}'")
     # NumPy has no loop for these dtypes, or would have to cast complex values to real ones
     if isinstance(exc, TypeError) and ("not supported for the input types" in text
                                        or (text.startswith("Cannot cast") and "complex" in text)):

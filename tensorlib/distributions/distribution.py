@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import tensorlib as _t
@@ -63,11 +64,11 @@ class Distribution:
 
         A subclass that defines its own ``__init__`` must also define ``expand``.
         """
-        if _instance is None and type(self).__init__ != cls.__init__:
+        if _instance is None and getattr(type(self), "__init__") is not getattr(cls, "__init__"):
             raise NotImplementedError(
                 f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom __init__ method must also "
                 "define a custom .expand() method.")
-        return cls.__new__(type(self)) if _instance is None else _instance
+        return object.__new__(type(self)) if _instance is None else _instance
 
     has_enumerate_support = False
 
@@ -81,7 +82,6 @@ class Distribution:
 
     def sample_n(self, n: int) -> Any:
         """``n`` samples (deprecated in torch: use ``sample((n,))``)."""
-        import warnings
         warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning, stacklevel=2)
         return self.sample(_t.Size((n,)))
 

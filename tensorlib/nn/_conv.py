@@ -20,6 +20,7 @@ from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, legacy_type_name
 from ..ops import broadcast
 from ..ops._util import GRAD, record, tensor_arg, wrap
+from ..ops.arithmetic import _conj
 from ..ops.linalg import matmul
 from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
 
@@ -257,7 +258,8 @@ class ConvolutionBackward0(Node):
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
-        x, w = unpack(self, self.input), unpack(self, self.weight)
+        # complex operands enter conjugated: the gradient of a holomorphic (bilinear) product
+        x, w = _conj(unpack(self, self.input)), _conj(unpack(self, self.weight))
         grads_fn = _transposed_grads if self.transposed else _conv_grads
         gi, gw = grads_fn(g, x, w, self.geo, self.groups, self.needs(0), self.needs(1))
         gb = None

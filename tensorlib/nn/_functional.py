@@ -15,7 +15,7 @@ from ..ops import activation, broadcast, power, reduction as reduction_ops, shap
 from ..ops._pointwise import inplace_apply
 from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, write_out
 from ..ops.activation import erf
-from ..ops.arithmetic import add, div, mul, neg, rsub, sub
+from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
 from ..ops.creation import _rng
 from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, narrow
@@ -42,10 +42,11 @@ class AddmmBackward0(Node):
     def apply(self, grads: list) -> tuple:
         g = grads[0]
         gi = gw = gb = None
+        # complex operands enter conjugated: the gradient of a holomorphic product
         if self.needs(0):
-            gi = mm(g, unpack(self, self.weight))
+            gi = mm(g, _conj(unpack(self, self.weight)))
         if self.needs(1):
-            gw = mm(shape_ops.t(g), unpack(self, self.input))
+            gw = mm(shape_ops.t(g), _conj(unpack(self, self.input)))
         if self.has_bias and self.needs(2):
             gb = broadcast.sum(g, 0)
         return gi, gw, gb

@@ -1018,7 +1018,7 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
         if isinstance(output_ratio, bool) or not isinstance(output_ratio, (int, float, tuple, list)):
             raise TypeError(f"{fname}(): argument 'output_ratio' must be a float or a tuple of floats, not "
                             f"{type(output_ratio).__name__}")
-        if nd == 2 and len(output_ratio) > 2:
+        if nd == 2 and isinstance(output_ratio, (tuple, list)) and len(output_ratio) > 2:
             raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = _tuple_of(output_ratio, nd)
         output_size = [int(x.size(d - nd) * ratio[d]) for d in range(nd)]

@@ -28,9 +28,9 @@ from ._util import (
     tensor_arg,
     wrap,
 )
-from .arithmetic import mul, sub
+from .arithmetic import _conj, mul, sub
 from .comparison import eq, ge, logical_and
-from .conversion import to_dtype, zeros_like
+from .conversion import real, to_dtype, zeros_like
 from .selection import where
 from .unary import log
 
@@ -48,7 +48,13 @@ class PowBackward0(Node):
         x = unpack(self, self.self_)
         if p == 0:
             return (zeros_like(x),)
-        return (mul(mul(g, p), pow(x, p - 1)),)
+        # complex inputs take the conjugate derivative, as all holomorphic functions do
+        return (mul(g, _conj(mul(pow(x, p - 1), p))),)
+
+
+def _real_part(p: Tensor) -> Tensor:
+    # 0 ** p has a zero gradient in p where the real part of p is non-negative
+    return real(p) if p._data.dtype.kind == "c" else p
 
 
 class PowBackward1(Node):
@@ -70,16 +76,16 @@ class PowBackward1(Node):
             # where p == 0 the derivative is 0 even at x == 0
             d = mul(p, pow(x, sub(p, 1)))
             d = where(eq(p, 0), 0.0, d) if isinstance(p, Tensor) else d
-            ga = reduce_to(mul(g, d), self.self_meta)
+            ga = reduce_to(mul(g, _conj(d)), self.self_meta)
         if self.needs(1):
             y = unpack(self, self.result)
             d = mul(y, log(x)) if isinstance(x, Tensor) else mul(y, math.log(x) if x > 0 else float("nan"))
             # 0 ** p with p >= 0 has gradient 0 w.r.t. p, as torch defines it
             if isinstance(x, Tensor):
-                d = where(logical_and(eq(x, 0), ge(p, 0)), 0.0, d)
+                d = where(logical_and(eq(x, 0), ge(_real_part(p), 0)), 0.0, d)
             elif x == 0:
-                d = where(ge(p, 0), 0.0, d)
-            gb = reduce_to(mul(g, d), self.exp_meta)
+                d = where(ge(_real_part(p), 0), 0.0, d)
+            gb = reduce_to(mul(g, _conj(d)), self.exp_meta)
         return ga, gb
 
 

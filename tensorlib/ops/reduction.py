@@ -123,13 +123,18 @@ class ProdBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         x = unpack(self, self.self_)
-        y = unpack(self, self.result)
+        if g._data.dtype.kind == "c":  # holomorphic: the conjugate of the rule applied to conj(g)
+            return (conj(self._real_rule(conj(g), x)),)
+        return (self._real_rule(g, x),)
+
+    def _real_rule(self, g: Tensor, x: Tensor) -> Tensor:
         shape = x._data.shape
         gx = _expand_back(g, self.dims, shape, self.keepdim)
         if not np.any(x._data == 0):
-            return (div(mul(gx, _expand_back(y, self.dims, shape, self.keepdim)), x),)
+            y = unpack(self, self.result)
+            return div(mul(gx, _expand_back(y, self.dims, shape, self.keepdim)), x)
         # Dividing by the input fails at zeros: multiply by the product of the other elements.
-        return (mul(gx, _prod_of_others(x, self.dims)),)
+        return mul(gx, _prod_of_others(x, self.dims))
 
 
 _PROD_DIM_NODE = named_node_class(ProdBackward0, "ProdBackward1")  # the dim overload
@@ -533,7 +538,10 @@ class CumprodBackward0(Node):
     dim: int
 
     def backward(self, g: Tensor) -> tuple:
-        return (_cumprod_grad(g, unpack(self, self.self_), unpack(self, self.result), self.dim),)
+        x, y = unpack(self, self.self_), unpack(self, self.result)
+        if g._data.dtype.kind == "c":  # holomorphic: the conjugate of the rule applied to conj(g)
+            return (conj(_cumprod_grad(conj(g), x, y, self.dim)),)
+        return (_cumprod_grad(g, x, y, self.dim),)
 
 
 def _reverse_cumsum(t: Tensor, d: int) -> Tensor:

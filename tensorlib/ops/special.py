@@ -31,7 +31,7 @@ from .arithmetic import add, div, mul, neg, rsub, sub
 from .comparison import eq, gt, le, logical_and, logical_or, lt
 from .conversion import to_dtype
 from .selection import where
-from .unary import _LN2, _unary, cos, exp, exp2, log, reciprocal, sigmoid
+from .unary import _LN2, _safe_magnitude, _unary, cos, exp, exp2, log, reciprocal, sigmoid
 
 # -- more binary and unary functions -------------------------------------------------------------
 #
@@ -281,13 +281,30 @@ def logit_(self: Tensor, eps: float | None = None) -> Tensor:
     return inplace_apply(self, logit, (eps,), {}, "logit_")
 
 
+def _angle_grad(self: Any, g: Tensor) -> tuple:
+    # arg(z) = Im log z; for a real incoming g its gradient is g * i z / |z|^2 (0 at z = 0)
+    x = unpack(self, self.x)
+    mag, zero = _safe_magnitude(x)
+    gx = mul(to_dtype(g, x.dtype), div(mul(x, 1j), mul(mag, mag)))
+    return (where(zero, 0.0, gx),)
+
+
+AngleBackward0 = type("AngleBackward0", (Node,), {"__slots__": ("x",), "_saved_slots": ("x",),
+                                                  "backward": _angle_grad})
+
+
 @op(variants="function method")
 def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The argument of complex numbers; for real ones pi where negative, else 0 (nan stays nan)."""
     x = tensor_arg(input, "angle")
     a = x._data
     if a.dtype.kind == "c":
-        return _finish(wrap(_arr(np.angle(a))), out, "angle")
+        r = _arr(np.angle(a))
+        if x._requires_grad and GRAD.enabled:
+            res, node = record(AngleBackward0, r, (x,))
+            node.x = save_input(x)
+            return _finish(res, out, "angle")
+        return _finish(wrap(r), out, "angle")
     f = a if a.dtype.kind == "f" else a.astype(_dtype.DEFAULT.np_float)
     r = np.where(f < 0, np.pi, 0).astype(f.dtype)
     r[np.isnan(f)] = np.nan

@@ -17,8 +17,9 @@ from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, ndarray
 from ._util import GRAD, Meta, not_implemented, record, tensor_arg, wrap
 from .arithmetic import _conj, add, div, mul, neg, rsub, sub
-from .comparison import gt
+from .comparison import eq, gt
 from .conversion import _part_view, to_dtype, zeros_like
+from .selection import where
 
 # -- unary math -------------------------------------------------------------------
 
@@ -32,6 +33,7 @@ def _unary(
     *,
     other_dtypes: Callable[[np.ndarray, Callable], np.ndarray] | None = None,
     backward_name: str | None = None,
+    holomorphic: bool = True,
     **declaration: Any,
 ) -> Callable:
     """Build an elementwise function from a NumPy function and a gradient rule, and declare it.
@@ -42,6 +44,10 @@ def _unary(
     ``grad(g, x, y)`` gets the incoming gradient, the input and the result
     (whichever ``save`` names: ``'x'``, ``'y'``, ``'xy'`` or ``''``; the other is None).
     A None ``grad`` marks a piecewise-constant function (zero gradient).
+    With ``holomorphic`` (the default), ``grad`` is written as ``g * f'(x)`` and a
+    complex input gets ``g * conj(f'(x))`` (the convention torch's complex
+    gradients follow), computed as ``conj(grad(conj(g), x, y))``; a rule for a
+    function that is not holomorphic (abs) handles complex inputs itself.
     ``other_dtypes(a, np_fn)`` computes the result for non-float inputs (or raises
     torch's error); by default integers and bools compute in the default float dtype.
     """
@@ -54,6 +60,8 @@ def _unary(
         y = unpack(self, self.y) if "y" in save else None
         if grad is None:
             return (zeros_like(g),)
+        if holomorphic and g._data.dtype.kind == "c":
+            return (_conj(grad(_conj(g), x, y)),)
         return (grad(g, x, y),)
 
     node_cls = type(backward_name, (Node,), {"__slots__": ("x", "y"), "_saved_slots": ("x", "y"), "backward": backward})
@@ -152,14 +160,14 @@ def _relu_other(a: np.ndarray, np_fn: Callable) -> np.ndarray:
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
-exp = _unary("exp", np.exp, lambda g, x, y: mul(g, _conj(y)), "y", "Elementwise e ** x.")
-exp2 = _unary("exp2", np.exp2, lambda g, x, y: mul(g, mul(_conj(y), _LN2)), "y", "Elementwise 2 ** x.", namespace=(TENSORLIB, SPECIAL))
+exp = _unary("exp", np.exp, lambda g, x, y: mul(g, y), "y", "Elementwise e ** x.")
+exp2 = _unary("exp2", np.exp2, lambda g, x, y: mul(g, mul(y, _LN2)), "y", "Elementwise 2 ** x.", namespace=(TENSORLIB, SPECIAL))
 expm1 = _unary("expm1", np.expm1, lambda g, x, y: mul(g, add(y, 1)), "y", "Elementwise e ** x - 1.", namespace=(TENSORLIB, SPECIAL))
-log = _unary("log", np.log, lambda g, x, y: div(g, _conj(x)), "x", "Elementwise natural logarithm.")
+log = _unary("log", np.log, lambda g, x, y: div(g, x), "x", "Elementwise natural logarithm.")
 log2 = _unary("log2", np.log2, lambda g, x, y: div(g, mul(x, _LN2)), "x", "Elementwise base-2 logarithm.")
 log10 = _unary("log10", np.log10, lambda g, x, y: div(g, mul(x, _LN10)), "x", "Elementwise base-10 logarithm.")
 log1p = _unary("log1p", np.log1p, lambda g, x, y: div(g, add(x, 1)), "x", "Elementwise log(1 + x).", namespace=(TENSORLIB, SPECIAL))
-sqrt = _unary("sqrt", np.sqrt, lambda g, x, y: div(g, mul(_conj(y), 2)), "y", "Elementwise square root.")
+sqrt = _unary("sqrt", np.sqrt, lambda g, x, y: div(g, mul(y, 2)), "y", "Elementwise square root.")
 rsqrt = _unary(
     "rsqrt", lambda a: 1 / np.sqrt(a), lambda g, x, y: mul(g, mul(mul(mul(y, y), y), -0.5)), "y", "Elementwise 1 / sqrt(x)."
 )
@@ -183,7 +191,7 @@ asinh = _unary(
     aliases=("arcsinh",),
 )
 acosh = _unary(
-    "acosh", np.arccosh, lambda g, x, y: div(g, sqrt(sub(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic cosine.",
+    "acosh", np.arccosh, lambda g, x, y: div(g, mul(sqrt(sub(x, 1)), sqrt(add(x, 1)))), "x", "Elementwise inverse hyperbolic cosine.",
     aliases=("arccosh",),
 )
 atanh = _unary(
@@ -214,7 +222,7 @@ def _abs_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return mul(g, sgn(x))
 
 
-abs = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"))  # noqa: A001
+abs = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"), holomorphic=False)  # noqa: A001
 absolute = op(variants="function method", name="absolute", inplace="method")(abs)
 
 
@@ -256,8 +264,31 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     if a.dtype.kind == "c":
         mag = np.abs(a)
         r = np.where(mag == 0, 0, a / np.where(mag == 0, 1, mag)).astype(a.dtype)
+        if x._requires_grad and GRAD.enabled:
+            res, node = record(SgnBackward0, r, (x,))
+            node.x, node.y = save_input(x), SavedTensor(res, True)
+            return _finish(res, out, "sgn")
         return _finish(wrap(r), out, "sgn")
     return sign(x, out=out)
+
+
+def _safe_magnitude(x: Tensor) -> tuple[Tensor, Tensor]:
+    """``(|x|, zero)``: the magnitude with 1 where ``x`` is 0 (so it divides safely), and where that was."""
+    mag = abs(x)
+    zero = eq(mag, 0)
+    return where(zero, 1.0, mag), zero
+
+
+def _sgn_grad(self: Any, g: Tensor) -> tuple:
+    # sgn(z) = z / |z| is not holomorphic: its gradient has a d/dz-bar part, (g - conj(g) sgn(z)^2) / (2 |z|)
+    x, y = unpack(self, self.x), unpack(self, self.y)
+    mag, zero = _safe_magnitude(x)
+    gx = div(sub(g, mul(_conj(g), mul(y, y))), mul(mag, 2))
+    return (where(zero, 0.0, gx),)
+
+
+SgnBackward0 = type("SgnBackward0", (Node,), {"__slots__": ("x", "y"), "_saved_slots": ("x", "y"),
+                                              "backward": _sgn_grad})
 
 
 class RoundBackward0(ZeroGradBackward):

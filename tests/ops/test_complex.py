@@ -411,3 +411,27 @@ def test_istft_gradgradcheck_with_the_window() -> None:
     window = tensorlib.from_numpy(_HANN8 + 0.1).requires_grad_()
     fn = lambda s, w: tensorlib.istft(s, 8, hop_length=2, window=w, length=11, center=False)  # noqa: E731
     assert gradcheck(fn, (spec, window)) and gradgradcheck(fn, (spec, window))
+
+
+# Holomorphic functions take the conjugate derivative (g * conj(f'(z))); abs, sgn and angle are not holomorphic and
+# have rules of their own. Each is checked numerically, to the second order.
+_COMPLEX_GRAD_CASES: dict[str, Callable] = {
+    **{name: getattr(tensorlib, name) for name in (
+        "abs sgn angle exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh "
+        "asinh acosh atanh reciprocal sigmoid square".split())},
+    "pow-scalar": lambda z: z ** 2.5,
+    "pow-complex-exponent": lambda z: z ** (1 + 1j),
+    "pow-tensors": lambda z: tensorlib.pow(z, z.flip(0)),
+    "prod": tensorlib.prod,
+    "prod-with-zero": lambda z: (z * tensorlib.tensor([0.0, 1.0, 1.0], dtype=z.dtype)).prod(),
+    "cumprod": lambda z: z.cumprod(0),
+    "linear": lambda z: tensorlib.nn.functional.linear(z.reshape(1, 3), z.reshape(3, 1) * z.reshape(1, 3)),
+    "conv1d": lambda z: tensorlib.nn.functional.conv1d(z.reshape(1, 1, 3), z.flip(0).reshape(1, 1, 3)[..., :2]),
+}
+
+
+@pytest.mark.parametrize("name", list(_COMPLEX_GRAD_CASES))
+def test_complex_gradients_are_conjugate_derivatives(name: str) -> None:
+    z = tensorlib.tensor([1 + 2j, -0.5 + 0.3j, 0.2 - 0.4j], dtype=tensorlib.complex128, requires_grad=True)
+    fn = _COMPLEX_GRAD_CASES[name]
+    assert gradcheck(fn, (z,)) and gradgradcheck(fn, (z,))
