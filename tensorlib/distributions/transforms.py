@@ -776,13 +776,11 @@ def _strict_lower_positions(n: int) -> tuple[Any, Any]:
 
 def _vector_to_strict_lower(vec: Any, n: int) -> Any:
     """An ``n x n`` matrix with ``vec`` (row by row) in its strictly lower triangle and zeros elsewhere."""
-    import numpy as np
-
-    slots = np.zeros((n, n), dtype=np.int64)
-    rows, cols = np.tril_indices(n, -1)
-    slots[rows, cols] = np.arange(1, len(rows) + 1)
-    padded = _t.nn.functional.pad(vec, [1, 0], value=0.0)  # slot 0 holds the zero
-    return padded[..., _t.from_numpy(slots)]
+    rows, cols = _strict_lower_positions(n)
+    slots = _t.zeros((n, n), dtype=_t.int64)
+    slots[rows, cols] = _t.arange(1, rows.numel() + 1)  # slot 0 reads the zero padded in front
+    padded = _t.nn.functional.pad(vec, [1, 0], value=0.0)
+    return padded[..., slots]
 
 
 def _strict_lower_to_vector(mat: Any, offset: int = -1) -> Any:
