@@ -17,7 +17,6 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
-from .utils import clamp_probs
 
 __all__ = [
     "AbsTransform",
@@ -491,6 +490,12 @@ class PowerTransform(Transform):
         return _t.broadcast_shapes(tuple(shape), tuple(self.exponent.shape))
 
 
+def _bounded_sigmoid(x: Any) -> Any:
+    """``sigmoid(x)`` kept in ``[tiny, 1 - eps]``: never exactly 0 or 1, so its logit stays finite."""
+    info = _t.finfo(x.dtype)
+    return _t.sigmoid(x).clamp(min=info.tiny, max=1 - info.eps)
+
+
 class SigmoidTransform(Transform):
     """``y = 1 / (1 + exp(-x))``, kept inside the open unit interval."""
 
@@ -505,7 +510,7 @@ class SigmoidTransform(Transform):
     __hash__ = object.__hash__
 
     def _call(self, x: Any) -> Any:
-        return clamp_probs(_t.sigmoid(x))
+        return _bounded_sigmoid(x)
 
     def _inverse(self, y: Any) -> Any:
         info = _t.finfo(y.dtype)
@@ -707,7 +712,7 @@ class StickBreakingTransform(Transform):
         return _t.arange(k, 0, -1, dtype=like.dtype).log()
 
     def _call(self, x: Any) -> Any:
-        fractions = _t.sigmoid(x - self._log_offsets(x.shape[-1], x))
+        fractions = _bounded_sigmoid(x - self._log_offsets(x.shape[-1], x))
         remaining = (1 - fractions).cumprod(-1)
         pad = _t.nn.functional.pad
         return pad(fractions, [0, 1], value=1.0) * pad(remaining, [1, 0], value=1.0)
@@ -861,8 +866,7 @@ class CatTransform(Transform):
         self.transforms = list(tseq)
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
-            raise ValueError(f"expected one length per transform, got {len(self.lengths)} lengths for "
-                             f"{len(self.transforms)} transforms")
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
         self.dim = dim
 
     @property

@@ -442,3 +442,24 @@ def test_log_det_closed_forms():
     assert_close(T.SigmoidTransform().log_abs_det_jacobian(x, x.sigmoid()),
                  [math.log(s * (1 - s)) for s in (1 / (1 + np.exp(-np.array([-1.0, 0.0, 2.0]))))], rtol=1e-12)
     assert_close(T.AffineTransform(0.0, -2.0).log_abs_det_jacobian(x, x), [math.log(2)] * 3, rtol=1e-12)
+
+
+def test_torch_parity_extreme_inputs():
+    torch = pytest.importorskip("torch")
+    import torch.distributions.transforms as tt
+
+    x = t([-40.0, -1.0, 0.0, 1.0, 40.0])
+    tx = torch.from_numpy(x.numpy().copy())
+    for ours, theirs in [(T.SigmoidTransform(), tt.SigmoidTransform()), (T.TanhTransform(), tt.TanhTransform()),
+                         (T.SoftplusTransform(), tt.SoftplusTransform())]:
+        y, ty = ours(x), theirs(tx)
+        assert_close(y, ty.numpy(), rtol=1e-12, atol=0)
+        assert_close(ours.inv(y), theirs.inv(ty).numpy(), rtol=1e-12, atol=1e-15)
+        assert_close(ours.log_abs_det_jacobian(x, y), theirs.log_abs_det_jacobian(tx, ty).numpy(), rtol=1e-12)
+    big = t([-50.0, 50.0])
+    assert_close(T.StickBreakingTransform()(big),
+                 tt.StickBreakingTransform()(torch.from_numpy(big.numpy().copy())).numpy(), rtol=1e-12, atol=0)
+    with pytest.raises(AssertionError):
+        tt.CatTransform([tt.ExpTransform()], 0, [1, 2])
+    with pytest.raises(AssertionError, match="lengths"):
+        T.CatTransform([T.ExpTransform()], 0, [1, 2])
