@@ -17,6 +17,7 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
+from .utils import clamp_probs as _clamp_probs  # noqa: F401  (orders the import cycle for mypy)
 
 __all__ = [
     "AbsTransform",
