@@ -52,18 +52,22 @@ class Gumbel(TransformedDistribution):
 
     @property
     def mean(self) -> Any:
+        """``loc + scale * euler_gamma``."""
         return self.loc + self.scale * _EULER_GAMMA
 
     @property
     def mode(self) -> Any:
+        """``loc``."""
         return self.loc
 
     @property
     def stddev(self) -> Any:
+        """``pi / sqrt(6) * scale``."""
         return (math.pi / math.sqrt(6)) * self.scale
 
     @property
     def variance(self) -> Any:
+        """``pi^2 / 6 * scale^2``."""
         return self.stddev.pow(2)
 
     def entropy(self) -> Any:

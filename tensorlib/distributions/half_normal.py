@@ -37,14 +37,17 @@ class HalfNormal(TransformedDistribution):
 
     @property
     def mean(self) -> Any:
+        """``scale * sqrt(2 / pi)``."""
         return self.scale * math.sqrt(2 / math.pi)
 
     @property
     def mode(self) -> Any:
+        """Zero."""
         return _t.zeros_like(self.scale)
 
     @property
     def variance(self) -> Any:
+        """``scale^2 (1 - 2 / pi)``."""
         return self.scale.pow(2) * (1 - 2 / math.pi)
 
     def log_prob(self, value: Any) -> Any:

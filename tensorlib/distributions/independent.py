@@ -100,14 +100,17 @@ class Independent(Distribution):
 
     @property
     def mean(self) -> Any:
+        """The base distribution's mean."""
         return self.base_dist.mean
 
     @property
     def mode(self) -> Any:
+        """The base distribution's mode."""
         return self.base_dist.mode
 
     @property
     def variance(self) -> Any:
+        """The base distribution's variance."""
         return self.base_dist.variance
 
     def sample(self, sample_shape: Any = ()) -> Any:

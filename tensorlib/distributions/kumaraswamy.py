@@ -51,10 +51,12 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def mean(self) -> Any:
+        """``b B(1 + 1/a, b)``."""
         return _raw_moment(self.concentration1, self.concentration0, 1)
 
     @property
     def mode(self) -> Any:
+        """``((a - 1) / (a b - 1))^(1/a)``; nan when ``a < 1`` or ``b < 1``."""
         a, b = self.concentration1, self.concentration0
         # the density's stationary point ((a - 1) / (a b - 1))^(1/a), meaningful only for a, b >= 1
         peak = ((a - 1) / (a * b - 1)).pow(a.reciprocal())
@@ -62,6 +64,7 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def variance(self) -> Any:
+        """The second moment less the squared mean."""
         a, b = self.concentration1, self.concentration0
         return _raw_moment(a, b, 2) - _raw_moment(a, b, 1).pow(2)
 

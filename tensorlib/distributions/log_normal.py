@@ -38,14 +38,17 @@ class LogNormal(TransformedDistribution):
 
     @property
     def mean(self) -> Any:
+        """``exp(loc + scale^2 / 2)``."""
         return (self.loc + self.scale.pow(2) / 2).exp()
 
     @property
     def mode(self) -> Any:
+        """``exp(loc - scale^2)``."""
         return (self.loc - self.scale.square()).exp()
 
     @property
     def variance(self) -> Any:
+        """``(exp(scale^2) - 1) exp(2 loc + scale^2)``."""
         s2 = self.scale.pow(2)
         return s2.expm1() * (2 * self.loc + s2).exp()
 

@@ -174,25 +174,31 @@ class _InverseTransform(Transform):
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        """The forward transform's codomain."""
         return self._forward.codomain
 
     @property
     def codomain(self) -> constraints.Constraint:  # type: ignore[override]
+        """The forward transform's domain."""
         return self._forward.domain
 
     @property
     def bijective(self) -> bool:  # type: ignore[override]
+        """Whether the forward transform is a bijection."""
         return self._forward.bijective
 
     @property
     def sign(self) -> Any:
+        """The forward transform's sign (an inverse is monotone the same way)."""
         return self._forward.sign
 
     @property
     def inv(self) -> Transform:
+        """The forward transform itself."""
         return self._forward
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         return self._forward.with_cache(cache_size).inv
 
     def __eq__(self, other: object) -> bool:
@@ -201,18 +207,22 @@ class _InverseTransform(Transform):
     __hash__ = object.__hash__
 
     def __call__(self, x: Any) -> Any:
+        """The forward transform's inverse at ``x`` (sharing its cache)."""
         return self._forward._inv_call(x)
 
     def _inv_call(self, y: Any) -> Any:
         return self._forward(y)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """Minus the forward transform's log-Jacobian at ``(y, x)``."""
         return -self._forward.log_abs_det_jacobian(y, x)
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         return self._forward.inverse_shape(shape)
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         return self._forward.forward_shape(shape)
 
     def __repr__(self) -> str:
@@ -261,10 +271,12 @@ class ComposeTransform(Transform):
 
     @property
     def bijective(self) -> bool:  # type: ignore[override]
+        """Whether every part is a bijection."""
         return all(p.bijective for p in self.parts)
 
     @property
     def sign(self) -> Any:
+        """The product of the parts' signs."""
         result: Any = 1
         for p in self.parts:
             result = result * p.sign
@@ -272,6 +284,7 @@ class ComposeTransform(Transform):
 
     @property
     def inv(self) -> Transform:
+        """The inverses of the parts in reverse order (cached both ways)."""
         if self._inverse_ref is None:
             backwards = ComposeTransform([p.inv for p in reversed(self.parts)])
             backwards._inverse_ref = self
@@ -279,16 +292,19 @@ class ComposeTransform(Transform):
         return self._inverse_ref
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return ComposeTransform(self.parts, cache_size=cache_size)
 
     def __call__(self, x: Any) -> Any:
+        """Applies the parts one after another."""
         for part in self.parts:
             x = part(x)
         return x
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """The sum of the parts' log-Jacobians, each summed over the event dims it lacks."""
         if not self.parts:
             return _t.zeros_like(x)
         values = [x]
@@ -303,11 +319,13 @@ class ComposeTransform(Transform):
         return total
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         for part in self.parts:
             shape = part.forward_shape(shape)
         return shape
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         for part in reversed(self.parts):
             shape = part.inverse_shape(shape)
         return shape
@@ -329,24 +347,29 @@ class IndependentTransform(Transform):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self) -> constraints.Constraint:
+        """The constraint the inputs live in."""
         return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self) -> constraints.Constraint:
+        """The constraint the outputs live in."""
         return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
 
     @property
     def bijective(self) -> bool:  # type: ignore[override]
+        """Whether the map is a bijection."""
         return self.base_transform.bijective
 
     @property
     def sign(self) -> Any:
+        """The sign of the derivative (for monotone scalar maps)."""
         return self.base_transform.sign
 
     def _call(self, x: Any) -> Any:
@@ -360,12 +383,15 @@ class IndependentTransform(Transform):
         return self.base_transform.inv(y)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """The base log-Jacobian summed over the reinterpreted dims."""
         return _sum_event(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         return self.base_transform.forward_shape(shape)
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         return self.base_transform.inverse_shape(shape)
 
     def __repr__(self) -> str:
@@ -386,13 +412,16 @@ class ReshapeTransform(Transform):
 
     @constraints.dependent_property
     def domain(self) -> constraints.Constraint:
+        """The constraint the inputs live in."""
         return constraints.independent(constraints.real, len(self.in_shape))
 
     @constraints.dependent_property
     def codomain(self) -> constraints.Constraint:
+        """The constraint the outputs live in."""
         return constraints.independent(constraints.real, len(self.out_shape))
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
@@ -406,6 +435,7 @@ class ReshapeTransform(Transform):
         return y.reshape(lead + tuple(self.in_shape))
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """Zero: reshaping preserves volume."""
         return x.new_zeros(tuple(x.shape[: x.dim() - len(self.in_shape)]))
 
     @staticmethod
@@ -418,9 +448,11 @@ class ReshapeTransform(Transform):
         return _t.Size(tuple(shape[:cut]) + tuple(new))
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         return self._swap_tail(shape, self.in_shape, self.out_shape)
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         return self._swap_tail(shape, self.out_shape, self.in_shape)
 
 
@@ -444,6 +476,7 @@ class ExpTransform(Transform):
         return y.log()
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """``log exp'(x) = x``."""
         return x
 
 
@@ -461,12 +494,14 @@ class PowerTransform(Transform):
         self._power: Any = self.exponent if isinstance(exponent, _t.Tensor) else float(exponent)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return PowerTransform(self._power, cache_size=cache_size)
 
     @property
     def sign(self) -> Any:
+        """The sign of the exponent."""
         return self.exponent.sign()
 
     def __eq__(self, other: object) -> bool:
@@ -482,12 +517,15 @@ class PowerTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         # d(x^p)/dx = p x^(p-1) = p y / x
+        """``log |exponent * y / x|``."""
         return (self._power * y / x).abs().log()
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         return _t.broadcast_shapes(tuple(shape), tuple(self.exponent.shape))
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         return _t.broadcast_shapes(tuple(shape), tuple(self.exponent.shape))
 
 
@@ -520,6 +558,7 @@ class SigmoidTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         # sigma'(x) = sigma(x) sigma(-x); log sigma(x) = -softplus(-x)
+        """``log sigmoid(x) + log sigmoid(-x)``."""
         softplus = _t.nn.functional.softplus
         return -softplus(-x) - softplus(x)
 
@@ -545,6 +584,7 @@ class TanhTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         # 1 - tanh(x)^2 = 4 e^{-2x} / (1 + e^{-2x})^2, written with softplus for stability
+        """``log(1 - tanh(x)^2)``, computed stably."""
         return 2.0 * (math.log(2.0) - x - _t.nn.functional.softplus(-2.0 * x))
 
 
@@ -569,6 +609,7 @@ class SoftplusTransform(Transform):
         return y + (-(-y).expm1()).log()
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """``log sigmoid(x)``."""
         return -_t.nn.functional.softplus(-x)
 
 
@@ -603,21 +644,25 @@ class AffineTransform(Transform):
 
     @property
     def event_dim(self) -> int:
+        """The number of rightmost dims forming one event."""
         return self._event_dim
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self) -> constraints.Constraint:
+        """The constraint the inputs live in."""
         if self._event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self._event_dim)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self) -> constraints.Constraint:
+        """The constraint the outputs live in."""
         if self._event_dim == 0:
             return constraints.real
         return constraints.independent(constraints.real, self._event_dim)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)
@@ -630,6 +675,7 @@ class AffineTransform(Transform):
 
     @property
     def sign(self) -> Any:
+        """The sign of ``scale``."""
         if isinstance(self.scale, numbers.Real):
             return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
         return self.scale.sign()
@@ -641,6 +687,7 @@ class AffineTransform(Transform):
         return (y - self.loc) / self.scale
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """``log |scale|``, summed over the event dims."""
         if isinstance(self.scale, numbers.Real):
             per_entry = _t.full_like(x, math.log(abs(float(self.scale))))
         else:
@@ -653,9 +700,11 @@ class AffineTransform(Transform):
         return per_entry.expand(tuple(x.shape))
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         return _t.broadcast_shapes(tuple(shape), _shape_of(self.loc), _shape_of(self.scale))
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         return _t.broadcast_shapes(tuple(shape), _shape_of(self.loc), _shape_of(self.scale))
 
 
@@ -683,10 +732,12 @@ class SoftmaxTransform(Transform):
         return y.log()
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         _check_vector_shape(shape)
         return shape
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         _check_vector_shape(shape)
         return shape
 
@@ -725,14 +776,17 @@ class StickBreakingTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         # triangular Jacobian: dy_k/dx_k = y_k * (1 - fraction_k)
+        """The log-determinant of the triangular stick-breaking Jacobian."""
         shifted = x - self._log_offsets(x.shape[-1], x)
         return (_t.nn.functional.logsigmoid(-shifted) + y[..., :-1].log()).sum(-1)
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         _check_vector_shape(shape)
         return _t.Size(tuple(shape[:-1]) + (shape[-1] + 1,))
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         _check_vector_shape(shape)
         return _t.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
@@ -827,6 +881,7 @@ class CorrCholeskyTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         # stick breaking: dy_ij/dr_ij = sqrt(1 - sum_{k<j} y_ik^2), over the strict lower entries with j >= 1
+        """The log-Jacobian of the ``tanh`` squashing plus that of the row-wise stick breaking."""
         unused = 1 - (y * y).cumsum(-1)
         breaking = 0.5 * _strict_lower_to_vector(unused, -2).log().sum(-1)
         # tanh: log(1 - tanh(x)^2)
@@ -841,11 +896,13 @@ class CorrCholeskyTransform(Transform):
         return side
 
     def forward_shape(self, shape: Any) -> Any:
+        """The shape of the output for an input of the given shape."""
         _check_vector_shape(shape)
         side = self._side(shape[-1])
         return _t.Size(tuple(shape[:-1]) + (side, side))
 
     def inverse_shape(self, shape: Any) -> Any:
+        """The shape of the input for an output of the given shape."""
         if len(shape) < 2:
             raise ValueError("Too few dimensions on input")
         if shape[-2] != shape[-1]:
@@ -872,6 +929,7 @@ class CatTransform(Transform):
 
     @property
     def event_dim(self) -> int:
+        """The largest event dim of the parts."""
         return max(t.event_dim for t in self.transforms)
 
     @property
@@ -880,6 +938,7 @@ class CatTransform(Transform):
         return sum(self.lengths)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
@@ -906,6 +965,7 @@ class CatTransform(Transform):
         return _t.cat([t.inv(p) for t, p in zip(self.transforms, self._pieces(y))], dim=self.dim)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """The parts' log-Jacobians, concatenated along a batch dim or added within an event."""
         self._check_input(x)
         self._check_input(y)
         event_dim = self.event_dim
@@ -925,14 +985,17 @@ class CatTransform(Transform):
 
     @property
     def bijective(self) -> bool:  # type: ignore[override]
+        """Whether every part is a bijection."""
         return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property
     def domain(self) -> constraints.Constraint:
+        """The constraint the inputs live in."""
         return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
 
     @constraints.dependent_property
     def codomain(self) -> constraints.Constraint:
+        """The constraint the outputs live in."""
         return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
@@ -949,6 +1012,7 @@ class StackTransform(Transform):
         self.dim = dim
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return StackTransform(self.transforms, self.dim, cache_size)
@@ -967,20 +1031,24 @@ class StackTransform(Transform):
         return _t.stack([t.inv(p) for t, p in zip(self.transforms, self._slices(y))], dim=self.dim)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        """The parts' log-Jacobians, stacked along ``dim``."""
         terms = [t.log_abs_det_jacobian(a, b)
                  for t, a, b in zip(self.transforms, self._slices(x), self._slices(y))]
         return _t.stack(terms, dim=self.dim)
 
     @property
     def bijective(self) -> bool:  # type: ignore[override]
+        """Whether every part is a bijection."""
         return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property
     def domain(self) -> constraints.Constraint:
+        """The constraint the inputs live in."""
         return constraints.stack([t.domain for t in self.transforms], self.dim)
 
     @constraints.dependent_property
     def codomain(self) -> constraints.Constraint:
+        """The constraint the outputs live in."""
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
 
 
@@ -997,9 +1065,11 @@ class CumulativeDistributionTransform(Transform):
 
     @property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
+        """The distribution's support."""
         return self.distribution.support
 
     def with_cache(self, cache_size: int = 1) -> Transform:
+        """This transform with the given cache size (itself if it already has it)."""
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
@@ -1012,4 +1082,5 @@ class CumulativeDistributionTransform(Transform):
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
         # the derivative of a cdf is the density
+        """The distribution's log-density (the derivative of its cdf)."""
         return self.distribution.log_prob(x)
