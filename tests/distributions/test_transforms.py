@@ -463,3 +463,17 @@ def test_torch_parity_extreme_inputs():
         tt.CatTransform([tt.ExpTransform()], 0, [1, 2])
     with pytest.raises(AssertionError, match="lengths"):
         T.CatTransform([T.ExpTransform()], 0, [1, 2])
+
+
+def test_gradcheck_non_bijective_transforms():
+    x = randn(2, 3, 3).requires_grad_()
+    lower = T.LowerCholeskyTransform()
+    assert gradcheck(lambda v: lower(v), (x,))
+    assert gradcheck(lambda v: lower.inv(lower(v)), (x,))
+    pd = T.PositiveDefiniteTransform()
+    assert gradcheck(lambda v: pd(v), (x,))
+    assert gradcheck(lambda v: pd.inv(pd(v)), (x,))
+    vec = randn(4).requires_grad_()
+    assert gradcheck(lambda v: T.SoftmaxTransform()(v), (vec,))
+    assert gradcheck(lambda v: T.SoftmaxTransform().inv(T.SoftmaxTransform()(v)), (vec,))
+    assert gradcheck(lambda v: T.AbsTransform()(v), (vec,))
