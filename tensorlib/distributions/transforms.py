@@ -61,6 +61,11 @@ def _same_value(a: Any, b: Any) -> bool:
         return False
 
 
+def _like_shape(template: Any, shape: tuple[int, ...]) -> Any:
+    """``shape`` as a Size when ``template`` is one, else as a plain tuple (as the caller passed it)."""
+    return _t.Size(shape) if isinstance(template, _t.Size) else tuple(shape)
+
+
 def _shape_of(value: Any) -> tuple[int, ...]:
     return tuple(value.shape) if isinstance(value, _t.Tensor) else ()
 
@@ -73,8 +78,8 @@ class Transform:
     """
 
     bijective = False
-    domain: constraints.Constraint = constraints.real
-    codomain: constraints.Constraint = constraints.real
+    domain: constraints.Constraint  # set by each subclass
+    codomain: constraints.Constraint
 
     def __init__(self, cache_size: int = 0) -> None:
         if cache_size not in (0, 1):
@@ -783,12 +788,12 @@ class StickBreakingTransform(Transform):
     def forward_shape(self, shape: Any) -> Any:
         """The shape of the output for an input of the given shape."""
         _check_vector_shape(shape)
-        return _t.Size(tuple(shape[:-1]) + (shape[-1] + 1,))
+        return _like_shape(shape, tuple(shape[:-1]) + (shape[-1] + 1,))
 
     def inverse_shape(self, shape: Any) -> Any:
         """The shape of the input for an output of the given shape."""
         _check_vector_shape(shape)
-        return _t.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+        return _like_shape(shape, tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
 class LowerCholeskyTransform(Transform):
@@ -899,7 +904,7 @@ class CorrCholeskyTransform(Transform):
         """The shape of the output for an input of the given shape."""
         _check_vector_shape(shape)
         side = self._side(shape[-1])
-        return _t.Size(tuple(shape[:-1]) + (side, side))
+        return _like_shape(shape, tuple(shape[:-1]) + (side, side))
 
     def inverse_shape(self, shape: Any) -> Any:
         """The shape of the input for an output of the given shape."""
@@ -908,7 +913,7 @@ class CorrCholeskyTransform(Transform):
         if shape[-2] != shape[-1]:
             raise ValueError("Input is not square")
         side = shape[-1]
-        return _t.Size(tuple(shape[:-2]) + (side * (side - 1) // 2,))
+        return _like_shape(shape, tuple(shape[:-2]) + (side * (side - 1) // 2,))
 
 
 class CatTransform(Transform):
