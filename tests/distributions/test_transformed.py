@@ -519,3 +519,29 @@ def test_torch_parity_kl():
         td.kl_divergence(td.Kumaraswamy(f(2.0), f(3.0)), td.Kumaraswamy(f(2.5), f(3.0)))
     with pytest.raises(NotImplementedError):
         kl_divergence(Kumaraswamy(t(2.0), t(3.0)), Kumaraswamy(t(2.5), t(3.0)))
+
+
+def test_torch_parity_invalid_arguments():
+    torch = pytest.importorskip("torch")
+    import torch.distributions as td
+
+    def f(v):
+        return torch.tensor(v, dtype=torch.float64)
+
+    cases = [
+        (lambda: LogNormal(t(0.0), t(-1.0)), lambda: td.LogNormal(f(0.0), f(-1.0))),
+        (lambda: HalfNormal(t(-1.0)), lambda: td.HalfNormal(f(-1.0))),
+        (lambda: Gumbel(t(0.0), t(0.0)), lambda: td.Gumbel(f(0.0), f(0.0))),
+        (lambda: Kumaraswamy(t(1.0), t(-2.0)), lambda: td.Kumaraswamy(f(1.0), f(-2.0))),
+        (lambda: RelaxedBernoulli(t(1.0)), lambda: td.RelaxedBernoulli(f(1.0))),
+        (lambda: RelaxedOneHotCategorical(t(1.0), probs=t([0.5, 0.5]), logits=t([0.0, 0.0])),
+         lambda: td.RelaxedOneHotCategorical(f(1.0), probs=f([0.5, 0.5]), logits=f([0.0, 0.0]))),
+        (lambda: Independent(Normal(t([0.0]), t(1.0)), 2), lambda: td.Independent(td.Normal(f([0.0]), f(1.0)), 2)),
+        (lambda: HalfNormal(t(1.0)).log_prob(t(-2.0)), lambda: td.HalfNormal(f(1.0)).log_prob(f(-2.0))),
+        (lambda: Kumaraswamy(t(1.0), t(2.0)).log_prob(t(2.0)), lambda: td.Kumaraswamy(f(1.0), f(2.0)).log_prob(f(2.0))),
+    ]
+    for ours, theirs in cases:
+        with pytest.raises(Exception) as expected:
+            theirs()
+        with pytest.raises(expected.type):
+            ours()
