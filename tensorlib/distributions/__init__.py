@@ -17,3 +17,51 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
+
+# -- transforms, constraint registries, TransformedDistribution, Independent and the families built on them --
+from . import (
+    _kl_transforms as _kl_transforms,  # registers the KL divergences of these families
+    constraint_registry,
+    transforms,
+)
+from .constraint_registry import biject_to, transform_to
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .kumaraswamy import Kumaraswamy
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    CatTransform,
+    ComposeTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StackTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
+
+__all__ += [
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+    "CumulativeDistributionTransform", "ExpTransform", "Gumbel", "HalfNormal", "Independent", "IndependentTransform",
+    "Kumaraswamy", "LogNormal", "LogisticNormal", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform",
+    "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+    "TransformedDistribution", "biject_to", "constraint_registry", "identity_transform", "transform_to", "transforms",
+]
