@@ -15,5 +15,17 @@ from .kl import kl_divergence, register_kl
 from .normal import Normal
 from .uniform import Uniform
 
+# continuous families (gamma family, Laplace, Cauchy, StudentT, F, Wishart, LKJ) and their KL pairs
+from .beta import Beta
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .dirichlet import Dirichlet
+from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
+from .laplace import Laplace
+from .studentT import StudentT
+
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
+__all__ += ["Beta", "Cauchy", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma", "Laplace", "StudentT"]
