@@ -25,6 +25,7 @@ from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
 from .laplace import Laplace
 from .studentT import StudentT
+from . import _kl_continuous  # noqa: F401  (registers the KL pairs)
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
