@@ -15,7 +15,9 @@ from .kl import kl_divergence, register_kl
 from .normal import Normal
 from .uniform import Uniform
 
+# isort: split
 # continuous families (gamma family, Laplace, Cauchy, StudentT, F, Wishart, LKJ) and their KL pairs
+from . import _kl_continuous  # noqa: F401  (registers the KL pairs)
 from .beta import Beta
 from .cauchy import Cauchy
 from .chi2 import Chi2
@@ -24,8 +26,7 @@ from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
 from .laplace import Laplace
-from .studentT import StudentT
-from . import _kl_continuous  # noqa: F401  (registers the KL pairs)
+from .student_t import StudentT
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]

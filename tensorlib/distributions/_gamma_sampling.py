@@ -141,7 +141,7 @@ class _StandardGamma(Function):
     """Draws ``Gamma(concentration, 1)`` variates; backward uses the implicit derivative ``dx/dconcentration``."""
 
     @staticmethod
-    def forward(ctx: Any, concentration: Any) -> Any:  # type: ignore[override]
+    def forward(ctx: Any, concentration: Any) -> Any:
         alpha = concentration.detach().numpy().astype(np.float64)
         draws = _rng(None).standard_gamma(alpha) if alpha.ndim else np.asarray(_rng(None).standard_gamma(alpha))
         tiny = float(_t.finfo(concentration.dtype).tiny)
@@ -150,7 +150,7 @@ class _StandardGamma(Function):
         return x
 
     @staticmethod
-    def backward(ctx: Any, grad_output: Any) -> Any:  # type: ignore[override]
+    def backward(ctx: Any, grad_output: Any) -> Any:
         x, concentration = ctx.saved_tensors
         return grad_output * standard_gamma_grad(x, concentration)
 

@@ -8,7 +8,7 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
-from ._gamma_sampling import sample_dirichlet
+from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -26,15 +26,16 @@ class Beta(ExponentialFamily):
         else:
             c1, c0 = broadcast_all(concentration1, concentration0)
             pair = _t.stack([c1, c0], -1)
-        # both concentrations side by side in the last dim (a two-category Dirichlet)
-        self._pair = pair
+        # both concentrations side by side in the last dim: a two-category Dirichlet (which also
+        # validates them, so an invalid concentration is reported as the Dirichlet's, as in torch)
+        self._dirichlet = Dirichlet(pair, validate_args=validate_args)
         super().__init__(pair.shape[:-1], validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
         """This distribution with its parameters expanded to ``batch_shape``."""
         new = self._get_checked_instance(Beta, _instance)
         batch_shape = _t.Size(batch_shape)
-        new._pair = self._pair.expand(batch_shape + (2,))
+        new._dirichlet = self._dirichlet.expand(batch_shape)
         super(Beta, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -42,12 +43,12 @@ class Beta(ExponentialFamily):
     @property
     def concentration1(self) -> Any:
         """The exponent of ``x`` plus one."""
-        return self._pair[..., 0]
+        return self._dirichlet.concentration[..., 0]
 
     @property
     def concentration0(self) -> Any:
         """The exponent of ``1 - x`` plus one."""
-        return self._pair[..., 1]
+        return self._dirichlet.concentration[..., 1]
 
     @property
     def mean(self) -> Any:
@@ -71,8 +72,7 @@ class Beta(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Any:
         """The first coordinate of a two-category Dirichlet draw (implicit gradient in both concentrations)."""
-        shape = self._extended_shape(sample_shape)
-        return sample_dirichlet(self._pair.expand(shape + (2,)))[..., 0]
+        return self._dirichlet.rsample(sample_shape)[..., 0]
 
     def log_prob(self, value: Any) -> Any:
         """``(a - 1) log x + (b - 1) log(1 - x) - log B(a, b)``."""

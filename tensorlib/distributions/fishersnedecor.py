@@ -7,8 +7,8 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
-from ._gamma_sampling import standard_gamma
 from .distribution import Distribution
+from .gamma import Gamma
 from .utils import broadcast_all
 
 
@@ -21,6 +21,10 @@ class FisherSnedecor(Distribution):
 
     def __init__(self, df1: Any, df2: Any, validate_args: bool | None = None) -> None:
         self.df1, self.df2 = broadcast_all(df1, df2)
+        # Chi2(d) / d == Gamma(d / 2, d / 2): the numerator and denominator laws (these also
+        # validate df1 and df2 first, as torch does)
+        self._numerator = Gamma(0.5 * self.df1, 0.5 * self.df1, validate_args=validate_args)
+        self._denominator = Gamma(0.5 * self.df2, 0.5 * self.df2, validate_args=validate_args)
         super().__init__(self.df1.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> FisherSnedecor:
@@ -29,6 +33,8 @@ class FisherSnedecor(Distribution):
         batch_shape = _t.Size(batch_shape)
         new.df1 = self.df1.expand(batch_shape)
         new.df2 = self.df2.expand(batch_shape)
+        new._numerator = self._numerator.expand(batch_shape)
+        new._denominator = self._denominator.expand(batch_shape)
         super(FisherSnedecor, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -54,10 +60,8 @@ class FisherSnedecor(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Any:
         """The ratio of two scaled gamma variates (implicit gradients in ``df1`` and ``df2``)."""
-        shape = self._extended_shape(sample_shape)
-        # Chi2(d) / d == Gamma(d / 2, d / 2)
-        num = standard_gamma(0.5 * self.df1.expand(shape)) / (0.5 * self.df1)
-        den = standard_gamma(0.5 * self.df2.expand(shape)) / (0.5 * self.df2)
+        num = self._numerator.rsample(sample_shape)
+        den = self._denominator.rsample(sample_shape)
         tiny = _t.finfo(num.dtype).tiny
         return (num / den).clamp(min=tiny)
 

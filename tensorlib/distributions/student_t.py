@@ -8,7 +8,7 @@ from typing import Any
 import tensorlib as _t
 
 from . import constraints
-from ._gamma_sampling import standard_gamma
+from .chi2 import Chi2
 from .distribution import Distribution
 from .utils import broadcast_all
 
@@ -22,6 +22,8 @@ class StudentT(Distribution):
 
     def __init__(self, df: Any, loc: Any = 0.0, scale: Any = 1.0, validate_args: bool | None = None) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
+        # the chi-squared mixing variable (it also validates df, so torch's error message is matched)
+        self._chi2 = Chi2(self.df, validate_args=validate_args)
         super().__init__(self.df.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> StudentT:
@@ -31,6 +33,7 @@ class StudentT(Distribution):
         new.df = self.df.expand(batch_shape)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
+        new._chi2 = self._chi2.expand(batch_shape)
         super(StudentT, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -56,7 +59,7 @@ class StudentT(Distribution):
         """``loc + scale z / sqrt(g / df)`` with ``z`` standard normal and ``g ~ Chi2(df)``."""
         shape = self._extended_shape(sample_shape)
         z = _t.randn(shape, dtype=self.df.dtype)
-        chi2 = 2 * standard_gamma(0.5 * self.df.expand(shape))
+        chi2 = self._chi2.rsample(sample_shape)
         return self.loc + self.scale * z * (chi2 / self.df).rsqrt()
 
     def log_prob(self, value: Any) -> Any:
