@@ -26,8 +26,10 @@ from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .student_t import StudentT
+from .wishart import Wishart
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
-__all__ += ["Beta", "Cauchy", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma", "Laplace", "StudentT"]
+__all__ += ["Beta", "Cauchy", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma", "LKJCholesky", "Laplace", "StudentT", "Wishart"]

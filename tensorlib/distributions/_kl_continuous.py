@@ -22,6 +22,7 @@ from .kl import register_kl
 from .laplace import Laplace
 from .normal import Normal
 from .uniform import Uniform
+from .wishart import Wishart, _multi_digamma, _tril_inverse
 
 _EULER_GAMMA = 0.57721566490153286060
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
@@ -222,3 +223,21 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Any:
 @register_kl(Normal, Uniform)
 def _kl_normal_uniform(p: Normal, q: Uniform) -> Any:
     return _always_infinite(p.loc)
+
+
+# -- Wishart --------------------------------------------------------------------------------------------
+
+
+@register_kl(Wishart, Wishart)
+def _kl_wishart_wishart(p: Wishart, q: Wishart) -> Any:
+    """``n2/2 log(|S2|/|S1|) + n1/2 (tr(S2^{-1} S1) - d) + log G_d(n2/2) - log G_d(n1/2) + (n1-n2)/2 psi_d(n1/2)``."""
+    if p.event_shape != q.event_shape:
+        raise RuntimeError(f"KL(Wishart || Wishart) needs equal event shapes, got {tuple(p.event_shape)} and "
+                           f"{tuple(q.event_shape)}")
+    d = p._dim
+    n1, n2 = p.df, q.df
+    # tr(S2^{-1} S1) = ||L2^{-1} L1||_F^2
+    trace = _tril_inverse(q._tril).matmul(p._tril).pow(2).sum((-2, -1))
+    log_det_ratio = 2 * (q._half_log_det_sigma() - p._half_log_det_sigma())
+    return (0.5 * n2 * log_det_ratio + 0.5 * n1 * (trace - d) + _t.mvlgamma(0.5 * n2, p=d)
+            - _t.mvlgamma(0.5 * n1, p=d) + 0.5 * (n1 - n2) * _multi_digamma(0.5 * n1, d))

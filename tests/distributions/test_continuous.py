@@ -531,3 +531,163 @@ def test_invalid_args_like_torch(name):
     with pytest.raises(theirs.type) as ours:
         getattr(ours_mod, name)(*[t(a) for a in bad])
     assert str(ours.value).replace("tensorlib.", "torch.").split("\n")[0] == str(theirs.value).split("\n")[0]
+
+
+# -- Wishart ---------------------------------------------------------------------------------------------
+
+_SIGMA = [[2.0, 0.3], [0.3, 1.0]]
+
+
+def _wishart_log_prob_reference(x, n, sigma):
+    x, sigma = np.array(x), np.array(sigma)
+    p = x.shape[0]
+    log_mvgamma = p * (p - 1) / 4 * math.log(math.pi) + sum(math.lgamma(n / 2 - i / 2) for i in range(p))
+    return (0.5 * (n - p - 1) * math.log(np.linalg.det(x)) - 0.5 * np.trace(np.linalg.solve(sigma, x))
+            - 0.5 * n * p * math.log(2) - 0.5 * n * math.log(np.linalg.det(sigma)) - log_mvgamma)
+
+
+def test_wishart_closed_forms_and_parameterisations():
+    from tensorlib.distributions import Wishart
+    sigma = np.array(_SIGMA)
+    x = [[1.5, 0.2], [0.2, 0.8]]
+    by_cov = Wishart(t([3.0, 4.5]), covariance_matrix=t(_SIGMA))
+    by_prec = Wishart(t([3.0, 4.5]), precision_matrix=t(np.linalg.inv(sigma)))
+    by_tril = Wishart(t([3.0, 4.5]), scale_tril=t(np.linalg.cholesky(sigma)))
+    expected = [_wishart_log_prob_reference(x, n, sigma) for n in (3.0, 4.5)]
+    for w in (by_cov, by_prec, by_tril):
+        assert w.batch_shape == (2,) and w.event_shape == (2, 2)
+        assert_close(w.log_prob(t(x)), expected, rtol=1e-12, atol=0)
+        assert_close(w.covariance_matrix[1], sigma, rtol=1e-12, atol=1e-15)
+        assert_close(w.precision_matrix[0], np.linalg.inv(sigma), rtol=1e-12, atol=1e-15)
+        assert_close(w.scale_tril[0], np.linalg.cholesky(sigma), rtol=1e-12, atol=1e-15)
+        assert_close(w.mean, [3.0 * sigma, 4.5 * sigma], rtol=1e-13, atol=0)
+        outer = sigma**2 + np.outer(np.diag(sigma), np.diag(sigma))
+        assert_close(w.variance, [3.0 * outer, 4.5 * outer], rtol=1e-13, atol=0)
+    mode = by_cov.mode.numpy()
+    assert np.isnan(mode[0]).all() and np.allclose(mode[1], 1.5 * sigma, rtol=1e-13)
+    # the closed-form entropy agrees with the exponential-family one (from the log-normalizer)
+    assert_close(ExponentialFamily.entropy(by_cov).detach(), by_cov.entropy(), rtol=1e-12, atol=0)
+    # one dimension: a Wishart is a Gamma(df / 2, 1 / (2 sigma))
+    w1 = Wishart(t(3.5), covariance_matrix=t([[1.7]]))
+    g = Gamma(t(1.75), t(1 / 3.4))
+    assert_close(w1.log_prob(t([[2.2]])), g.log_prob(t(2.2)), rtol=1e-12, atol=0)
+    assert_close(w1.entropy(), g.entropy(), rtol=1e-12, atol=0)
+
+
+def test_wishart_sampling_and_gradients():
+    from tensorlib.distributions import Wishart
+    tensorlib.manual_seed(4)
+    df = t([3.0, 6.5]).requires_grad_()
+    w = Wishart(df, t(_SIGMA))
+    s = w.rsample((20000,))
+    assert s.shape == (20000, 2, 2, 2)
+    assert bool(w.support.check(s.detach()).all())
+    np.testing.assert_allclose(s.detach().numpy().mean(0), w.mean.detach().numpy(), rtol=0.03)
+    np.testing.assert_allclose(s.detach().numpy().var(0), w.variance.detach().numpy(), rtol=0.1)
+    s.mean(0)[..., 0, 0].sum().backward()  # d E[X_00] / d df = sigma_00
+    np.testing.assert_allclose(df.grad.numpy(), [2.0, 2.0], rtol=0.03)
+    sig = t(_SIGMA).requires_grad_()
+    assert gradcheck(lambda m, n: Wishart(n, covariance_matrix=(m + m.mT) / 2).log_prob(t([[1.5, 0.2], [0.2, 0.8]])),
+                     [sig, t([3.0, 4.0]).requires_grad_()])
+    assert gradcheck(lambda n: Wishart(n, scale_tril=t(np.linalg.cholesky(_SIGMA))).entropy(),
+                     [t([3.0, 4.0]).requires_grad_()])
+
+
+def test_wishart_errors_and_warnings():
+    from tensorlib.distributions import Wishart
+    with pytest.raises(AssertionError, match="Exactly one of"):
+        Wishart(t(3.0))
+    with pytest.raises(AssertionError, match="Exactly one of"):
+        Wishart(t(3.0), t(_SIGMA), t(_SIGMA))
+    with pytest.raises(ValueError, match="at least two-dimensional"):
+        Wishart(t(3.0), t([1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"expected to be greater than ndim - 1 = 1"):
+        Wishart(t([3.0, 0.5]), t(_SIGMA))
+    with pytest.raises(ValueError, match="Expected parameter covariance_matrix"):
+        Wishart(t(3.0), t([[1.0, 1.0], [1.0, 1.0]]))
+    with pytest.raises(ValueError, match="Expected parameter scale_tril"):
+        Wishart(t(3.0), scale_tril=t([[1.0, 1.0], [1.0, 1.0]]))
+    with pytest.raises(ValueError, match="within the support"):
+        Wishart(t(3.0), t(_SIGMA)).log_prob(-tensorlib.eye(2, dtype=D))
+    with pytest.warns(UserWarning, match="Low df values detected"):
+        Wishart(t(1.5), t(_SIGMA))
+    e = Wishart(t(3.0), t(_SIGMA)).expand((3,))
+    assert e.batch_shape == (3,) and e.sample((2,)).shape == (2, 3, 2, 2)
+    assert repr(Wishart(3.0, t(_SIGMA))) == "Wishart(covariance_matrix: tensorlib.Size([2, 2]), df: 3.0)"
+
+
+# -- LKJCholesky ------------------------------------------------------------------------------------------
+
+
+def test_lkj_cholesky_log_prob_normalisation():
+    from tensorlib.distributions import LKJCholesky
+    # dim 2: L = [[1, 0], [r, sqrt(1 - r^2)]], the density of r is (1 - r^2)^(eta - 1) / (2^(2 eta - 1) B(eta, eta))
+    for eta in (0.5, 1.0, 1.5, 4.0):
+        r = 0.3
+        value = t([[1.0, 0.0], [r, math.sqrt(1 - r * r)]])
+        expected = (eta - 1) * math.log(1 - r * r) - (2 * eta - 1) * math.log(2) - _lbeta(eta, eta)
+        assert LKJCholesky(2, t(eta)).log_prob(value).item() == pytest.approx(expected, rel=1e-12)
+    # eta = 1 in dim 3: uniform over correlation matrices, whose volume is pi^2 / 2; at L = I the density is 1/volume
+    assert LKJCholesky(3, t(1.0)).log_prob(tensorlib.eye(3, dtype=D)).item() == pytest.approx(-math.log(math.pi**2 / 2))
+
+
+def test_lkj_cholesky_sampling():
+    from tensorlib.distributions import LKJCholesky
+    tensorlib.manual_seed(8)
+    eta, d = t([0.5, 3.0]), 4
+    lkj = LKJCholesky(d, eta)
+    s = lkj.sample((20000,))
+    assert s.shape == (20000, 2, 4, 4) and lkj.event_shape == (4, 4) and lkj.batch_shape == (2,)
+    assert bool(lkj.support.check(s).all())
+    corr = (s @ s.mT).numpy()
+    # every off-diagonal correlation r has (r + 1) / 2 ~ Beta(b, b) with b = eta - 1 + d / 2: E r^2 = 1 / (2b + 1)
+    for k, e in enumerate([0.5, 3.0]):
+        b = e - 1 + d / 2
+        for i, j in [(1, 0), (2, 1), (3, 0), (3, 2)]:
+            assert corr[:, k, i, j].mean() == pytest.approx(0.0, abs=0.02)
+            assert (corr[:, k, i, j] ** 2).mean() == pytest.approx(1 / (2 * b + 1), rel=0.05)
+    assert not lkj.has_rsample
+    with pytest.raises(NotImplementedError):
+        lkj.rsample()
+    e = lkj.expand((3, 2))
+    assert e.batch_shape == (3, 2) and e.sample().shape == (3, 2, 4, 4)
+    assert_close(e.log_prob(s[:3])[:, 1], lkj.log_prob(s[:3])[:, 1], rtol=1e-14, atol=0)
+
+
+def test_lkj_cholesky_errors():
+    from tensorlib.distributions import LKJCholesky
+    with pytest.raises(ValueError, match="Expected dim to be an integer greater than or equal to 2. Found dim=1."):
+        LKJCholesky(1)
+    with pytest.raises(ValueError):
+        LKJCholesky(3, t(-1.0))
+    with pytest.raises(ValueError, match="within the support"):
+        LKJCholesky(3, t(1.0)).log_prob(tensorlib.ones(3, 3, dtype=D))
+    assert repr(LKJCholesky(3, t(2.0))) == "LKJCholesky(concentration: 2.0)"
+
+
+def test_wishart_and_lkj_match_torch():
+    torch = pytest.importorskip("torch")
+    from tensorlib.distributions import LKJCholesky, Wishart
+    x = [[1.5, 0.2], [0.2, 0.8]]
+    sigma = np.array(_SIGMA)
+    for kw, m in [("covariance_matrix", sigma), ("precision_matrix", np.linalg.inv(sigma)),
+                  ("scale_tril", np.linalg.cholesky(sigma))]:
+        ours = Wishart(t([3.0, 4.5]), **{kw: t(m)})
+        theirs = torch.distributions.Wishart(torch.tensor([3.0, 4.5], dtype=torch.float64),
+                                             **{kw: torch.tensor(m, dtype=torch.float64)})
+        assert repr(ours).replace("tensorlib.", "torch.") == repr(theirs)
+        for fo, ft in [(lambda d: d.log_prob(t(x)), lambda d: d.log_prob(torch.tensor(x, dtype=torch.float64))),
+                       (lambda d: d.entropy(), lambda d: d.entropy()), (lambda d: d.mean, lambda d: d.mean),
+                       (lambda d: d.mode, lambda d: d.mode), (lambda d: d.variance, lambda d: d.variance),
+                       (lambda d: d._log_normalizer(*d._natural_params), lambda d: d._log_normalizer(*d._natural_params))]:
+            np.testing.assert_allclose(fo(ours).detach().numpy(), ft(theirs).detach().numpy(), rtol=1e-10)
+        assert repr(ours).replace("tensorlib.", "torch.") == repr(theirs)  # after the lazy matrices were read
+        assert {k: repr(v) for k, v in ours.arg_constraints.items()} == {k: repr(v) for k, v in
+                                                                         theirs.arg_constraints.items()}
+    for d, c in [(2, 1.5), (3, [0.5, 2.0]), (5, [[1.0, 3.0]])]:
+        ours = LKJCholesky(d, t(c))
+        theirs = torch.distributions.LKJCholesky(d, torch.tensor(c, dtype=torch.float64))
+        assert repr(ours).replace("tensorlib.", "torch.") == repr(theirs)
+        assert ours.batch_shape == theirs.batch_shape and ours.event_shape == theirs.event_shape
+        value = theirs.sample((3,))
+        np.testing.assert_allclose(ours.log_prob(t(value.numpy())).numpy(), theirs.log_prob(value).numpy(), rtol=1e-10)

@@ -220,3 +220,53 @@ def test_infinite_shapes_match_torch():
             getattr(torch.distributions, qn)(*[torch.tensor(a, dtype=torch.float64) for a in qa]))
         ours = kl_divergence(getattr(ours_mod, pn)(*[t(a) for a in pa]), getattr(ours_mod, qn)(*[t(a) for a in qa]))
         assert tuple(ours.shape) == tuple(theirs.shape) and ours.tolist() == theirs.tolist()
+
+
+# -- Wishart ---------------------------------------------------------------------------------------------
+
+
+def test_wishart_kl_reduces_to_gamma_in_one_dimension():
+    from tensorlib.distributions import Wishart
+    p = Wishart(t([3.0, 5.5]), covariance_matrix=t([[[1.7]], [[0.4]]]))
+    q = Wishart(t([2.5, 7.0]), covariance_matrix=t([[[0.9]], [[2.0]]]))
+    gp = Gamma(t([1.5, 2.75]), t([1 / 3.4, 1 / 0.8]))
+    gq = Gamma(t([1.25, 3.5]), t([1 / 1.8, 1 / 4.0]))
+    assert_close(kl_divergence(p, q), kl_divergence(gp, gq), rtol=1e-12, atol=0)
+
+
+def test_wishart_kl_monte_carlo_and_gradients():
+    from tensorlib.distributions import Wishart
+    p = Wishart(t(4.0), t([[2.0, 0.3], [0.3, 1.0]]))
+    q = Wishart(t(3.0), t([[1.0, -0.2], [-0.2, 0.5]]))
+    tensorlib.manual_seed(6)
+    x = p.sample((100000,))
+    mc = (p.log_prob(x) - q.log_prob(x)).numpy()
+    assert abs(kl_divergence(p, q).item() - mc.mean()) < 4 * mc.std() / math.sqrt(len(mc))
+    assert_close(kl_divergence(p, p), 0.0, rtol=0, atol=1e-12)
+    sigma = t([[1.0, -0.2], [-0.2, 0.5]])
+    assert gradcheck(lambda n, m: kl_divergence(Wishart(n, scale_tril=m.tril()), Wishart(t(3.0), sigma)),
+                     [t([4.0, 2.5]).requires_grad_(), t([[1.3, 0.0], [0.4, 0.9]]).requires_grad_()])
+    with pytest.raises(RuntimeError):
+        kl_divergence(Wishart(t(3.0), tensorlib.eye(2, dtype=D)), Wishart(t(3.0), tensorlib.eye(3, dtype=D)))
+
+
+def test_wishart_kl_matches_torch_elementwise():
+    # (torch's batched Wishart KL mixes up batch elements, so each pair is compared on its own)
+    torch = pytest.importorskip("torch")
+    from tensorlib.distributions import Wishart
+    s1 = [[[2.0, 0.3], [0.3, 1.0]], [[1.0, 0.0], [0.0, 4.0]]]
+    s2 = [[[1.0, -0.2], [-0.2, 0.5]], [[3.0, 1.0], [1.0, 2.0]]]
+    ours = kl_divergence(Wishart(t([3.0, 4.0]), t(s1)), Wishart(t([2.5, 6.0]), t(s2)))
+    for i, (n1, n2) in enumerate([(3.0, 2.5), (4.0, 6.0)]):
+        theirs = torch.distributions.kl_divergence(
+            torch.distributions.Wishart(torch.tensor(n1, dtype=torch.float64), torch.tensor(s1[i], dtype=torch.float64)),
+            torch.distributions.Wishart(torch.tensor(n2, dtype=torch.float64), torch.tensor(s2[i], dtype=torch.float64)))
+        assert ours[i].item() == pytest.approx(theirs.item(), rel=1e-10)
+
+
+def test_lkj_and_wishart_have_no_other_pairs():
+    from tensorlib.distributions import LKJCholesky, Wishart
+    with pytest.raises(NotImplementedError):
+        kl_divergence(LKJCholesky(3, t(1.0)), LKJCholesky(3, t(2.0)))
+    with pytest.raises(NotImplementedError):
+        kl_divergence(Wishart(t(3.0), tensorlib.eye(2, dtype=D)), Dirichlet(t([1.0, 2.0])))
