@@ -15,6 +15,21 @@ from .kl import kl_divergence, register_kl
 from .normal import Normal
 from .uniform import Uniform
 
+# isort: split
+# continuous families (gamma family, Laplace, Cauchy, StudentT, F, Wishart, LKJ) and their KL pairs
+from . import _kl_continuous  # noqa: F401  (registers the KL pairs)
+from .beta import Beta
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .dirichlet import Dirichlet
+from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
+from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
+from .student_t import StudentT
+from .wishart import Wishart
+
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
 
@@ -65,3 +80,4 @@ __all__ += [
     "SoftmaxTransform", "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
     "TransformedDistribution", "biject_to", "constraint_registry", "identity_transform", "transform_to", "transforms",
 ]
+__all__ += ["Beta", "Cauchy", "Chi2", "Dirichlet", "Exponential", "FisherSnedecor", "Gamma", "LKJCholesky", "Laplace", "StudentT", "Wishart"]
