@@ -15,5 +15,15 @@ from .kl import kl_divergence, register_kl
 from .normal import Normal
 from .uniform import Uniform
 
+# discrete and multivariate families (dist-c)
+from .binomial import Binomial
+from .geometric import Geometric
+from .multinomial import Multinomial
+from .one_hot_categorical import OneHotCategorical
+from .one_hot_categorical_straight_through import OneHotCategoricalStraightThrough
+from .poisson import Poisson
+
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
+# discrete and multivariate families (dist-c)
+__all__ += ["Binomial", "Geometric", "Multinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson"]
