@@ -18,7 +18,11 @@ from .uniform import Uniform
 # discrete and multivariate families (dist-c)
 from .binomial import Binomial
 from .geometric import Geometric
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .one_hot_categorical import OneHotCategorical
 from .one_hot_categorical_straight_through import OneHotCategoricalStraightThrough
 from .poisson import Poisson
@@ -26,4 +30,5 @@ from .poisson import Poisson
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
 # discrete and multivariate families (dist-c)
-__all__ += ["Binomial", "Geometric", "Multinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson"]
+__all__ += ["Binomial", "Geometric", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+            "NegativeBinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson"]
