@@ -16,6 +16,7 @@ from .normal import Normal
 from .uniform import Uniform
 
 # discrete and multivariate families (dist-c)
+# isort: split
 from . import _kl_discrete  # noqa: F401  (registers the KL pairs of these families)
 from .binomial import Binomial
 from .geometric import Geometric

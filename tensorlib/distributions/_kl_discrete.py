@@ -10,8 +10,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .geometric import Geometric
 from .kl import kl_divergence, register_kl
-from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _lowrank_log_det,
-                                          _lowrank_mahalanobis_sq)
+from .lowrank_multivariate_normal import LowRankMultivariateNormal, _lowrank_log_det, _lowrank_mahalanobis_sq
 from .multivariate_normal import MultivariateNormal, _mahalanobis_sq
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson

@@ -19,7 +19,7 @@ def _log1p_exp(x: Any) -> Any:
 class Binomial(Distribution):
     """Successes in ``total_count`` trials, each succeeding with ``probs`` (or ``sigmoid(logits)``)."""
 
-    arg_constraints = {
+    arg_constraints = {  # noqa: RUF012
         "total_count": constraints.nonnegative_integer,
         "probs": constraints.unit_interval,
         "logits": constraints.real,

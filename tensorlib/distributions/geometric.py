@@ -14,7 +14,7 @@ from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logit
 class Geometric(Distribution):
     """Number of failures before the first success of trials succeeding with ``probs`` (or ``sigmoid(logits)``)."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}  # noqa: RUF012
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:

@@ -49,7 +49,7 @@ def _lowrank_mahalanobis_sq(factor: Any, diag: Any, cap_tril: Any, diff: Any) ->
 class LowRankMultivariateNormal(Distribution):
     """Gaussian vectors with mean ``loc`` and covariance ``cov_factor @ cov_factor.mT + diag(cov_diag)``."""
 
-    arg_constraints = {
+    arg_constraints = {  # noqa: RUF012
         "loc": constraints.real_vector,
         "cov_factor": constraints.independent(constraints.real, 2),
         "cov_diag": constraints.independent(constraints.positive, 1),

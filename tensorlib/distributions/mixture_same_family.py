@@ -19,16 +19,16 @@ class MixtureSameFamily(Distribution):
     batch shape ``B``; ``component_distribution`` has batch shape ``B + (K,)``.
     """
 
-    arg_constraints: dict[str, constraints.Constraint] = {}
+    arg_constraints: dict[str, constraints.Constraint] = {}  # noqa: RUF012
     has_rsample = False
 
     def __init__(self, mixture_distribution: Categorical, component_distribution: Distribution,
                  validate_args: bool | None = None) -> None:
         if not isinstance(mixture_distribution, Categorical):
-            raise ValueError(" The Mixture distribution needs to be an  instance of tensorlib.distributions.Categorical")
+            raise ValueError(" The Mixture distribution needs to be an  instance of tensorlib.distributions.Categorical")  # noqa: TRY004
         if not isinstance(component_distribution, Distribution):
-            raise ValueError("The Component distribution needs to be an instance of "
-                             "tensorlib.distributions.Distribution")
+            raise ValueError(  # noqa: TRY004  (torch's error type)
+                "The Component distribution needs to be an instance of tensorlib.distributions.Distribution")
         self._mixture_distribution = mixture_distribution
         self._component_distribution = component_distribution
         mix_batch = mixture_distribution.batch_shape
@@ -63,7 +63,9 @@ class MixtureSameFamily(Distribution):
     @constraints.dependent_property
     def support(self) -> constraints.Constraint:
         """The components' support."""
-        return constraints.MixtureSameFamilyConstraint(self._component_distribution.support)
+        base = self._component_distribution.support
+        assert base is not None, "the component distribution has no support"
+        return constraints.MixtureSameFamilyConstraint(base)
 
     @property
     def mixture_distribution(self) -> Categorical:

@@ -16,7 +16,7 @@ from .one_hot_categorical import _broadcast_categorical
 class Multinomial(Distribution):
     """Counts per category after ``total_count`` draws with ``probs`` (or ``logits``) over the last dim."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}  # noqa: RUF012
 
     def __init__(self, total_count: int = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:

@@ -45,7 +45,7 @@ def _half_log_det(tril: Any) -> Any:
 class MultivariateNormal(Distribution):
     """Gaussian vectors with mean ``loc`` and one of ``covariance_matrix``, ``precision_matrix``, ``scale_tril``."""
 
-    arg_constraints = {
+    arg_constraints = {  # noqa: RUF012
         "loc": constraints.real_vector,
         "covariance_matrix": constraints.positive_definite,
         "precision_matrix": constraints.positive_definite,

@@ -21,7 +21,7 @@ def _softplus(x: Any) -> Any:
 class NegativeBinomial(Distribution):
     """Successes (each trial succeeding with ``probs``) counted until ``total_count`` failures occur."""
 
-    arg_constraints = {
+    arg_constraints = {  # noqa: RUF012
         "total_count": constraints.greater_than_eq(0),
         "probs": constraints.half_open_interval(0.0, 1.0),
         "logits": constraints.real,

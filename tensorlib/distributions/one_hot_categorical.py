@@ -18,7 +18,7 @@ def _broadcast_categorical(cat: Categorical, batch_shape: Any) -> Categorical:
     """
     shape = _t.Size(batch_shape)
     if type(cat).expand is not Distribution.expand:
-        return cat.expand(shape)
+        return cat.expand(shape)  # type: ignore[return-value]
     new = Categorical.__new__(type(cat))
     width = cat._num_events
     for name in ("probs", "logits"):
@@ -33,7 +33,7 @@ def _broadcast_categorical(cat: Categorical, batch_shape: Any) -> Categorical:
 class OneHotCategorical(Distribution):
     """One of ``K`` categories as a one-hot vector, with ``probs`` or ``logits`` over the last dim."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}  # noqa: RUF012
     support = constraints.one_hot
     has_enumerate_support = True
 

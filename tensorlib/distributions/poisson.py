@@ -14,7 +14,7 @@ from .utils import broadcast_all
 class Poisson(ExponentialFamily):
     """Counts of events that occur independently at average ``rate`` per interval."""
 
-    arg_constraints = {"rate": constraints.nonnegative}
+    arg_constraints = {"rate": constraints.nonnegative}  # noqa: RUF012
     support = constraints.nonnegative_integer
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
