@@ -13,7 +13,7 @@ from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logit
 
 def _log1p_exp(x: Any) -> Any:
     """``log(1 + exp(x))`` without overflow for large ``x``."""
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+    return _t.logaddexp(_t.zeros_like(x), x)
 
 
 class Binomial(Distribution):

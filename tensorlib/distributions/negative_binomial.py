@@ -15,7 +15,7 @@ from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logit
 
 def _softplus(x: Any) -> Any:
     """``log(1 + exp(x))`` without overflow."""
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+    return _t.logaddexp(_t.zeros_like(x), x)
 
 
 class NegativeBinomial(Distribution):
@@ -81,8 +81,8 @@ class NegativeBinomial(Distribution):
 
     @property
     def variance(self) -> Any:
-        """``mean / (1 - p)``."""
-        return self.mean / (1 - self.probs)
+        """``mean / (1 - p)``, with ``1 - p = sigmoid(-logits)``."""
+        return self.mean / _t.sigmoid(-self.logits)
 
     def sample(self, sample_shape: Any = ()) -> Any:
         """A gamma-Poisson mixture: Poisson counts whose rate is ``Gamma(r) * p / (1 - p)`` (no gradient)."""
