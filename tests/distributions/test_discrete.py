@@ -20,7 +20,6 @@ from tensorlib.distributions import (
     Poisson,
     kl_divergence,
 )
-
 from tests.helpers import assert_close
 
 D = tensorlib.float64
@@ -291,7 +290,7 @@ def test_kl_closed_forms():
 
 
 def _cases(lib):
-    f = lambda v: lib.tensor(v, dtype=lib.float64)  # noqa: E731
+    f = lambda v: lib.tensor(v, dtype=lib.float64)
     dist = lib.distributions
     return {
         "poisson": (dist.Poisson(f([0.5, 2.0, 7.0])), f([0.0, 3.0, 5.0])),
@@ -343,7 +342,7 @@ def test_kl_matches_torch():
     torch = pytest.importorskip("torch")
 
     def pairs(lib):
-        f = lambda v: lib.tensor(v, dtype=lib.float64)  # noqa: E731
+        f = lambda v: lib.tensor(v, dtype=lib.float64)
         d = lib.distributions
         return [
             (d.Poisson(f([1.0, 2.0, 0.5])), d.Poisson(f([2.0, 1.0, 0.3]))),
@@ -362,7 +361,7 @@ def test_invalid_arguments_raise_like_torch():
     torch = pytest.importorskip("torch")
 
     def attempts(lib):
-        f = lambda v: lib.tensor(v, dtype=lib.float64)  # noqa: E731
+        f = lambda v: lib.tensor(v, dtype=lib.float64)
         d = lib.distributions
         return [
             lambda: d.Poisson(f(-1.0)),
