@@ -19,6 +19,8 @@ from .uniform import Uniform
 # isort: split
 from . import _kl_discrete  # noqa: F401  (registers the KL pairs of these families)
 from .binomial import Binomial
+from .continuous_bernoulli import ContinuousBernoulli
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
@@ -28,9 +30,11 @@ from .negative_binomial import NegativeBinomial
 from .one_hot_categorical import OneHotCategorical
 from .one_hot_categorical_straight_through import OneHotCategoricalStraightThrough
 from .poisson import Poisson
+from .von_mises import VonMises
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "Uniform", "constraints", "kl_divergence",
            "register_kl"]
 # discrete and multivariate families (dist-c)
-__all__ += ["Binomial", "Geometric", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-            "NegativeBinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson"]
+__all__ += ["Binomial", "ContinuousBernoulli", "GeneralizedPareto", "Geometric", "LowRankMultivariateNormal",
+            "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "OneHotCategorical",
+            "OneHotCategoricalStraightThrough", "Poisson", "VonMises"]

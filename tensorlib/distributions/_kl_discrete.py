@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import tensorlib as _t
 
 from .bernoulli import Bernoulli
 from .binomial import Binomial
+from .continuous_bernoulli import ContinuousBernoulli
 from .geometric import Geometric
 from .kl import kl_divergence, register_kl
 from .lowrank_multivariate_normal import LowRankMultivariateNormal, _lowrank_log_det, _lowrank_mahalanobis_sq
 from .multivariate_normal import MultivariateNormal, _mahalanobis_sq
+from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
+from .uniform import Uniform
 
 
 def _infinite_like(*tensors: Any) -> Any:
@@ -157,3 +161,42 @@ def _kl_lowrank_mvn(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Any:
 def _kl_lowrank_lowrank(p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Any:
     _check_event_shapes(p, q, "Low Rank Multivariate Normals")
     return _kl_gaussian_vectors(p, q)
+
+
+# -- continuous Bernoulli ---------------------------------------------------------------------------------------
+
+
+def _cb_expected_log_density(q: ContinuousBernoulli, mean_x: Any) -> Any:
+    """``E[log q(X)]`` for any ``X`` on ``[0, 1]`` with mean ``mean_x`` (the log-density is linear in ``x``)."""
+    return q._log_norm_const() + mean_x * q.probs.log() + (1 - mean_x) * (-q.probs).log1p()
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_cb_cb(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Any:
+    return -p.entropy() - _cb_expected_log_density(q, p.mean)
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_cb_normal(p: ContinuousBernoulli, q: Normal) -> Any:
+    # -H(p) - E_p[log N(x)], with E_p[(x - loc)^2] = Var_p + (E_p[x] - loc)^2
+    second_moment = p.variance + (p.mean - q.loc).pow(2)
+    return -p.entropy() + q.scale.log() + 0.5 * math.log(2 * math.pi) + second_moment / (2 * q.scale.pow(2))
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_cb_uniform(p: ContinuousBernoulli, q: Uniform) -> Any:
+    result = -p.entropy() + (q.high - q.low).log()
+    covers = (q.low <= 0) & (q.high >= 1)
+    return _t.where(covers, result, _t.full_like(result, float("inf")))
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_cb(p: Uniform, q: ContinuousBernoulli) -> Any:
+    result = -p.entropy() - _cb_expected_log_density(q, p.mean)
+    inside = (p.low >= 0) & (p.high <= 1)
+    return _t.where(inside, result, _t.full_like(result, float("inf")))
+
+
+@register_kl(Normal, ContinuousBernoulli)
+def _kl_normal_cb(p: Normal, q: ContinuousBernoulli) -> Any:
+    return _infinite_like(p.loc, q.probs)
