@@ -120,21 +120,24 @@ class ContinuousBernoulli(ExponentialFamily):
         return bernoulli_part + self._log_norm_const()
 
     def cdf(self, value: Any) -> Any:
-        """``(p^x (1 - p)^(1 - x) + p - 1) / (2p - 1)``, clipped to ``[0, 1]`` (``x`` itself near ``p = 1/2``)."""
+        """``(e^(eta x) - 1) / (e^eta - 1)`` with ``eta = logits`` (``expm1`` keeps it exact near ``p = 1/2``)."""
         if self._validate_args:
             self._validate_sample(value)
-        p = self._probs_away_from_half()
-        powered = p.pow(value) * (1 - p).pow(1 - value)
-        exact = (powered + p - 1) / (2 * p - 1)
-        inside = _t.where(self._stable(), exact, value + _t.zeros_like(exact))
+        eta = self.logits
+        is_half = eta == 0
+        safe_eta = _t.where(is_half, _t.ones_like(eta), eta)
+        exact = (safe_eta * value).expm1() / safe_eta.expm1()
+        inside = _t.where(is_half, value + _t.zeros_like(exact), exact)
         result = _t.where(value <= 0, _t.zeros_like(inside), inside)
         return _t.where(value >= 1, _t.ones_like(result), result)
 
     def icdf(self, value: Any) -> Any:
-        """``log1p(u (2p - 1) / (1 - p)) / logit(p)`` (``u`` itself near ``p = 1/2``)."""
-        p = self._probs_away_from_half()
-        exact = (value * (2 * p - 1) / (1 - p)).log1p() / (p.log() - (-p).log1p())
-        return _t.where(self._stable(), exact, value + _t.zeros_like(exact))
+        """``log1p(u (e^eta - 1)) / eta`` with ``eta = logits`` (``u`` itself at ``p = 1/2``)."""
+        eta = self.logits
+        is_half = eta == 0
+        safe_eta = _t.where(is_half, _t.ones_like(eta), eta)
+        exact = (value * safe_eta.expm1()).log1p() / safe_eta
+        return _t.where(is_half, value + _t.zeros_like(exact), exact)
 
     def rsample(self, sample_shape: Any = ()) -> Any:
         """``icdf(U)`` for uniform ``U``: differentiable in the parameter."""
