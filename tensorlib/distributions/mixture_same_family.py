@@ -33,8 +33,8 @@ class MixtureSameFamily(Distribution):
         self._component_distribution = component_distribution
         mix_batch = mixture_distribution.batch_shape
         comp_batch = component_distribution.batch_shape[:-1]
-        compatible = len(mix_batch) == len(comp_batch) and all(
-            a == b or a == 1 or b == 1 for a, b in zip(mix_batch, comp_batch))
+        # the mixture's batch dims broadcast against the components' (the missing leading ones count as 1)
+        compatible = all(a == b or a == 1 or b == 1 for a, b in zip(reversed(mix_batch), reversed(comp_batch)))
         if not compatible:
             raise ValueError(f"`mixture_distribution.batch_shape` ({mix_batch}) is not compatible with "
                              f"`component_distribution.batch_shape`({comp_batch})")
@@ -118,7 +118,10 @@ class MixtureSameFamily(Distribution):
         """Draw each component, then keep the one chosen by the mixture (no gradient)."""
         sample_shape = tuple(self._extended_shape(sample_shape)[: len(sample_shape)])
         with _t.no_grad():
-            choice = self._mixture_distribution.sample(sample_shape)  # sample + batch
+            choice = self._mixture_distribution.sample(sample_shape)  # sample + the mixture's batch
+            mix_batch = tuple(self._mixture_distribution.batch_shape)
+            padded = sample_shape + (1,) * (len(self._batch_shape) - len(mix_batch)) + mix_batch
+            choice = choice.reshape(padded).expand(sample_shape + tuple(self._batch_shape))
             draws = self._component_distribution.sample(sample_shape)  # sample + batch + (K,) + event
             index = choice.reshape(tuple(choice.shape) + (1,) * (1 + self._event_ndims))
             index = index.expand(tuple(choice.shape) + (1,) + tuple(self._event_shape))

@@ -13,6 +13,7 @@ from tensorlib.distributions import (
     Bernoulli,
     Binomial,
     ContinuousBernoulli,
+    ExponentialFamily,
     GeneralizedPareto,
     Geometric,
     Multinomial,
@@ -446,7 +447,6 @@ def test_continuous_bernoulli_sampling_gradients_expand():
     assert big.batch_shape == (2, 3) and big._lims == c._lims
     assert_close(big.log_prob(x), c.log_prob(x).expand((2, 3)), rtol=1e-12)
     # the exponential-family entropy (from the log-normaliser) agrees with the closed form
-    from tensorlib.distributions import ExponentialFamily
     assert_close(ExponentialFamily.entropy(c).detach(), c.entropy(), rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="Either `probs` or `logits`"):
         ContinuousBernoulli()

@@ -234,6 +234,10 @@ def test_mixture_errors_and_repr():
         m.log_prob(t(float("nan")))
     assert repr(m) == ("MixtureSameFamily(\n  Categorical(probs: tensorlib.Size([2]), logits: tensorlib.Size([2])),\n"
                        "  Normal(loc: tensorlib.Size([2]), scale: tensorlib.Size([2])))")
+    shared = MixtureSameFamily(Categorical(t([0.3, 0.7])), Normal(t([[0.0, 5.0]] * 3), t([1.0, 2.0])))
+    assert shared.batch_shape == (3,) and shared.sample((2,)).shape == (2, 3)  # one mixture for every batch entry
+    single = MixtureSameFamily(Categorical(t([0.3, 0.7])), Normal(t([0.0, 5.0]), t([1.0, 2.0])))
+    assert_close(shared.log_prob(t(0.1)), single.log_prob(t(0.1)).expand(3), rtol=1e-12)
     pm = MixtureSameFamily(Categorical(t([0.4, 0.6])), Poisson(t([1.0, 4.0])))
     assert_close(pm.log_prob(t(2.0)), math.log(0.4 * math.exp(-1) / 2 + 0.6 * 16 * math.exp(-4) / 2), rtol=1e-12)
 
