@@ -30,6 +30,18 @@ class Bernoulli(Distribution):
             param = self.logits
         super().__init__(param.shape, validate_args=validate_args)
 
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
+        """This distribution with its parameter (``probs`` or ``logits``) expanded to ``batch_shape``."""
+        new = self._get_checked_instance(Bernoulli, _instance)
+        batch_shape = _t.Size(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def __getattr__(self, name: str) -> Any:
         # the parameter not given is derived on first use (and kept)
         if name == "probs" and "logits" in self.__dict__:

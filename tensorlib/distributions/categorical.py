@@ -33,6 +33,19 @@ class Categorical(Distribution):
         self._num_events = param.shape[-1]
         super().__init__(param.shape[:-1], validate_args=validate_args)
 
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Categorical:
+        """This distribution with its parameter (``probs`` or ``logits``) expanded to ``batch_shape``."""
+        new = self._get_checked_instance(Categorical, _instance)
+        batch_shape = _t.Size(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(tuple(batch_shape) + (self._num_events,)))
+        new._num_events = self._num_events
+        super(Categorical, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def __getattr__(self, name: str) -> Any:
         if name == "probs" and "logits" in self.__dict__:
             value = self.__dict__["probs"] = logits_to_probs(self.__dict__["logits"])

@@ -18,30 +18,11 @@ def _sum_last(value: Any, ndims: int) -> Any:
 
 
 def _expand_dist(dist: Distribution, batch_shape: Any) -> Distribution:
-    """``dist.expand(batch_shape)``; for a family without ``expand``, a copy with its parameters expanded.
-
-    The fallback covers simple families whose parameters (the tensors named in
-    ``arg_constraints``) have shape ``batch_shape + (some event part)``.
-    """
+    """``dist.expand(batch_shape)``, or ``dist`` itself when its batch already has that shape."""
     batch_shape = _t.Size(batch_shape)
     if tuple(batch_shape) == tuple(dist.batch_shape):
         return dist
-    try:
-        return dist.expand(batch_shape)
-    except NotImplementedError:
-        if type(dist).expand is not Distribution.expand:
-            raise
-    new = type(dist).__new__(type(dist))
-    new.__dict__.update(dist.__dict__)
-    old_nd = len(dist.batch_shape)
-    for name in dist.arg_constraints:
-        value = dist.__dict__.get(name)
-        if isinstance(value, _t.Tensor):
-            event_part = tuple(value.shape[old_nd:])
-            new.__dict__[name] = value.expand(tuple(batch_shape) + event_part)
-    Distribution.__init__(new, batch_shape, dist.event_shape, validate_args=False)
-    new._validate_args = dist._validate_args
-    return new
+    return dist.expand(batch_shape)
 
 
 class Independent(Distribution):

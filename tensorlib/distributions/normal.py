@@ -25,6 +25,16 @@ class Normal(Distribution):
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.shape, validate_args=validate_args)
 
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Normal:
+        """This distribution with ``loc`` and ``scale`` expanded (not copied) to ``batch_shape``."""
+        new = self._get_checked_instance(Normal, _instance)
+        batch_shape = _t.Size(batch_shape)
+        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
+        super(Normal, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @property
     def mean(self) -> Any:
         return self.loc

@@ -780,8 +780,8 @@ class StickBreakingTransform(Transform):
         return head.log() - left.log() + self._log_offsets(head.shape[-1], y)
 
     def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
-        # triangular Jacobian: dy_k/dx_k = y_k * (1 - fraction_k)
         """The log-determinant of the triangular stick-breaking Jacobian."""
+        # triangular Jacobian: dy_k/dx_k = y_k * (1 - fraction_k)
         shifted = x - self._log_offsets(x.shape[-1], x)
         return (_t.nn.functional.logsigmoid(-shifted) + y[..., :-1].log()).sum(-1)
 

@@ -21,6 +21,16 @@ class Uniform(Distribution):
         self.low, self.high = broadcast_all(low, high)
         super().__init__(self.low.shape, validate_args=validate_args)
 
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
+        """This distribution with ``low`` and ``high`` expanded (not copied) to ``batch_shape``."""
+        new = self._get_checked_instance(Uniform, _instance)
+        batch_shape = _t.Size(batch_shape)
+        new.low, new.high = self.low.expand(batch_shape), self.high.expand(batch_shape)
+        super(Uniform, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _constraints(self) -> dict[str, constraints.Constraint]:
         return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
