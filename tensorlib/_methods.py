@@ -197,6 +197,8 @@ def _map_operand(self: Tensor, other: Any, fname: str) -> np.ndarray:
 def _map_into(self: Tensor, fname: str, callable: Callable, *operands: np.ndarray) -> Tensor:  # noqa: A002
     if self._requires_grad:
         raise RuntimeError(f"Can't call {fname}() on Variable that requires grad. Use var.detach().{fname}() instead.")
+    if not builtins.callable(callable):
+        raise TypeError(f"'{type(callable).__name__}' object is not callable")
     a = writable(self)
     values = [callable(*vs) for vs in zip(a.reshape(-1).tolist(), *(o.reshape(-1).tolist() for o in operands))]
     a[...] = np.array(values, dtype=object).astype(a.dtype).reshape(a.shape) if values else a

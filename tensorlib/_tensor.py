@@ -675,7 +675,10 @@ class Tensor(_RegisteredMethods):
         return float(_scalar_value(self))
 
     def __int__(self) -> int:
-        return int(_scalar_value(self))
+        value = _scalar_value(self)
+        if isinstance(value, complex):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return int(value)
 
     def __complex__(self) -> complex:
         return complex(_scalar_value(self))
@@ -740,6 +743,8 @@ class Tensor(_RegisteredMethods):
         return hooks.tensor_repr(self)
 
     def __format__(self, format_spec: str) -> str:
+        if not isinstance(format_spec, str):
+            raise TypeError(f"__format__() argument must be str, not {type(format_spec).__name__}")
         if self._data.ndim == 0 and type(self) is Tensor:
             return format(self._data.item(), format_spec)
         if format_spec:

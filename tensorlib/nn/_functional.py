@@ -1013,6 +1013,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
     x = tensor_arg(input, "layer_norm")
+    if not isinstance(normalized_shape, (int, tuple, list)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if x._data.shape[x._data.ndim - len(shape):] != shape:
         raise RuntimeError(

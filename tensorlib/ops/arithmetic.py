@@ -137,6 +137,8 @@ def _check_sub_bool(x: Tensor, other: Any) -> None:
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
     x = tensor_arg(input, "rsub")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, complex, np.number, Tensor)):
+        raise TypeError(f"rsub(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     if isinstance(other, Tensor):
         return rename_grad_fn(sub(other, x, alpha=alpha), "RsubBackward0")
     return rename_grad_fn(add(mul(x, -alpha), other), "RsubBackward1")
@@ -228,9 +230,10 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None, out: Ten
         a, b = binary_arrays(x, other, "div")
         _check_int_division(a, b, "div_" + rounding_mode + "_cpu")
         if rounding_mode == "floor":
-            r = np.floor_divide(a, b)
+            r = _apply2(np.floor_divide, a, b)
         else:
-            r = np.trunc(np.true_divide(a, b)) if a.dtype.kind in "fc" else _trunc_div_int(a, b)
+            r = _apply2(np.true_divide, a, b) if a.dtype.kind in "fc" else _apply2(_trunc_div_int, a, b)
+            r = np.trunc(r) if a.dtype.kind in "fc" else r
         r = _arr(r)
         if r.dtype.kind in "fc" and needs_grad(x, other):
             res, node = record(ZeroGradBackward, r, (x, other))

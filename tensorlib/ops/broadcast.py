@@ -51,6 +51,8 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
         cur = a.shape[i - lead]
         if s == -1:
             target[i] = cur
+        elif s < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must be non-negative (only -1 keeps a size)")
         elif cur != 1 and s != cur:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "

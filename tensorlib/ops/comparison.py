@@ -173,7 +173,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     y = tensor_arg(other, "isclose", "other", 2)
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"{x.dtype!r} did not match {y.dtype!r}")
-    return wrap(_arr(np.isclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    return wrap(_arr(_apply2(lambda a, b: np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), x._data,
+                             y._data)))
 
 
 @op(variants="function method")

@@ -653,7 +653,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if np.any(w < 0) or not np.all(np.isfinite(w)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    rows = w.reshape(-1, w.shape[-1])
+    if not replacement and num_samples > w.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rows = w.reshape(int(np.prod(w.shape[:-1])), w.shape[-1])
     rng = _rng(generator)
     res = []
     for row in rows:
@@ -724,6 +726,8 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: G
 @op(variants="method")
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with 0/1 samples with probability ``p``."""
+    if isinstance(p, bool) or not isinstance(p, (Tensor, int, float, np.number)):
+        raise TypeError(f"bernoulli_(): argument 'p' must be float or Tensor, not {type(p).__name__}")
     probs = p._data if isinstance(p, Tensor) else p
     a = _rng(generator).random(self._data.shape) < probs
     return _fill_random(self, a, "bernoulli_")
@@ -732,6 +736,8 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
 @op(variants="method")
 def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with exponential samples of rate ``lambd``."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     return _fill_random(self, _rng(generator).exponential(1.0 / lambd, size=self._data.shape), "exponential_")
 
 

@@ -956,6 +956,8 @@ def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) ->
     a = x._data
     if a.ndim < 2:
         raise RuntimeError(f"{fname}: input must have at least 2 dimensions.")
+    if t._data.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if a.shape[-2] < a.shape[-1]:
         raise RuntimeError(f"{fname}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if a.shape[-1] < t._data.shape[-1]:
@@ -1001,6 +1003,8 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
         raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
     side = "other.shape[-2]" if left else "other.shape[-1]"
     m = c.shape[-2] if left else c.shape[-1]
+    if tau._data.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if tau._data.shape[-1] > a.shape[-1]:
         raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1]")
     if tau._data.shape[-1] != min(m, a.shape[-1]):

@@ -15,7 +15,7 @@ from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, ren
 from .._registry import op
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
 from ._pointwise import _meta, inplace_apply, reduce_to
-from ._util import GRAD, Meta, check_inplace, record, tensor_arg, type_title, wrap, writable, write_out
+from ._util import GRAD, Meta, check_inplace, record, tensor_arg, type_title, wrap, writable, write_out, broadcast_error
 from .arithmetic import div, mul
 from .broadcast import broadcast_tensors, expand, sum as _sum
 from .comparison import logical_not
@@ -97,6 +97,9 @@ def _reraise_index(e: Exception, shape: tuple) -> Exception:
         return IndexError(msg.replace("for axis", "for dimension"))
     if "too many indices" in msg:
         return IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    if "value array of shape" in msg:  # the values do not fit the indexed part: torch's RuntimeError
+        return RuntimeError(msg.replace("value array", "value tensor").replace("could not", "cannot")
+                            .replace("(", "[").replace(")", "]").replace(",]", "]"))
     if "shape mismatch" in msg or "broadcast" in msg:
         return IndexError(f"shape mismatch: indexing tensors could not be broadcast together: {msg}")
     if "boolean index did not match" in msg:
@@ -307,7 +310,13 @@ def index_put_key(input: Tensor, key: Any, values: Any, accumulate: bool = False
 def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = False) -> Tensor:
     """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate``)."""
     x = tensor_arg(input, "index_put")
-    key = tuple(i._data if isinstance(i, Tensor) else i for i in indices)
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' (position 2) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for i, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(index).__name__}")
+    key = tuple(i._data for i in indices)
     return index_put_key(x, key, values, accumulate)
 
 
@@ -617,7 +626,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     """:func:`gather` after broadcasting (or of the flattened tensor if ``dim`` is None)."""
     x = tensor_arg(input, "take_along_dim")
     idx = tensor_arg(indices, "take_along_dim", "indices", 2)
-
+    if dim is not None and x._data.ndim != idx._data.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, but "
+                           f"got {x._data.ndim} dimensions for input, and {idx._data.ndim} dimensions for indices")
     if idx._data.dtype.kind in "iu" and idx._data.size and idx._data.min() < 0:
         # negative indices count from the end here (gather itself refuses them)
         n = x._data.size if dim is None else x._data.shape[wrap_dim(dim, x._data.ndim)]
@@ -710,7 +721,11 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with consecutive ``source`` elements placed where ``mask`` is true."""
     x = tensor_arg(input, "masked_scatter")
-    m = np.broadcast_to(_mask_arg(mask, "masked_scatter"), x._data.shape)
+    mask_array = _mask_arg(mask, "masked_scatter")
+    try:
+        m = np.broadcast_to(mask_array, x._data.shape)
+    except ValueError:
+        raise broadcast_error(mask_array, x._data) from None
     n = int(m.sum())
 
     src = reshape(tensor_arg(source, "masked_scatter", "source", 3), (-1,))
@@ -778,7 +793,11 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 @op(variants="function method")
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
+    if isinstance(step, int) and step <= 0:
+        raise RuntimeError("slice step must be positive")
     x = tensor_arg(input, "slice_scatter")
+    if x._data.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x._data.ndim)
     return _scatter_part("slice_scatter", x, src, (slice(None),) * d + (slice(start, end, step),))
 
@@ -944,6 +963,8 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d]
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer, Tensor)):
+        raise TypeError(f"narrow(): argument 'start' (position 3) must be int or Tensor, not {type(start).__name__}")
     start = int(start)
     if start < 0:
         start += size
@@ -991,6 +1012,11 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         dim = 0
     d = wrap_dim(dim, x._data.ndim)
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
+    if np.any(np.asarray(reps) < 0):
+        raise RuntimeError("repeats can not be negative")
+    if np.ndim(reps) == 1 and len(reps) != x._data.shape[d]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{len(reps)} and input.size(0) = {x._data.shape[d]}")
     index = np.repeat(np.arange(x._data.shape[d]), reps)
 
     return index_select(x, d, wrap(index.astype(np.int64)))

@@ -56,7 +56,7 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
         raise RuntimeError(
             f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}"
         ) from None
-    except TypeError:
+    except (TypeError, OverflowError):  # no same-kind loop, or a Python int outside the dtype: the general path
         return None
     bump_version(self)
     return self

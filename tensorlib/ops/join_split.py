@@ -175,6 +175,10 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
                 f"{d}), but got split_sizes={sections}"
             )
     else:
+        if isinstance(split_size_or_sections, bool) or not isinstance(split_size_or_sections, (int, np.integer,
+                                                                                                 Tensor)):
+            raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                            f"{type(split_size_or_sections).__name__}")
         n = int(split_size_or_sections)
         if n <= 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
@@ -205,6 +209,8 @@ def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) ->
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` nearly equal pieces (the last may be smaller; fewer if not divisible)."""
     x = tensor_arg(input, "chunk")
+    if x._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = x._data.shape[wrap_dim(dim, x._data.ndim)]

@@ -555,6 +555,10 @@ class LinalgVectorNormBackward0(Node):
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The ``ord``-norm of ``x`` over ``dim`` (all elements by default)."""
     t = tensor_arg(x, "vector_norm", "x")
+    if isinstance(ord, Tensor) and ord._data.ndim == 0:
+        ord = ord.item()  # noqa: A001
+    if isinstance(ord, bool) or not isinstance(ord, (int, float, np.number)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
     if dtype is not None:
         t = to_dtype(t, dtype)
     a = t._data
@@ -668,6 +672,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
         dim = next((i for i, s in enumerate(x._data.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
+    if x._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x._data.ndim)
     if x._data.shape[d] != 3 or y._data.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {x._data.shape[d]} and {y._data.shape[d]}")
@@ -691,6 +697,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {type_title(t._data.dtype)}")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected scalar type {type_title(a._data.dtype)} but found {type_title(b._data.dtype)}")
+    for name, t in (("X1", a), ("X2", b)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t._data.ndim}D")
     if a._data.shape[-1] != b._data.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a._data.shape[-1]} X2: {b._data.shape[-1]}")
     diff = sub(unsqueeze(a, -2), unsqueeze(b, -3))

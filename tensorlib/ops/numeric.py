@@ -507,6 +507,8 @@ def _histogram_edges(sample: np.ndarray, bins: Any, range: Any, fname: str) -> l
         bins = [bins]
     if len(bins) != dims:
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and not isinstance(range, (tuple, list)):
+        raise TypeError(f"{fname}(): argument 'range' must be tuple of floats, not {type(range).__name__}")
     if range is not None and len(range) != 2 * dims:
         raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should have {2 * dims} "
                            f"elements, but got {len(range)}")
@@ -559,7 +561,9 @@ def _histogramdd(x: Tensor, bins: Any, range: Any, weight: Any, density: bool, f
     a = x._data
     if a.ndim < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
-    sample = a.reshape(-1, a.shape[-1])
+    sample = a.reshape(int(np.prod(a.shape[:-1])), a.shape[-1])
+    if sample.shape[1] == 0:  # a zero-dimensional histogram: one (empty) bin holding nothing, no edges
+        return _wrap(np.zeros((), a.dtype if a.dtype.kind == "f" else np.float32)), []
     edges = _histogram_edges(sample, bins, range, fname)
     w = None
     if weight is not None:

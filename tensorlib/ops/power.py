@@ -157,6 +157,9 @@ def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tens
     """``input ** exponent`` computed in double precision (complex128 if either is complex)."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError(f"float_power(): argument 'input' must be Tensor, not {type(input).__name__}")
+    for name, v in (("input", input), ("exponent", exponent)):
+        if isinstance(v, bool) or not isinstance(v, (Tensor, int, float, complex, np.number)):
+            raise TypeError(f"float_power(): argument '{name}' must be Tensor or Number, not {type(v).__name__}")
     cplx = any(
         (v._data.dtype.kind == "c") if isinstance(v, Tensor) else isinstance(v, (complex, np.complexfloating))
         for v in (input, exponent)

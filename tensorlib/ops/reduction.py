@@ -364,7 +364,7 @@ def _arg(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any) -> Tens
         raise RuntimeError(f"{fname}(): does not support {'bool' if a.dtype.kind == 'b' else 'complex'} input")
     if dim is None:
         if a.size == 0:
-            raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(f"{fname}(): Expected reduction dim to be specified for input.numel() == 0.")
         r = np.asarray(np_fn(a.reshape(-1)))
         if keepdim:
             r = r.reshape((1,) * a.ndim)
@@ -396,6 +396,10 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 def _correction(unbiased: Any, correction: Any) -> float:
     if correction is not None:
+        if isinstance(correction, Tensor) and correction._data.ndim == 0:
+            return correction.item()
+        if isinstance(correction, bool) or not isinstance(correction, (int, float, np.number)):
+            raise TypeError(f"var(): argument 'correction' must be Number, not {type(correction).__name__}")
         return correction
     if unbiased is None:
         return 1
@@ -632,7 +636,9 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
 
     if dim is None:
         if a.size == 0:
-            return wrap(np.array(np.nan, dtype=a.dtype))
+            # NaN, or for integers what converting NaN gives on torch's CPUs (the lowest value)
+            empty = np.nan if a.dtype.kind in "fc" else np.iinfo(a.dtype).min if a.dtype.kind in "iu" else False
+            return wrap(np.array(empty, dtype=a.dtype))
         flat = a.reshape(-1)
         r = flat[_median_indices(flat, 0, ignore_nan)].reshape(())
         if x._requires_grad and GRAD.enabled:

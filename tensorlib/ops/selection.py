@@ -159,6 +159,9 @@ _BOUND = (int, float, type(None))
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """Limit every element to ``[min, max]`` (either bound may be None, a number or a tensor)."""
     x = tensor_arg(input, "clamp")
+    for name, bound in (("min", min), ("max", max)):
+        if not (bound is None or isinstance(bound, (Tensor, int, float, np.number))):
+            raise TypeError(f"clamp(): argument '{name}' must be Number or Tensor, not {type(bound).__name__}")
     if min is None and max is None:
         raise RuntimeError("tensorlib.clamp: At least one of 'min' or 'max' must not be None")
     a = x._data
@@ -227,6 +230,9 @@ clip = clamp
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     """In-place :func:`clamp`."""
     tensor_arg(self, "clamp_", "self")
+    for name, bound in (("min", min), ("max", max)):
+        if not (bound is None or isinstance(bound, (Tensor, int, float, np.number))):
+            raise TypeError(f"clamp_(): argument '{name}' must be Number or Tensor, not {type(bound).__name__}")
     if min is None and max is None:
         raise RuntimeError("tensorlib.clamp: At least one of 'min' or 'max' must not be None")
     simple = not isinstance(min, Tensor) and not isinstance(max, Tensor) and self._data.dtype.kind == "f"

@@ -227,8 +227,12 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes``."""
     x = tensor_arg(input, "unflatten")
     shape = x._data.shape
+    if not shape:
+        raise RuntimeError("unflatten: cannot unflatten a 0-dimensional tensor")
     d = wrap_dim(dim, len(shape))
     sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     new = infer_shape(sizes, shape[d])
     return reshape(x, shape[:d] + new + shape[d + 1 :])
 
@@ -527,13 +531,18 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     x = tensor_arg(input, "roll")
     a = x._data
     sh = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in sh):
+        raise TypeError(f"roll(): argument 'shifts' (position 2) must be tuple of ints, not {type(shifts).__name__}")
     if dims is None:
         r = np.roll(a.reshape(-1), sh[0]).reshape(a.shape)
         if x._requires_grad and GRAD.enabled:
             flat = reshape(x, (-1,))
             return rename_grad_fn(reshape(roll(flat, sh, 0), a.shape), "RollBackward0")
         return wrap(r)
-    ds = tuple(wrap_dim(d, a.ndim) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if a.ndim == 0 and dims:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    ds = tuple(wrap_dim(d, a.ndim) for d in dims)
     if len(sh) != len(ds):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, dims:{len(ds)}")
     r = np.roll(a, sh, ds)

@@ -169,6 +169,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                            "dimension")
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
     # NumPy checks the value of a given side
+    if side is not None and not isinstance(side, str):
+        raise TypeError(f"searchsorted(): argument 'side' must be str, not {type(side).__name__}")
     side_ = cast(Literal["left", "right"], side or ("right" if right else "left"))
     if sorter is not None:
         order = tensor_arg(sorter, "searchsorted", "sorter")._data

@@ -216,8 +216,8 @@ KNOWN: set[str] = set(
     """
     adaptive_avg_pool1d-complex128 adaptive_avg_pool1d-complex64 adaptive_max_pool1d-complex128
     adaptive_max_pool1d-complex64 adaptive_max_pool1d-empty addbmm-0-d addbmm-int16 addbmm-int32 addbmm-int8
-    addbmm-uint8 addcmul-bool adjoint-0-d amax-empty amin-empty aminmax-empty argmax-empty argmin-empty
-    as_strided_scatter-complex128 as_strided_scatter-complex64 as_strided_scatter-float16 as_strided_scatter-float32
+    addbmm-uint8 addcmul-bool adjoint-0-d amax-empty amin-empty aminmax-empty as_strided_scatter-complex128
+    as_strided_scatter-complex64 as_strided_scatter-float16 as_strided_scatter-float32
     as_strided_scatter-noncontiguous avg_pool1d-bool avg_pool1d-complex128 avg_pool1d-complex64 avg_pool1d-int16
     avg_pool1d-int32 avg_pool1d-int8 avg_pool1d-uint8 avg_pool2d-bool avg_pool2d-complex128 avg_pool2d-complex64
     avg_pool2d-int16 avg_pool2d-int32 avg_pool2d-int8 avg_pool2d-uint8 avg_pool3d-bool avg_pool3d-complex128
@@ -226,24 +226,24 @@ KNOWN: set[str] = set(
     bilinear-complex128 bilinear-complex64 bilinear-empty binary_cross_entropy_with_logits-int16
     binary_cross_entropy_with_logits-int32 binary_cross_entropy_with_logits-int64
     binary_cross_entropy_with_logits-int8 binary_cross_entropy_with_logits-uint8 bucketize-bool bucketize-complex128
-    bucketize-complex64 cartesian_prod-0-d cdist-0-d cdist-float16 celu-bool celu-int16 celu-int32 celu-int64
-    celu-int8 celu-uint8 cholesky-bool cholesky_inverse-complex128 cholesky_inverse-complex64
-    cholesky_inverse-float16 cholesky_inverse-float32 cholesky_inverse-noncontiguous cholesky_solve-complex128
-    cholesky_solve-complex64 cholesky_solve-float16 cholesky_solve-float32 cholesky_solve-noncontiguous chunk-0-d
-    chunk-empty combinations-empty complex-float16 conv1d-bool conv2d-bool conv3d-bool conv_transpose1d-bool
-    conv_transpose1d-int16 conv_transpose1d-int32 conv_transpose1d-int8 conv_transpose1d-uint8 conv_transpose2d-bool
-    conv_transpose2d-int16 conv_transpose2d-int32 conv_transpose2d-int8 conv_transpose2d-uint8 conv_transpose3d-bool
-    conv_transpose3d-int16 conv_transpose3d-int32 conv_transpose3d-int8 conv_transpose3d-uint8
-    cosine_similarity-complex128 cosine_similarity-complex64 ctc_loss-float16 embedding#1-0-d embedding#1-complex128
-    embedding#1-complex64 embedding-0-d embedding-complex128 embedding-complex64 embedding_bag-0-d fft.fft-empty
-    fft.hfft-empty fft.ifft-empty fft.ihfft-empty fft.irfft-empty fft.rfft-empty fliplr-0-d flipud-0-d
-    floor_divide-0-d floor_divide-empty floor_divide-float16 floor_divide-float32 floor_divide-noncontiguous
-    gelu-bool gelu-int16 gelu-int32 gelu-int64 gelu-int8 gelu-uint8 geqrf-complex128 geqrf-complex64 group_norm-0-d
-    group_norm-complex128 group_norm-complex64 gru_cell-0-d gru_cell-bool gru_cell-empty gru_cell-int16
-    gru_cell-int32 gru_cell-int64 gru_cell-int8 gru_cell-uint8 hardshrink-complex128 hardshrink-complex64
-    hardshrink-int16 hardshrink-int32 hardshrink-int64 hardshrink-int8 hardshrink-uint8 hinge_embedding_loss-bool
-    hinge_embedding_loss-int16 hinge_embedding_loss-int32 hinge_embedding_loss-int64 hinge_embedding_loss-int8
-    hinge_embedding_loss-uint8 histogram-float16 histogramdd-float16 index_reduce-complex128 index_reduce-complex64
+    bucketize-complex64 cartesian_prod-0-d cdist-float16 celu-bool celu-int16 celu-int32 celu-int64 celu-int8
+    celu-uint8 cholesky-bool cholesky_inverse-complex128 cholesky_inverse-complex64 cholesky_inverse-float16
+    cholesky_inverse-float32 cholesky_inverse-noncontiguous cholesky_solve-complex128 cholesky_solve-complex64
+    cholesky_solve-float16 cholesky_solve-float32 cholesky_solve-noncontiguous chunk-empty combinations-empty
+    complex-float16 conv1d-bool conv2d-bool conv3d-bool conv_transpose1d-bool conv_transpose1d-int16
+    conv_transpose1d-int32 conv_transpose1d-int8 conv_transpose1d-uint8 conv_transpose2d-bool conv_transpose2d-int16
+    conv_transpose2d-int32 conv_transpose2d-int8 conv_transpose2d-uint8 conv_transpose3d-bool conv_transpose3d-int16
+    conv_transpose3d-int32 conv_transpose3d-int8 conv_transpose3d-uint8 cosine_similarity-complex128
+    cosine_similarity-complex64 ctc_loss-float16 embedding#1-0-d embedding#1-complex128 embedding#1-complex64
+    embedding-0-d embedding-complex128 embedding-complex64 embedding_bag-0-d fft.fft-empty fft.hfft-empty
+    fft.ifft-empty fft.ihfft-empty fft.irfft-empty fft.rfft-empty fliplr-0-d flipud-0-d floor_divide-0-d
+    floor_divide-empty floor_divide-float16 floor_divide-float32 floor_divide-noncontiguous gelu-bool gelu-int16
+    gelu-int32 gelu-int64 gelu-int8 gelu-uint8 geqrf-complex128 geqrf-complex64 group_norm-0-d group_norm-complex128
+    group_norm-complex64 gru_cell-0-d gru_cell-bool gru_cell-empty gru_cell-int16 gru_cell-int32 gru_cell-int64
+    gru_cell-int8 gru_cell-uint8 hardshrink-complex128 hardshrink-complex64 hardshrink-int16 hardshrink-int32
+    hardshrink-int64 hardshrink-int8 hardshrink-uint8 hinge_embedding_loss-bool hinge_embedding_loss-int16
+    hinge_embedding_loss-int32 hinge_embedding_loss-int64 hinge_embedding_loss-int8 hinge_embedding_loss-uint8
+    histogram-float16 histogramdd-float16 index_copy-empty index_reduce-complex128 index_reduce-complex64
     instance_norm-complex128 instance_norm-complex64 instance_norm-empty kl_div-int16 kl_div-int32 kl_div-int64
     kl_div-int8 kl_div-uint8 kthvalue-0-d kthvalue-uint8 layer_norm-complex128 layer_norm-complex64 ldexp-complex128
     ldexp-complex64 ldexp-float16 ldexp-float32 ldexp-noncontiguous linalg.cholesky-bool
@@ -276,7 +276,7 @@ KNOWN: set[str] = set(
     special.round-int32 special.round-int64 special.round-int8 special.round-uint8 special.xlog1py#1-complex128
     special.xlog1py#1-complex64 special.xlog1py-complex128 special.xlog1py-complex64 special.xlogy-complex128
     special.xlogy-complex64 threshold-bool threshold-int16 threshold-int32 threshold-int64 threshold-int8
-    threshold-uint8 triangular_solve-float16 unsafe_chunk-0-d unsafe_chunk-empty view_as_complex-empty
+    threshold-uint8 triangular_solve-float16 unflatten-0-d unsafe_chunk-empty view_as_complex-empty
     view_as_complex-float16 view_as_real-empty xlogy#1-complex128 xlogy#1-complex64 xlogy#2-complex128
     xlogy#2-complex64 xlogy-complex128 xlogy-complex64
     """.split()
