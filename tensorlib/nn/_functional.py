@@ -13,7 +13,7 @@ from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
 from ..ops import activation, broadcast, power, reduction as reduction_ops, shape as shape_ops, unary
 from ..ops._pointwise import inplace_apply
-from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, write_out
+from ..ops._util import GRAD, no_complex_grad, real_only, record, tensor_arg, type_title, wrap, write_out
 from ..ops.activation import erf
 from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
@@ -216,6 +216,7 @@ def _zeros_part(a: Tensor, b: Tensor, a_is_2d: bool, lo: int, hi: int) -> Tensor
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x1^T A x2 + b`` for each output feature, over any leading (batch) dims."""
+    no_complex_grad("_trilinear", input1, input2, weight, bias)
     x1 = tensor_arg(input1, "bilinear", "input1")
     x2 = tensor_arg(input2, "bilinear", "input2", 2)
     w = tensor_arg(weight, "bilinear", "weight", 3)
@@ -264,6 +265,7 @@ def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> T
 @op(namespace=NN_FUNCTIONAL)
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
+    real_only("threshold_cpu", input)
     return _threshold(input, threshold, value, inplace)
 
 
@@ -288,12 +290,14 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
 @op(namespace=NN_FUNCTIONAL)
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``negative_slope * x``."""
+    real_only("leaky_relu_cpu", input)
     return _maybe_inplace(input, lambda x: where(gt(x, 0), x, mul(x, negative_slope)), inplace, "leaky_relu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
+    real_only("elu_cpu", input)
     return _maybe_inplace(
         input, lambda x: where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), alpha)), inplace, "elu_"
     )
@@ -302,6 +306,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 @op(namespace=NN_FUNCTIONAL)
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    real_only("elu_cpu", input)
     return _maybe_inplace(
         input,
         lambda x: where(gt(x, 0), x, mul(expm1(div(clamp(x, max=0.0), alpha)), alpha)),
@@ -380,6 +385,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:
     """In-place :func:`rrelu`."""
+    real_only("leaky_relu_cpu", input)
     return _rrelu(input, lower, upper, training, True, generator)
 
 
@@ -390,6 +396,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 @op(namespace=NN_FUNCTIONAL)
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
+    real_only("elu_cpu", input)
     return _maybe_inplace(
         input,
         lambda x: mul(where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), _SELU_ALPHA)), _SELU_SCALE),
@@ -401,6 +408,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def gelu(input: Tensor, *, approximate: str = "none", out: Tensor | None = None) -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
+    real_only("GeluKernelImpl", input)
     x = tensor_arg(input, "gelu")
     if approximate == "tanh":
         inner = mul(add(x, mul(power.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
@@ -421,12 +429,14 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 @op(namespace=NN_FUNCTIONAL)
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
+    real_only("mish_cpu", input)
     return _maybe_inplace(input, lambda x: mul(x, unary.tanh(softplus(x))), inplace, "mish_")
 
 
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Tensor | None = None) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+    real_only("softplus_cpu", input)
     x = tensor_arg(input, "softplus")
     bx = mul(x, beta)
     soft = div(log1p(exp(clamp(bx, max=threshold))), beta)
@@ -444,6 +454,7 @@ def softsign(input: Tensor) -> Tensor:
 @op(namespace=NN_FUNCTIONAL)
 def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
+    real_only("log_sigmoid_cpu", input)
     x = tensor_arg(input, "logsigmoid")
     res = neg(softplus(neg(x)))
     return res if out is None else write_out(out, res, "log_sigmoid")
@@ -465,6 +476,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
+    real_only("softshrink_check", input)
     x = tensor_arg(input, "softshrink")
     res = where(gt(x, lambd), sub(x, lambd), where(lt(x, -lambd), add(x, lambd), 0.0))
     return res if out is None else write_out(out, res, "softshrink")
@@ -474,6 +486,7 @@ def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
 def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, else 0."""
     x = tensor_arg(input, "hardshrink")
+    real_only("hardshrink_cpu", x)
     res = where(gt(unary.abs(x), lambd), x, 0.0)
     return res if out is None else write_out(out, res, "hardshrink")
 
@@ -481,12 +494,14 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
 @op(namespace=NN_FUNCTIONAL)
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
+    real_only("hardsigmoid_cpu", input)
     return _maybe_inplace(input, lambda x: clamp(add(div(x, 6.0), 0.5), 0.0, 1.0), inplace, "hardsigmoid_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``."""
+    real_only("hardswish_cpu", input)
     return _maybe_inplace(input, lambda x: mul(x, hardsigmoid(x)), inplace, "hardswish_")
 
 
@@ -538,6 +553,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: first half times sigmoid of the second half along ``dim``."""
     x = tensor_arg(input, "glu")
+    real_only("glu_cpu", x)
     if x._data.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = wrap_dim(dim, x._data.ndim)
@@ -980,6 +996,7 @@ def embedding_renorm_(w: Tensor, indices: np.ndarray, max_norm: float, norm_type
 @op(namespace=NN_FUNCTIONAL)
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` selected by the indices in ``input``."""
+    no_complex_grad("embedding", weight)
     idx = tensor_arg(input, "embedding")
     w = tensor_arg(weight, "embedding", "weight", 2)
     if w._data.ndim != 2:
@@ -1013,6 +1030,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
     x = tensor_arg(input, "layer_norm")
+    real_only("LayerNormKernelImpl", x)
     if not isinstance(normalized_shape, (int, tuple, list)):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
                         f"{type(normalized_shape).__name__}")

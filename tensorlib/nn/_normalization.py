@@ -19,7 +19,7 @@ from .._dtype import float32
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
-from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, writable
+from ..ops._util import GRAD, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.conversion import to_dtype
 from ..ops.creation import _rng
@@ -73,6 +73,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     the running statistics are used.
     """
     x = tensor_arg(input, "batch_norm")
+    real_only("batch_norm", x)
     a = x._data
     if a.ndim < 2:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
@@ -111,6 +112,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
 
     Running statistics (if given) track the batch average of the per-sample statistics.
     """
+    real_only("batch_norm", input)
     x = tensor_arg(input, "instance_norm")
     a = x._data
     if a.ndim < 2:
@@ -141,6 +143,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5) -> Tensor:
     """Normalise each of ``num_groups`` channel groups of each sample, then apply the per-channel affine."""
     x = tensor_arg(input, "group_norm")
+    real_only("GroupNormKernelImpl", x)
     a = x._data
     if a.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {a.ndim}")
@@ -206,6 +209,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
 @op(namespace=NN_FUNCTIONAL)
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
     """Divide each element by ``(k + alpha * mean of squares over `size` neighbouring channels) ** beta``."""
+    real_only("avg_pool2d", input)
     x = tensor_arg(input, "local_response_norm")
     a = x._data
     if a.ndim < 3:

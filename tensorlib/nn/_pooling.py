@@ -19,7 +19,7 @@ from .._autograd.graph import Node
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import power, unary
-from ..ops._util import GRAD, record, tensor_arg, type_title, wrap, write_out
+from ..ops._util import GRAD, real_only, record, tensor_arg, type_title, wrap, write_out
 from ..ops.arithmetic import mul
 from ..ops.creation import _rng
 from ..ops.indexing import scatter, scatter_into_zeros
@@ -354,6 +354,7 @@ def _max_windows(n: int, k: int, s: int, p: int, d: int, out: int) -> np.ndarray
 def _max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
               fname: str) -> tuple[Tensor, Tensor]:
     x = tensor_arg(input, fname)
+    real_only("max_pool1d_impl" if nd == 1 else f"max_pool{nd}d", x)
     k, s, p, d, out = _pool_args(x, nd, kernel_size, stride, padding, dilation, ceil_mode, fname)
     size = x._data.shape[x._data.ndim - nd:]
     windows = [_max_windows(*args) for args in zip(size, k, s, p, d, out)]
@@ -430,6 +431,7 @@ def _avg_taps(n: int, k: int, s: int, p: int, out: int, count_include_pad: bool,
 def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
               count_include_pad: bool, divisor_override: Any, fname: str) -> Tensor:
     x = tensor_arg(input, fname)
+    real_only("avg_pool3d_out_frame" if nd == 3 else "avg_pool2d", x)
     k, s, p, _, out = _pool_args(x, nd, kernel_size, stride, padding, 1, ceil_mode, fname)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -532,6 +534,7 @@ def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
 
 def _adaptive_avg(input: Tensor, nd: int, output_size: Any, fname: str) -> Tensor:
     x = tensor_arg(input, fname)
+    real_only("adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d", x)
     size, sizes = _adaptive_args(x, nd, output_size, fname)
     ndim = x._data.ndim
     maps = []
@@ -564,6 +567,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
 
 def _adaptive_max(input: Tensor, nd: int, output_size: Any, fname: str) -> tuple[Tensor, Tensor]:
     x = tensor_arg(input, fname)
+    real_only("adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d", x)
     size, sizes = _adaptive_args(x, nd, output_size, fname)
     windows = [_adaptive_windows(n, o)[0] for n, o in zip(size, sizes)]
     return _max_result(x, nd, windows, f"AdaptiveMaxPool{max(nd, 2)}DBackward0")

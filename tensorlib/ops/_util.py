@@ -69,6 +69,22 @@ def not_implemented(kernel: str, npdt: np.dtype) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{type_title(npdt)}\'')
 
 
+def real_only(kernel: str, *tensors: Any) -> None:
+    """torch's NotImplementedError when an op without complex kernels gets a complex tensor."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t._data.dtype.kind == "c":
+            raise not_implemented(kernel, t._data.dtype)
+
+
+def no_complex_grad(name: str, *tensors: Any) -> None:
+    """torch's error when an op without complex gradients gets a complex tensor that requires grad."""
+    if GRAD.enabled:
+        for t in tensors:
+            if isinstance(t, Tensor) and t._requires_grad and t._data.dtype.kind == "c":
+                raise RuntimeError(f"{name} does not support automatic differentiation for outputs with complex "
+                                   "dtype.")
+
+
 _NUMBERS = (int, float, complex, np.number, np.bool_)
 
 

@@ -16,7 +16,7 @@ from .._autograd.graph import NOT_IMPLEMENTED, rename_grad_fn
 from .._dtype import dtype as DType
 from .._registry import op
 from .._tensor import Tensor, _wrap, wrap_dim
-from ._util import needs_grad, record, tensor_arg, write_out
+from ._util import needs_grad, no_complex_grad, record, tensor_arg, write_out
 from .broadcast import expand
 from .indexing import basic_getitem, select
 from .join_split import chunk, sizes_arg, split, split_with_sizes, unbind
@@ -100,6 +100,7 @@ def permute_copy(input: Tensor, dims: Sequence[int], *, out: Tensor | None = Non
 @op()
 def select_copy(input: Tensor, dim: int, index: int, *, out: Tensor | None = None) -> Tensor:
     """:func:`select` into new memory."""
+    no_complex_grad("select_copy", input)
     return fresh_copy(select(input, dim, index), out, "select_copy")
 
 
@@ -107,6 +108,7 @@ def select_copy(input: Tensor, dim: int, index: int, *, out: Tensor | None = Non
 def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1,
                *, out: Tensor | None = None) -> Tensor:
     """``input[start:end:step]`` along ``dim``, into new memory."""
+    no_complex_grad("slice_copy", input)
     x = tensor_arg(input, "slice_copy")
     a = x._data
     if a.ndim == 0:

@@ -15,13 +15,13 @@ import numpy as np
 
 from .. import return_types as rt
 from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input, unpack
-from .._dtype import FROM_NP
 from .._C import _LinAlgError
+from .._dtype import FROM_NP
 from .._registry import LINALG, op, public
 from .._tensor import Tensor
 from . import _lapack
 from ._lapack import batch_prefix
-from ._util import needs_grad, record, tensor_arg, type_title, wrap, write_out, write_outs
+from ._util import needs_grad, no_complex_grad, record, tensor_arg, type_title, wrap, write_out, write_outs
 from .arithmetic import add, div, mul, neg, sub
 from .broadcast import expand, sum_to_size
 from .conversion import conj, real, to_dtype
@@ -30,7 +30,6 @@ from .join_split import cat
 from .linalg import inv, inv_with_info, matmul, tril, triu
 from .shape import diag_embed, diagonal, squeeze, transpose, unsqueeze
 from .unary import imag
-
 
 # The error torch raises as torch.linalg.LinAlgError (a RuntimeError; its class lives in _C, as torch's)
 public(namespace=LINALG, name="LinAlgError")(_LinAlgError)
@@ -981,6 +980,7 @@ GeqrfBackward0 = type("GeqrfBackward0", (NotDifferentiable,), {"__slots__": (), 
 @op(variants="function method")
 def geqrf(input: Tensor, *, out: Any = None) -> Any:
     """LAPACK's geqrf: R above the diagonal and the Householder vectors below, with their scalars ``tau``."""
+    no_complex_grad("geqrf", input)
     x = tensor_arg(input, "geqrf")
     a = check_matrix(x, "geqrf", "input", square=False)
     h, tau = np.linalg.qr(a, mode="raw")

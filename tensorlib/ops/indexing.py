@@ -15,7 +15,19 @@ from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, ren
 from .._registry import op
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
 from ._pointwise import _meta, inplace_apply, reduce_to
-from ._util import GRAD, Meta, check_inplace, record, tensor_arg, type_title, wrap, writable, write_out, broadcast_error
+from ._util import (
+    GRAD,
+    Meta,
+    broadcast_error,
+    check_inplace,
+    no_complex_grad,
+    record,
+    tensor_arg,
+    type_title,
+    wrap,
+    writable,
+    write_out,
+)
 from .arithmetic import div, mul
 from .broadcast import broadcast_tensors, expand, sum as _sum
 from .comparison import logical_not
@@ -782,6 +794,7 @@ def _scatter_part(fname: str, input: Tensor, src: Tensor, key: tuple) -> Tensor:
 @op(variants="function method")
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
+    no_complex_grad("select_scatter", input, src)
     x = tensor_arg(input, "select_scatter")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
@@ -793,6 +806,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 @op(variants="function method")
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
     """A copy of ``input`` with ``src`` written into ``input[..., start:end:step]`` along ``dim``."""
+    no_complex_grad("slice_scatter", input, src)
     if isinstance(step, int) and step <= 0:
         raise RuntimeError("slice step must be positive")
     x = tensor_arg(input, "slice_scatter")
@@ -883,6 +897,7 @@ def _part(s: Tensor, idx: np.ndarray) -> Tensor:
 @op(variants="function method")
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
     """A copy of ``input`` with ``src`` reduced (sum, prod, mean, amax, amin) into it along ``dim`` at ``index``."""
+    no_complex_grad("scatter_reduce", input, src)
     x = tensor_arg(input, "scatter_reduce")
     idx = _index_arg(index, "scatter_reduce")
     s = tensor_arg(src, "scatter_reduce", "src", 4)

@@ -26,6 +26,7 @@ from ._pointwise import _finish, inplace_apply
 from ._util import (
     broadcast_error,
     needs_grad,
+    no_complex_grad,
     not_implemented,
     record,
     result_dtype,
@@ -697,6 +698,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
                  out: Tensor | None = None) -> Tensor:
     """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced (``prod``, ``mean``, ``amax`` or
     ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False)."""
+    no_complex_grad("index_reduce", input, source)
     if not _INDEX_REDUCE_WARNED[0]:
         _INDEX_REDUCE_WARNED[0] = True
         warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)

@@ -20,6 +20,7 @@ from ._util import (
     broadcast_error,
     check_inplace,
     needs_grad,
+    no_complex_grad,
     not_implemented,
     record,
     tensor_arg,
@@ -401,6 +402,7 @@ def nan_to_num(
     input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *, out: Tensor | None = None
 ) -> Tensor:
     """Replace NaN and infinities with finite numbers."""
+    no_complex_grad("nan_to_num", input)
     x = tensor_arg(input, "nan_to_num")
     a = x._data
     r = _arr(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))

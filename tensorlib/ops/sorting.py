@@ -13,7 +13,7 @@ from .._dtype import FROM_NP
 from .._registry import op
 from .._tensor import Tensor, wrap_dim
 from ..return_types import kthvalue as _kth_t, sort as _sort_t, topk as _topk_t
-from ._util import not_implemented, tensor_arg, wrap, write_outs
+from ._util import not_implemented, real_only, tensor_arg, wrap, write_outs
 from .conversion import clone
 from .indexing import gather
 from .shape import squeeze
@@ -164,6 +164,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """Indices where ``input`` would be inserted into the (last dim of the) sorted sequence."""
     seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")._data
+    real_only("searchsorted_out_cpu", sorted_sequence, input)
     if seq.ndim == 0:
         raise RuntimeError("tensorlib.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")

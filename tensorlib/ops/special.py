@@ -31,7 +31,7 @@ from .arithmetic import add, div, mul, neg, rsub, sub
 from .comparison import eq, gt, le, logical_and, logical_or, lt
 from .conversion import to_dtype
 from .selection import where
-from .unary import _LN2, _safe_magnitude, _unary, cos, exp, exp2, log, reciprocal, sigmoid
+from .unary import _LN2, _real_in_float, _safe_magnitude, _unary, cos, exp, exp2, log, reciprocal, sigmoid
 
 # -- more binary and unary functions -------------------------------------------------------------
 #
@@ -39,10 +39,13 @@ from .unary import _LN2, _safe_magnitude, _unary, cos, exp, exp2, log, reciproca
 # written with the ops above, so they are differentiable again.
 
 
-def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) -> tuple[Tensor, np.ndarray, Any]:
+def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True,
+                    complex_ok: bool = True) -> tuple[Tensor, np.ndarray, Any]:
     """``input`` as a tensor and both operands' values in the promoted floating dtype (ints give the default float)."""
     x = tensor_arg(input, fname)
     a, b = binary_arrays(x, other, fname)
+    if not complex_ok and a.dtype.kind == "c":
+        raise not_implemented(fname + "_cpu", a.dtype)
     if a.dtype.kind not in "fc":
         if not int_ok:
             raise not_implemented(fname + "_cpu", a.dtype)
@@ -55,7 +58,7 @@ def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True) 
 
 def _binary_float(
     fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True, scalar_ok: bool = True,
-    backward_name: str | None = None, **declaration: Any,
+    complex_ok: bool = True, backward_name: str | None = None, **declaration: Any,
 ) -> Callable:
     """Declare a float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``).
 
@@ -82,7 +85,7 @@ def _binary_float(
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         if not scalar_ok:
             tensor_arg(other, fname, "other", 2)
-        x, a, b = _float_operands(fname, input, other, int_ok=int_ok)
+        x, a, b = _float_operands(fname, input, other, int_ok=int_ok, complex_ok=complex_ok)
         r = _apply2(np_fn, a, b)
         if needs_grad(x, other) and r.dtype.kind in "fc":
             res, node = record(node_cls, r, (x, other))
@@ -176,14 +179,15 @@ logaddexp = _binary_float(
 )
 logaddexp2 = _binary_float(
     "logaddexp2", np.logaddexp2, _logaddexp2_grads, "Elementwise ``log2(2 ** input + 2 ** other)``.", int_ok=False,
-    scalar_ok=False,
+    scalar_ok=False, complex_ok=False,
 )
 xlogy = _binary_float(
     "xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.",
-    namespace=(TENSORLIB, SPECIAL), inplace="function method",
+    namespace=(TENSORLIB, SPECIAL), inplace="function method", complex_ok=False,
 )
 xlog1py = _binary_float(
     "xlog1py", _xlog1py_np, _xlog1py_grads, "Elementwise ``input * log1p(other)``, 0 where ``input`` is 0.",
+    complex_ok=False,
     backward_name="SpecialXlog1PyBackward0",  # torch.special only: torch prefixes the node name
     variants="function", namespace=SPECIAL,
 )
@@ -242,6 +246,7 @@ def _entr_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
 
 entr = _unary(
     "entr", _entr_np, _entr_grad, "x", "Elementwise entropy term: ``-x log x`` (0 at 0, -inf below).",
+    other_dtypes=_real_in_float("entr_cpu"),
     backward_name="SpecialEntrBackward0", variants="function", inplace=None, namespace=SPECIAL,
 )
 entr.__module__ = __name__
