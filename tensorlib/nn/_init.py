@@ -68,6 +68,8 @@ def _rng(generator: Any) -> np.random.Generator:
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from U(a, b)."""
     shape = tensor_arg(tensor, "uniform_", "tensor")._data.shape
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
     return _fill(tensor, _rng(generator).uniform(a, b, size=shape), "uniform_")
 
 
@@ -83,6 +85,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     """Fill with N(mean, std^2) samples redrawn until they lie in [a, b]."""
     shape = tensor_arg(tensor, "trunc_normal_", "tensor")._data.shape
     rng = _rng(generator)
+    std = abs(std)  # N(mean, std^2) is the same law for either sign of std
     out = rng.normal(mean, std, size=shape)
     bad = (out < a) | (out > b)
     while bad.any():

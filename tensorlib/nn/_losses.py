@@ -190,6 +190,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     x = tensor_arg(input, "gaussian_nll_loss")
     y = tensor_arg(target, "gaussian_nll_loss", "target", 2)
     if not isinstance(var, Tensor):
+        if isinstance(var, bool) or not isinstance(var, (int, float)):
+            raise TypeError(f"gaussian_nll_loss(): argument 'var' must be Tensor or float, not {type(var).__name__}")
         var = full_like(x, float(var))
     if var.shape != x.shape:
         if x.shape[:-1] == var.shape:

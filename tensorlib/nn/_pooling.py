@@ -718,8 +718,12 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
                 raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
                                  f"spatial dimensions of {shape} and output size of {size}. Please provide input tensor "
                                  "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+            if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in size):
+                raise TypeError(f"interpolate(): argument 'size' must be an int or a sequence of ints, not {size!r}")
             out = [int(s) for s in size]
         else:
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+                raise TypeError(f"interpolate(): argument 'size' must be an int or a sequence of ints, not {size!r}")
             out = [int(size)] * nd
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
@@ -755,6 +759,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     ``align_corners`` maps corner pixel centres onto each other.
     """
     x = tensor_arg(input, "interpolate")
+    if not isinstance(mode, str):
+        raise TypeError(f"interpolate(): argument 'mode' must be str, not {type(mode).__name__}")
     ndim = x._data.ndim
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:

@@ -371,6 +371,24 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 # -- gather / scatter -----------------------------------------------------------------
 
 
+def _check_scatter_shapes(shape: tuple, index_shape: tuple, src_shape: tuple | None, d: int) -> None:
+    """torch's checks of scatter's shapes: one rank for all, ``index`` no larger than ``self`` (off ``dim``) or ``src``."""
+    if len(index_shape) != len(shape) and not (len(shape) == 0 and len(index_shape) <= 1) \
+            and not (len(index_shape) == 0 and len(shape) <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src_shape is not None and len(src_shape) != len(index_shape) and len(index_shape) > 0 and len(src_shape) > 0:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if len(index_shape) != len(shape):
+        return
+    too_big = any(k != d and n > shape[k] for k, n in enumerate(index_shape))
+    if src_shape is not None and len(src_shape) == len(index_shape):
+        too_big = too_big or any(n > src_shape[k] for k, n in enumerate(index_shape))
+    if too_big:
+        src_text = f" and to be no larger size than src {list(src_shape)}" if src_shape is not None else ""
+        raise RuntimeError(f"Expected index {list(index_shape)} to be no larger than self {list(shape)} apart from "
+                           f"dimension {d}{src_text}")
+
+
 def _index_arg(index: Any, fname: str) -> np.ndarray:
     idx = tensor_arg(index, fname, "index", 3)._data
     if idx.dtype.kind not in "iu":
@@ -506,18 +524,23 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         raise TypeError("scatter(): expected 'src' or 'value'")
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
-    _check_gather_bounds(idx, a.shape[d], d)
-    key = _along_key(idx, d)
+    _check_scatter_shapes(a.shape, idx.shape, src._data.shape if isinstance(src, Tensor) else None, d)
+    # 0-d operands scatter as 1-element vectors
+    work = a.reshape(1) if a.ndim == 0 else a
+    wi = idx.reshape(1) if idx.ndim == 0 else idx
+    _check_gather_bounds(wi, work.shape[d], d)
+    key = _along_key(wi, d)
     if isinstance(src, Tensor):
-        v = src._data[tuple(slice(0, n) for n in idx.shape)].astype(a.dtype, copy=False)
+        sd = src._data.reshape(1) if src._data.ndim == 0 else src._data
+        v = sd[tuple(slice(0, n) for n in wi.shape)].astype(a.dtype, copy=False)
     else:
         v = src
     if reduce is None:
-        a[key] = v
+        work[key] = v
     else:
         if reduce not in _REDUCERS:
             raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
-        _REDUCERS[reduce].at(a, key, v)
+        _REDUCERS[reduce].at(work, key, v)
     if GRAD.enabled and (x._requires_grad or (isinstance(src, Tensor) and src._requires_grad)):
         if reduce is not None:
             raise RuntimeError("scatter(): the backward pass of scatter with a reduce argument is not implemented")
@@ -784,6 +807,8 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def _scatter_part(fname: str, input: Tensor, src: Tensor, key: tuple) -> Tensor:
     x = tensor_arg(input, fname)
+    if x._data.ndim == 0:
+        raise IndexError(f"{'select' if fname == 'select_scatter' else 'slice'}() cannot be applied to a 0-dim tensor.")
     s = tensor_arg(src, fname, "src", 2)
     want = x._data[key].shape
     if s._data.shape != want:
@@ -796,6 +821,8 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
     no_complex_grad("select_scatter", input, src)
     x = tensor_arg(input, "select_scatter")
+    if x._data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d]
     if not -size <= index < size:

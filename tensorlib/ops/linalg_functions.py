@@ -849,6 +849,8 @@ def lobpcg(A: Tensor, k: int | None = None, B: Tensor | None = None, X: Tensor |
     Differentiable in A and B (symmetrised first, as torch does).
     """
     a = tensor_arg(A, "lobpcg", "A")
+    if a._data.ndim < 2:
+        raise IndexError(f"lobpcg(): A must be a matrix or a batch of matrices, got {a._data.ndim} dimension(s)")
     if a._data.shape[-2] != a._data.shape[-1]:
         raise AssertionError(f"A must be square, got shape {tuple(a._data.shape)}")
     if B is not None and tuple(B.shape) != tuple(a._data.shape):

@@ -230,6 +230,8 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     if not shape:
         raise RuntimeError("unflatten: cannot unflatten a 0-dimensional tensor")
     d = wrap_dim(dim, len(shape))
+    if not isinstance(sizes, (tuple, list)):
+        raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}")
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -496,6 +498,9 @@ def flip(input: Tensor, dims: Any) -> Tensor:
     x = tensor_arg(input, "flip")
     a = x._data
     ds = tuple(wrap_dim(d, a.ndim) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    if len(set(ds)) != len(ds):
+        repeated = next(d for d in ds if ds.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
     r = np.flip(a, ds).copy() if a.ndim else a.copy()
     if x._requires_grad and GRAD.enabled:
         res, node = record(FlipBackward0, r, (x,))
@@ -531,6 +536,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     x = tensor_arg(input, "roll")
     a = x._data
     sh = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    if not sh:
+        raise RuntimeError("`shifts` required")
     if not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in sh):
         raise TypeError(f"roll(): argument 'shifts' (position 2) must be tuple of ints, not {type(shifts).__name__}")
     if dims is None:
@@ -708,6 +715,8 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     length = a.shape[d]
     if size > length:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     n = (length - size) // step + 1

@@ -126,6 +126,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inv_shape = a.shape
     else:
         d = wrap_dim(dim, a.ndim)
+        if any(size == 0 for k, size in enumerate(a.shape) if k != d):
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         moved = np.moveaxis(a, d, 0)
         n = moved.shape[0]
         diff = (moved[1:] != moved[:-1]).reshape(max(n - 1, 0), -1).any(axis=1)
