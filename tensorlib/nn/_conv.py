@@ -19,7 +19,7 @@ from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, legacy_type_name
 from ..ops import broadcast
-from ..ops._util import GRAD, record, tensor_arg, wrap
+from ..ops._util import GRAD, not_implemented, record, tensor_arg, wrap
 from ..ops.arithmetic import _conj
 from ..ops.linalg import matmul
 from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
@@ -345,6 +345,8 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     x = tensor_arg(input, fname)
     w = tensor_arg(weight, fname, "weight", 2)
     b = None if bias is None else tensor_arg(bias, fname, "bias", 3)
+    if x._data.dtype.kind == "b":  # torch convolves every dtype but bool
+        raise not_implemented("compute_columns3d" if nd == 3 else "slow_conv2d_cpu", x._data.dtype)
     x, unbatched = _batched(x, nd, fname)
     st = _conv_tuple(stride, nd, fname, "stride")
     dil = _conv_tuple(dilation, nd, fname, "dilation")
@@ -394,6 +396,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
     x = tensor_arg(input, fname)
     w = tensor_arg(weight, fname, "weight", 2)
     b = None if bias is None else tensor_arg(bias, fname, "bias", 3)
+    if x._data.dtype.kind not in "fc" and x._data.dtype != np.int64:  # torch's transposed kernels: floats and int64
+        raise not_implemented(f"slow_conv_transpose{max(nd, 2)}d_out_cpu", x._data.dtype)
     if isinstance(padding, str):
         raise TypeError(f"{fname}(): argument 'padding' must be tuple of ints, not str")
     x, unbatched = _batched(x, nd, fname)

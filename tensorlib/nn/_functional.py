@@ -13,10 +13,11 @@ from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
 from ..ops import activation, broadcast, power, reduction as reduction_ops, shape as shape_ops, unary
 from ..ops._pointwise import inplace_apply
-from ..ops._util import GRAD, no_complex_grad, real_only, record, tensor_arg, type_title, wrap, write_out
+from ..ops._util import GRAD, float_only, no_complex_grad, real_only, record, tensor_arg, type_title, wrap, write_out
 from ..ops.activation import erf
 from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
+from ..ops.conversion import full_like_scalar
 from ..ops.creation import _rng
 from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, narrow
 from ..ops.inplace import mul_
@@ -270,6 +271,15 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> Tensor:
+    if isinstance(input, Tensor) and input._data.dtype.kind in "iub":
+        # integer tensors stay integers: the replacement value must fit their dtype
+        float_only("threshold_cpu", input) if input._data.dtype.kind == "b" else None
+        info = np.iinfo(input._data.dtype)
+        if not info.min <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {input._data.dtype.name}_t without overflow")
+        fill = int(value)
+        return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, full_like_scalar(fill, x)), inplace,
+                              "threshold_")
     return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, value), inplace, "threshold_")
 
 
@@ -284,20 +294,29 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``clamp(x, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if isinstance(input, Tensor) and input._data.dtype.kind in "iub":
+        # integer tensors keep their dtype, with the limits as integers
+        kind = input._data.dtype.kind
+        if kind == "b":
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        if kind == "u" and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        lo, hi = int(min_val), int(max_val)
+        return _maybe_inplace(input, lambda x: clamp(x, lo, hi), inplace, "hardtanh_")
     return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), inplace, "hardtanh_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``negative_slope * x``."""
-    real_only("leaky_relu_cpu", input)
+    float_only("leaky_relu_cpu", input)
     return _maybe_inplace(input, lambda x: where(gt(x, 0), x, mul(x, negative_slope)), inplace, "leaky_relu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
-    real_only("elu_cpu", input)
+    float_only("elu_cpu", input)
     return _maybe_inplace(
         input, lambda x: where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), alpha)), inplace, "elu_"
     )
@@ -306,7 +325,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 @op(namespace=NN_FUNCTIONAL)
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    real_only("elu_cpu", input)
+    float_only("elu_cpu", input)
     return _maybe_inplace(
         input,
         lambda x: where(gt(x, 0), x, mul(expm1(div(clamp(x, max=0.0), alpha)), alpha)),
@@ -385,7 +404,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:
     """In-place :func:`rrelu`."""
-    real_only("leaky_relu_cpu", input)
+    float_only("leaky_relu_cpu", input)
     return _rrelu(input, lower, upper, training, True, generator)
 
 
@@ -396,7 +415,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 @op(namespace=NN_FUNCTIONAL)
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
-    real_only("elu_cpu", input)
+    float_only("elu_cpu", input)
     return _maybe_inplace(
         input,
         lambda x: mul(where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), _SELU_ALPHA)), _SELU_SCALE),
@@ -408,7 +427,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def gelu(input: Tensor, *, approximate: str = "none", out: Tensor | None = None) -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
-    real_only("GeluKernelImpl", input)
+    float_only("GeluKernelImpl", input)
     x = tensor_arg(input, "gelu")
     if approximate == "tanh":
         inner = mul(add(x, mul(power.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
@@ -423,20 +442,22 @@ def gelu(input: Tensor, *, approximate: str = "none", out: Tensor | None = None)
 @op(namespace=NN_FUNCTIONAL)
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
+    if not (isinstance(input, Tensor) and input._data.dtype.kind == "c"):
+        float_only("silu_cpu", input)
     return _maybe_inplace(input, lambda x: mul(x, unary.sigmoid(x)), inplace, "silu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    real_only("mish_cpu", input)
+    float_only("mish_cpu", input)
     return _maybe_inplace(input, lambda x: mul(x, unary.tanh(softplus(x))), inplace, "mish_")
 
 
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Tensor | None = None) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
-    real_only("softplus_cpu", input)
+    float_only("softplus_cpu", input)
     x = tensor_arg(input, "softplus")
     bx = mul(x, beta)
     soft = div(log1p(exp(clamp(bx, max=threshold))), beta)
@@ -454,7 +475,7 @@ def softsign(input: Tensor) -> Tensor:
 @op(namespace=NN_FUNCTIONAL)
 def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
-    real_only("log_sigmoid_cpu", input)
+    float_only("log_sigmoid_cpu", input)
     x = tensor_arg(input, "logsigmoid")
     res = neg(softplus(neg(x)))
     return res if out is None else write_out(out, res, "log_sigmoid")
@@ -476,7 +497,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
-    real_only("softshrink_check", input)
+    float_only("softshrink_check", input)
     x = tensor_arg(input, "softshrink")
     res = where(gt(x, lambd), sub(x, lambd), where(lt(x, -lambd), add(x, lambd), 0.0))
     return res if out is None else write_out(out, res, "softshrink")
@@ -486,7 +507,7 @@ def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
 def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, else 0."""
     x = tensor_arg(input, "hardshrink")
-    real_only("hardshrink_cpu", x)
+    float_only("hardshrink_cpu", x)
     res = where(gt(unary.abs(x), lambd), x, 0.0)
     return res if out is None else write_out(out, res, "hardshrink")
 
@@ -494,14 +515,14 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
 @op(namespace=NN_FUNCTIONAL)
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
-    real_only("hardsigmoid_cpu", input)
+    float_only("hardsigmoid_cpu", input)
     return _maybe_inplace(input, lambda x: clamp(add(div(x, 6.0), 0.5), 0.0, 1.0), inplace, "hardsigmoid_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``."""
-    real_only("hardswish_cpu", input)
+    float_only("hardswish_cpu", input)
     return _maybe_inplace(input, lambda x: mul(x, hardsigmoid(x)), inplace, "hardswish_")
 
 
@@ -553,7 +574,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: first half times sigmoid of the second half along ``dim``."""
     x = tensor_arg(input, "glu")
-    real_only("glu_cpu", x)
+    float_only("glu_cpu", x)
     if x._data.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = wrap_dim(dim, x._data.ndim)
@@ -867,6 +888,7 @@ def binary_cross_entropy_with_logits(
     """Binary cross entropy on logits, computed stably (``sigmoid`` folded in)."""
     x = tensor_arg(input, "binary_cross_entropy_with_logits")
     t = tensor_arg(target, "binary_cross_entropy_with_logits", "target", 2)
+    float_only("log_sigmoid_cpu", x)
     if t._data.shape != x._data.shape:
         raise ValueError(f"Target size ({t.shape!r}) must be the same as input size ({x.shape!r})")
     log_sig = logsigmoid(x)
@@ -885,6 +907,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     """KL divergence with log-probabilities ``input`` and (log-)probabilities ``target``."""
     x = tensor_arg(input, "kl_div")
     t = tensor_arg(target, "kl_div", "target", 2)
+    if x._data.dtype.kind in "iub" or t._data.dtype.kind in "iub":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = mul(exp(t), sub(t, x))
     else:
@@ -1030,7 +1054,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
     x = tensor_arg(input, "layer_norm")
-    real_only("LayerNormKernelImpl", x)
+    float_only("LayerNormKernelImpl", x)
     if not isinstance(normalized_shape, (int, tuple, list)):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
                         f"{type(normalized_shape).__name__}")

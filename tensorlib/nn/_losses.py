@@ -15,7 +15,7 @@ import numpy as np
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import broadcast, unary
-from ..ops._util import real_only, tensor_arg, type_title, wrap
+from ..ops._util import float_only, real_only, tensor_arg, type_title, wrap
 from ..ops.arithmetic import add, div, mul, rsub, sub
 from ..ops.comparison import eq, gt, ne
 from ..ops.creation import full_like, ones_like
@@ -31,7 +31,7 @@ from ._functional import _reduce, _reduction, cross_entropy, linear, logsigmoid,
 @op(variants="function method", namespace=(NN_FUNCTIONAL, TENSORLIB))
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1)."""
-    real_only("prelu_cpu", input, weight)
+    float_only("prelu_cpu", input, weight)
     x = tensor_arg(input, "prelu")
     w = tensor_arg(weight, "prelu", "weight", 2)
     n = w.numel()

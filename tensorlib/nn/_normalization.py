@@ -19,7 +19,7 @@ from .._dtype import float32
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
-from ..ops._util import GRAD, real_only, record, tensor_arg, type_title, wrap, writable
+from ..ops._util import GRAD, float_only, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.conversion import to_dtype
 from ..ops.creation import _rng
@@ -73,7 +73,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     the running statistics are used.
     """
     x = tensor_arg(input, "batch_norm")
-    real_only("batch_norm", x)
+    float_only("batch_norm", x)
     a = x._data
     if a.ndim < 2:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
@@ -112,7 +112,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
 
     Running statistics (if given) track the batch average of the per-sample statistics.
     """
-    real_only("batch_norm", input)
+    float_only("batch_norm", input)
     x = tensor_arg(input, "instance_norm")
     a = x._data
     if a.ndim < 2:
@@ -143,7 +143,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5) -> Tensor:
     """Normalise each of ``num_groups`` channel groups of each sample, then apply the per-channel affine."""
     x = tensor_arg(input, "group_norm")
-    real_only("GroupNormKernelImpl", x)
+    float_only("GroupNormKernelImpl", x)
     a = x._data
     if a.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {a.ndim}")

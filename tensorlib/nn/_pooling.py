@@ -19,7 +19,7 @@ from .._autograd.graph import Node
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import power, unary
-from ..ops._util import GRAD, real_only, record, tensor_arg, type_title, wrap, write_out
+from ..ops._util import GRAD, float_only, not_implemented, real_only, record, tensor_arg, type_title, wrap, write_out
 from ..ops.arithmetic import mul
 from ..ops.creation import _rng
 from ..ops.indexing import scatter, scatter_into_zeros
@@ -355,6 +355,8 @@ def _max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
               fname: str) -> tuple[Tensor, Tensor]:
     x = tensor_arg(input, fname)
     real_only("max_pool1d_impl" if nd == 1 else f"max_pool{nd}d", x)
+    if x._data.dtype.kind == "b":
+        raise not_implemented(f"max_pool{max(nd, 2)}d", x._data.dtype)
     k, s, p, d, out = _pool_args(x, nd, kernel_size, stride, padding, dilation, ceil_mode, fname)
     size = x._data.shape[x._data.ndim - nd:]
     windows = [_max_windows(*args) for args in zip(size, k, s, p, d, out)]
@@ -389,6 +391,8 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
     Padding counts as ``-inf``. With ``return_indices`` also returns where each maximum was.
     """
+    if not return_indices:  # torch's values-only 1-D kernel is for floating types only
+        float_only("max_pool1d_impl", input)
     out, idx = _max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d")
     return (out, idx) if return_indices else out
 
@@ -431,7 +435,8 @@ def _avg_taps(n: int, k: int, s: int, p: int, out: int, count_include_pad: bool,
 def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
               count_include_pad: bool, divisor_override: Any, fname: str) -> Tensor:
     x = tensor_arg(input, fname)
-    real_only("avg_pool3d_out_frame" if nd == 3 else "avg_pool2d", x)
+    if x._data.dtype.kind not in "f" and x._data.dtype != np.int64:  # torch averages floats and int64 only
+        raise not_implemented("avg_pool3d_out_frame" if nd == 3 else "avg_pool2d", x._data.dtype)
     k, s, p, _, out = _pool_args(x, nd, kernel_size, stride, padding, 1, ceil_mode, fname)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")

@@ -76,6 +76,13 @@ def real_only(kernel: str, *tensors: Any) -> None:
             raise not_implemented(kernel, t._data.dtype)
 
 
+def float_only(kernel: str, *tensors: Any) -> None:
+    """torch's NotImplementedError when an op with floating-point kernels only gets another dtype."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
+            raise not_implemented(kernel, t._data.dtype)
+
+
 def no_complex_grad(name: str, *tensors: Any) -> None:
     """torch's error when an op without complex gradients gets a complex tensor that requires grad."""
     if GRAD.enabled:

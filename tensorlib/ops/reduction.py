@@ -791,10 +791,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     x = tensor_arg(input, "logcumsumexp")
     a = x._data
     if a.dtype.kind != "f":
-        if a.dtype.kind == "c":
-            raise not_implemented("logcumsumexp_out_cpu", a.dtype)
-        x = to_dtype(x, _dtype.DEFAULT.float)
-        a = x._data
+        raise not_implemented("logcumsumexp_out_cpu", a.dtype)
     d = wrap_dim(dim, a.ndim)
     r = np.logaddexp.accumulate(a, axis=d) if a.ndim else a.copy()
     if x._requires_grad and GRAD.enabled:
