@@ -1085,6 +1085,10 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     x = tensor_arg(input, "pad")
     if not isinstance(pad, (list, tuple)):
         raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
+    for i, p in enumerate(pad):
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                            f"{type(p).__name__} at pos {i}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     n = len(pad) // 2

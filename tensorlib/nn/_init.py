@@ -85,6 +85,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     """Fill with N(mean, std^2) samples redrawn until they lie in [a, b]."""
     shape = tensor_arg(tensor, "trunc_normal_", "tensor")._data.shape
     rng = _rng(generator)
+    mean, std, a, b = (float(v) for v in (mean, std, a, b))  # 0-d tensors allowed, as in torch
     std = abs(std)  # N(mean, std^2) is the same law for either sign of std
     out = rng.normal(mean, std, size=shape)
     bad = (out < a) | (out > b)

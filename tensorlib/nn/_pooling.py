@@ -1036,6 +1036,8 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
         if nd == 2 and isinstance(output_ratio, (tuple, list)) and len(output_ratio) > 2:
             raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
         ratio = _tuple_of(output_ratio, nd)
+        if len(ratio) != nd:
+            raise IndexError(f"{fname}: output_ratio must hold {nd} values, got {len(ratio)}")
         output_size = [int(x.size(d - nd) * ratio[d]) for d in range(nd)]
     if samples is None:
         if a.ndim < nd + 1:

@@ -723,12 +723,23 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: G
     return _fill_random(self, a, "random_")
 
 
+def _expands_to(shape: tuple, target: tuple) -> bool:
+    """Whether an array of ``shape`` broadcasts to exactly ``target``."""
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
+
+
 @op(variants="method")
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with 0/1 samples with probability ``p``."""
     if isinstance(p, bool) or not isinstance(p, (Tensor, int, float, np.number)):
         raise TypeError(f"bernoulli_(): argument 'p' must be float or Tensor, not {type(p).__name__}")
     probs = p._data if isinstance(p, Tensor) else p
+    if isinstance(p, Tensor) and not _expands_to(probs.shape, self._data.shape):
+        raise RuntimeError(f"The expanded size of the tensor does not match: p of shape {list(probs.shape)} cannot be "
+                           f"expanded to the shape of self {list(self._data.shape)}")
     a = _rng(generator).random(self._data.shape) < probs
     return _fill_random(self, a, "bernoulli_")
 

@@ -476,9 +476,13 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     s = tensor_arg(src, "scatter_add", "src", 4)
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
-    _check_gather_bounds(idx, a.shape[d], d)
-    src_part = s._data[tuple(slice(0, n) for n in idx.shape)]
-    np.add.at(a, _along_key(idx, d), src_part.astype(a.dtype, copy=False))
+    _check_scatter_shapes(a.shape, idx.shape, s._data.shape, d)
+    # 0-d operands scatter as 1-element vectors
+    work, wi = (a.reshape(1) if a.ndim == 0 else a), (idx.reshape(1) if idx.ndim == 0 else idx)
+    sd = s._data.reshape(1) if s._data.ndim == 0 else s._data
+    _check_gather_bounds(wi, work.shape[d], d)
+    src_part = sd[tuple(slice(0, n) for n in wi.shape)]
+    np.add.at(work, _along_key(wi, d), src_part.astype(a.dtype, copy=False))
     if GRAD.enabled and (x._requires_grad or s._requires_grad):
         res, node = record(ScatterAddBackward0, a, (x, s))
         node.dim, node.index, node.src_shape = d, idx, s._data.shape

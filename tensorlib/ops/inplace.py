@@ -65,8 +65,9 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
 @op(variants="method")
 def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In-place ``self += alpha * other``."""
-    if alpha != 1:
+    if isinstance(alpha, Tensor) or alpha != 1:
         _check_alpha(tensor_arg(self, "add_"), other, alpha, "add_")
+        alpha = alpha.item() if isinstance(alpha, Tensor) else alpha
     done = _fast_inplace(self, other, "add_", np.add, alpha)
     if done is not None:
         return done
@@ -76,6 +77,9 @@ def add_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 @op(variants="method", aliases=("subtract_",))
 def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """In-place ``self -= alpha * other``."""
+    if isinstance(alpha, Tensor) or alpha != 1:
+        _check_alpha(tensor_arg(self, "sub_"), other, alpha, "sub_")
+        alpha = alpha.item() if isinstance(alpha, Tensor) else alpha
     done = _fast_inplace(self, other, "sub_", np.subtract, alpha)
     if done is not None:
         return done

@@ -672,6 +672,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
         dim = next((i for i, s in enumerate(x._data.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
+    if x._data.ndim != y._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if x._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x._data.ndim)

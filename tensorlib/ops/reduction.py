@@ -275,6 +275,8 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
     cls = _max_t if is_max else _min_t
     result = cls(values, wrap(idx))
     if out is not None:
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"{fname}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
         write_out(out[0], values, fname)
         write_out(out[1], result[1], fname)
         return cls(out[0], out[1])

@@ -130,7 +130,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
             raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         moved = np.moveaxis(a, d, 0)
         n = moved.shape[0]
-        diff = (moved[1:] != moved[:-1]).reshape(max(n - 1, 0), -1).any(axis=1)
+        width = int(np.prod(moved.shape[1:]))
+        diff = (moved[1:] != moved[:-1]).reshape(max(n - 1, 0), width).any(axis=1)
         starts = np.concatenate([[True], diff]) if n else np.zeros(0, dtype=bool)
         vals = np.moveaxis(moved[starts], 0, d)
         inv_shape = (n,)

@@ -100,6 +100,9 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
     seqs = list(sequences)
     if not seqs:
         raise RuntimeError("received an empty list of sequences")
+    for s in seqs:
+        if not isinstance(s, Tensor) or s.dim() == 0:
+            raise RuntimeError("pad_sequence: every sequence must be a tensor with at least one dimension")
     longest = max(s.shape[0] for s in seqs)
     trailing = tuple(seqs[0].shape[1:])
     padded = []
