@@ -13,7 +13,18 @@ from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
 from ..ops import activation, broadcast, power, reduction as reduction_ops, shape as shape_ops, unary
 from ..ops._pointwise import inplace_apply
-from ..ops._util import GRAD, float_only, no_complex_grad, real_only, record, tensor_arg, type_title, wrap, write_out
+from ..ops._util import (
+    GRAD,
+    float_only,
+    no_complex_grad,
+    no_half,
+    real_only,
+    record,
+    tensor_arg,
+    type_title,
+    wrap,
+    write_out,
+)
 from ..ops.activation import erf
 from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
@@ -21,7 +32,7 @@ from ..ops.conversion import full_like_scalar
 from ..ops.creation import _rng
 from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, narrow
 from ..ops.inplace import mul_
-from ..ops.join_split import cat as _cat, chunk, stack as _stack
+from ..ops.join_split import cat as _cat, stack as _stack
 from ..ops.linalg import einsum, matmul, mm, vector_norm
 from ..ops.reduction import mean
 from ..ops.selection import clamp, where
@@ -962,6 +973,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     Composed of differentiable ops, so gradients of every order are available (torch has no double backward).
     """
     x = tensor_arg(input, "pdist")
+    no_half("pdist", x)
     a = x._data
     if a.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {a.ndim}D")

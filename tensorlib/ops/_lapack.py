@@ -14,6 +14,13 @@ import numpy as np
 from .._C import _LinAlgError
 
 
+
+def _no_half(kernel: str, *arrays: np.ndarray) -> None:
+    # torch's CPU linear algebra has no half-precision kernels
+    for a in arrays:
+        if a.dtype == np.float16:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Half'")
+
 def batch_prefix(shape: tuple, flat_index: int) -> str:
     """``(Batch element i): `` for batched inputs, as torch prefixes its errors."""
     return f"(Batch element {flat_index}): " if len(shape) > 2 else ""
@@ -41,6 +48,7 @@ def trsm(a: np.ndarray, b: np.ndarray, upper: bool, unit: bool = False) -> np.nd
 
 
 def solve_triangular(a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unit: bool) -> np.ndarray:
+    _no_half("triangular_solve_cpu", a, b)
     if left:
         return trsm(a, b, upper, unit)
     # X A = B  <=>  A^T X^T = B^T
@@ -127,6 +135,7 @@ def raise_cholesky(fname: str, shape: tuple, info: np.ndarray) -> None:
 
 def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """LU with partial pivoting, as getrf: (packed LU, 1-based int32 pivots, info) for every matrix."""
+    _no_half("lu_cpu", a)
     *batch, m, n = a.shape
     k = min(m, n)
     flat = np.array(a.reshape((int(np.prod(batch)), m, n)), dtype=a.dtype, copy=True)
@@ -173,6 +182,7 @@ def permutation(piv: np.ndarray, m: int, dtype: np.dtype) -> np.ndarray:
 
 def lu_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``A x = b`` from A's packed LU (square)."""
+    _no_half("linalg.lu_solve_cpu", lu, b)
     n = lu.shape[-1]
     P = permutation(piv, n, lu.dtype)
     y = trsm(np.tril(lu, -1) + np.eye(n, dtype=lu.dtype), np.swapaxes(P, -1, -2) @ b, upper=False, unit=True)
@@ -313,6 +323,7 @@ def _ldl_one(A: np.ndarray, herm: bool) -> tuple[np.ndarray, np.ndarray, int]:
 
 def ldl_factor(a: np.ndarray, hermitian: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(compact LD, pivots as sytrf's, info) of every matrix, from its lower triangle."""
+    _no_half("ldl_factor_kernel_cpu", a)
     n = a.shape[-1]
     flat = np.array(a.reshape((int(np.prod(a.shape[:-2])), n, n)), copy=True)
     herm = hermitian and a.dtype.kind == "c"
@@ -377,6 +388,7 @@ def _ldl_solve_one(A: np.ndarray, piv: np.ndarray, B: np.ndarray, herm: bool) ->
 
 
 def ldl_solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray, hermitian: bool) -> np.ndarray:
+    _no_half("ldl_solve_kernel_cpu", ld, b)
     batch = np.broadcast_shapes(ld.shape[:-2], piv.shape[:-1], b.shape[:-2])
     n = ld.shape[-1]
     nb = int(np.prod(batch))

@@ -83,6 +83,13 @@ def float_only(kernel: str, *tensors: Any) -> None:
             raise not_implemented(kernel, t._data.dtype)
 
 
+def no_half(kernel: str, *tensors: Any) -> None:
+    """torch's NotImplementedError for a half-precision tensor given to an op without half kernels."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t._data.dtype == np.float16:
+            raise not_implemented(kernel, t._data.dtype)
+
+
 def no_complex_grad(name: str, *tensors: Any) -> None:
     """torch's error when an op without complex gradients gets a complex tensor that requires grad."""
     if GRAD.enabled:

@@ -20,8 +20,18 @@ from .._dtype import FROM_NP
 from .._registry import LINALG, op, public
 from .._tensor import Tensor
 from . import _lapack
-from ._lapack import batch_prefix
-from ._util import needs_grad, no_complex_grad, record, tensor_arg, type_title, wrap, write_out, write_outs
+from ._util import (
+    float_only,
+    needs_grad,
+    no_complex_grad,
+    no_half,
+    record,
+    tensor_arg,
+    type_title,
+    wrap,
+    write_out,
+    write_outs,
+)
 from .arithmetic import add, div, mul, neg, sub
 from .broadcast import expand, sum_to_size
 from .conversion import conj, real, to_dtype
@@ -951,6 +961,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out: Tensor | None = None) ->
     """The first n columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` (v_i from A's column i below row i)."""
     fname = "torch.linalg.householder_product"
     x = tensor_arg(A, "linalg_householder_product", "input")
+    no_half("orgqr_cpu", x)
     t = tensor_arg(tau, "linalg_householder_product", "tau", 2)
     a = x._data
     if a.ndim < 2:
@@ -996,6 +1007,7 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     """``op(Q) @ input3`` (``input3 @ op(Q)`` with ``left=False``), Q from :func:`geqrf`'s output, op the adjoint
     with ``transpose``."""
     x = tensor_arg(input, "ormqr")
+    float_only("ormqr_cpu", x)
     tau = tensor_arg(input2, "ormqr", "input2", 2)
     other = tensor_arg(input3, "ormqr", "input3", 3)
     a, c = x._data, other._data

@@ -9,18 +9,16 @@ import numpy as np
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
 from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
-from . import broadcast, comparison, power, shape as shape_ops, unary
-from . import _lapack
+from . import _lapack, broadcast, comparison, power, shape as shape_ops, unary
 from ._pointwise import _finish, inplace_apply
-from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from ._util import GRAD, no_half, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, neg, sub
 from .broadcast import _expand_back, expand, sum_to_size
 from .conversion import clone, conj, to_dtype, zeros_like
 from .indexing import select
 from .join_split import stack
-from .reduction import amax, amin
 from .selection import where
-from .shape import movedim, permute, reshape, squeeze, transpose, unsqueeze
+from .shape import permute, reshape, transpose, unsqueeze
 from .unary import log, sgn
 
 
@@ -693,6 +691,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
     a = tensor_arg(x1, "cdist", "x1")
+    no_half("cdist", a)
     b = tensor_arg(x2, "cdist", "x2", 2)
     for name, t in (("X1", a), ("X2", b)):
         if t._data.dtype.kind != "f":

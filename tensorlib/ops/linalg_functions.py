@@ -10,24 +10,24 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import return_types as rt
-from .._C import _LinAlgError
 from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input, unpack
+from .._C import _LinAlgError
 from .._dtype import FROM_NP
 from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
 from . import _lapack, broadcast, unary
-from ._util import tensor_arg, type_title, wrap, write_out
+from ._util import no_half, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, sub
 from .broadcast import expand
 from .conversion import clone, conj, zeros_like
 from .creation import randn
 from .decompositions import (
     NotDifferentiable,
-    cholesky,
-    eigh,
     _cholesky,
     _svd,
     check_matrix,
+    cholesky,
+    eigh,
     finish,
     finish_tuple,
     lu_factor_ex,
@@ -48,8 +48,7 @@ from .join_split import cat
 from .linalg import cross as _cross, inv, inv_with_info, matmul, vector_norm
 from .reduction import amax, amin, cumprod, mean
 from .selection import where
-from .shape import flip, movedim, permute, reshape, squeeze, transpose, unsqueeze
-from .shape import diagonal as _diagonal
+from .shape import diagonal as _diagonal, flip, movedim, permute, reshape, squeeze, transpose, unsqueeze
 
 
 def _rename(t: Tensor, name: str) -> Tensor:
@@ -621,6 +620,7 @@ def _cholesky_solve(b: Tensor, L: Tensor, upper: bool) -> Tensor:
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The solution of ``A X = input`` given A's Cholesky factor ``input2`` (lower, or upper with ``upper``)."""
     b = tensor_arg(input, "cholesky_solve")
+    no_half("cholesky_solve_cpu", b)
     L = tensor_arg(input2, "cholesky_solve", "input2", 2)
     if b._data.ndim < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {b._data.ndim} dimensions instead")
@@ -637,6 +637,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of ``A`` from its Cholesky factor (``A = L L^H``, or ``U^H U`` with ``upper``)."""
     L = tensor_arg(input, "cholesky_inverse")
+    no_half("cholesky_inverse_out_cpu", L)
     check_matrix(L, "cholesky_inverse")
     eye = wrap(np.broadcast_to(np.eye(L._data.shape[-1], dtype=L._data.dtype), L._data.shape).copy())
     return finish(_rename(_cholesky_solve(eye, L, upper), "CholeskyInverseBackward0"), out, "cholesky_inverse")

@@ -27,6 +27,7 @@ from ._util import (
     broadcast_error,
     needs_grad,
     no_complex_grad,
+    no_half,
     not_implemented,
     record,
     result_dtype,
@@ -602,6 +603,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[float] | None =
     """A histogram of the values of ``input``: ``bins`` equal bins over ``range`` (the data's by default), or the
     given bin edges (a 1-D tensor). Returns ``(hist, bin_edges)``; the last bin includes its right edge."""
     x = tensor_arg(input, "histogram")
+    no_half("histogramdd", x)
     sample = reshape(x, -1, 1)
     if weight is not None:
         wt = tensor_arg(weight, "histogram", "weight")
@@ -623,6 +625,7 @@ def histogramdd(input: Tensor, bins: Any, range: Sequence[float] | None = None, 
     """A D-dimensional histogram of the points in the rows of ``input`` (its last dim is D): ``bins`` per dim (an
     int, a list of ints, or a list of 1-D edge tensors). Returns ``(hist, bin_edges)`` with one edge tensor per dim."""
     x = tensor_arg(input, "histogramdd")
+    no_half("histogramdd", x)
     hist, edges = _histogramdd(x, bins, range, weight, density, "histogramdd")
     return _histogramdd_t(hist, tuple(edges))
 
