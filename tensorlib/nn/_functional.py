@@ -17,6 +17,7 @@ from ..ops._util import (
     GRAD,
     float_only,
     no_complex_grad,
+    not_implemented,
     no_half,
     real_only,
     record,
@@ -81,6 +82,8 @@ def _linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
     x = tensor_arg(input, "linear")
     w = tensor_arg(weight, "linear", "weight", 2)
     a, wd = x._data, w._data
+    if a.dtype.kind == "b":
+        raise not_implemented("addmm_impl_cpu_", a.dtype)
     if a.ndim == 2 and wd.ndim == 2 and a.dtype == wd.dtype and (bias is None or isinstance(bias, Tensor)):
         if a.shape[1] != wd.shape[1]:
             raise RuntimeError(
@@ -944,6 +947,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
     a = tensor_arg(x1, "cosine_similarity", "x1")
     b = tensor_arg(x2, "cosine_similarity", "x2", 2)
+    for t in (a, b):
+        if t._data.dtype.kind == "c":
+            raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                               f"{type_title(t._data.dtype)}")
     # as torch: normalise each input by its norm (clamped to eps, the clamp not differentiated), then take the dot
     na = _clamped_norm(a, dim, eps)
     nb = _clamped_norm(b, dim, eps)

@@ -214,8 +214,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = x._data.shape[wrap_dim(dim, x._data.ndim)]
-    step = -(-size // chunks) if size else 1
-    return split(x, step, dim)
+    if size == 0:  # an empty dim gives ``chunks`` empty pieces
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-size // chunks), dim)
 
 
 @op(variants="function method")
@@ -311,6 +312,9 @@ row_stack = vstack
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of the 1-D tensors' elements, as rows."""
     ts = [tensor_arg(t_, "cartesian_prod", "tensors", i + 1) for i, t_ in enumerate(tensors)]
+    for t_ in ts:
+        if t_._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t_._data.shape)}")
     if len(ts) == 1:
         return ts[0]
     return stack([reshape(g, (-1,)) for g in meshgrid(*ts, indexing="ij")], 1)

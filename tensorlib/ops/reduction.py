@@ -321,6 +321,9 @@ def _amax(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any, out: A
     a = x._data
     if a.dtype.kind == "c":
         raise not_implemented(fname[1:] + "_values_cpu", a.dtype)
+    if dim in ((), []) and a.size == 0:
+        raise RuntimeError(f"{fname}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
     dims = normalize_dims(dim, a.ndim)
     for d in dims:
         if a.shape[d] == 0:

@@ -512,12 +512,16 @@ def flip(input: Tensor, dims: Any) -> Tensor:
 @op(variants="function method")
 def fliplr(input: Tensor) -> Tensor:
     """Reverse dim 1 (left to right)."""
+    if tensor_arg(input, "fliplr").dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 @op(variants="function method")
 def flipud(input: Tensor) -> Tensor:
     """Reverse dim 0 (up to down)."""
+    if tensor_arg(input, "flipud").dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 

@@ -84,7 +84,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     a = x._data
     check_sortable(a, "kthvalue")
     d = wrap_dim(dim, a.ndim)
-    if not 1 <= k <= a.shape[d]:
+    if not 1 <= k <= (a.shape[d] if a.ndim else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     idx = np.take(_sort_indices(a, d, False), [k - 1], axis=d).astype(np.int64)
     values = gather(x, d, wrap(idx))
@@ -168,6 +168,9 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     """Indices where ``input`` would be inserted into the (last dim of the) sorted sequence."""
     seq = tensor_arg(sorted_sequence, "searchsorted", "sorted_sequence")._data
     real_only("searchsorted_out_cpu", sorted_sequence, input)
+    for t in (sorted_sequence, input):
+        if isinstance(t, Tensor) and t._data.dtype.kind == "b":
+            raise not_implemented("searchsorted_out_cpu", t._data.dtype)
     if seq.ndim == 0:
         raise RuntimeError("tensorlib.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")

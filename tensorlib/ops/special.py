@@ -353,6 +353,8 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     x = tensor_arg(input, "addcmul")
     t1 = tensor_arg(tensor1, "addcmul", "tensor1", 2)
     t2 = tensor_arg(tensor2, "addcmul", "tensor2", 3)
+    if any(t._data.dtype.kind == "b" for t in (x, t1, t2)):
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     prod = mul(t1, t2)
     return add(x, prod if value == 1 else mul(prod, value), out=out)
 

@@ -186,6 +186,8 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     """The log of the multivariate gamma function of dimension ``p``:
     ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``."""
     x = tensor_arg(input, "mvlgamma")
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     p = _check_int(p, "mvlgamma", "p", 2)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
