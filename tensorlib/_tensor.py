@@ -672,7 +672,10 @@ class Tensor(_RegisteredMethods):
         return bool(a.reshape(()).item())
 
     def __float__(self) -> float:
-        return float(_scalar_value(self))
+        value = _scalar_value(self)
+        if isinstance(value, complex):
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return float(value)
 
     def __int__(self) -> int:
         value = _scalar_value(self)

@@ -214,6 +214,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     a = x._data
     if a.ndim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {a.ndim} dimensions)")
+    if size <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {size} kW: 1")
     if a.size == 0:
         return x
     c = a.shape[1]

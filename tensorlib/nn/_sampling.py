@@ -57,6 +57,8 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
         align_corners = False
     if not t.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {t.dtype}")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"affine_grid(): argument 'size' must be a sequence of ints, not {type(size).__name__}")
     size = list(size)
     if len(size) == 4:
         if t.dim() != 3 or t.shape[-2] != 2 or t.shape[-1] != 3:

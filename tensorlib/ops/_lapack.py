@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._C import _LinAlgError
+from ._util import broadcast_error
 
 
 
@@ -27,7 +28,10 @@ def batch_prefix(shape: tuple, flat_index: int) -> str:
 
 
 def broadcast_batch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise broadcast_error(tuple(a.shape[:-2]), tuple(b.shape[:-2])) from None
     return np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
 
 

@@ -719,6 +719,8 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: G
         to = 2**24 if self._data.dtype.kind == "f" else int(np.iinfo(self._data.dtype).max) + 1 if self._data.dtype.kind in "iu" else 2
         if from_ != 0 and to is not None and from_ >= to:
             from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
     a = _rng(generator).integers(from_, to, size=self._data.shape)
     return _fill_random(self, a, "random_")
 

@@ -853,6 +853,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     x = tensor_arg(input, "diagonal_scatter")
     a = x._data
     d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = np.diagonal(a, offset, d1, d2).shape[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
@@ -932,6 +934,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     x = tensor_arg(input, "scatter_reduce")
     idx = _index_arg(index, "scatter_reduce")
     s = tensor_arg(src, "scatter_reduce", "src", 4)
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter_reduce(): argument 'reduce' (position 4) must be str, not {type(reduce).__name__}")
     if reduce not in _REDUCE_AT:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if s._data.dtype != x._data.dtype:
@@ -1056,6 +1060,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     if dim is None:
         x = reshape(x, (-1,))
         dim = 0
+    elif x._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x._data.ndim)
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
     if np.any(np.asarray(reps) < 0):

@@ -597,6 +597,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _
     a = x._data
     out_ndim = a.ndim + 1
     d1, d2 = wrap_dim(dim1, out_ndim), wrap_dim(dim2, out_ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if a.ndim == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     n = a.shape[-1] + abs(offset)
     shape: tuple[int, ...]
     if _shape is None:

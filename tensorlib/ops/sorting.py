@@ -214,6 +214,9 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """Bucket index of each element of ``input`` given 1-D sorted ``boundaries``."""
     b = tensor_arg(boundaries, "bucketize", "boundaries", 2)
+    if not isinstance(input, (Tensor, int, float)) or isinstance(input, bool):
+        raise TypeError(f"bucketize(): argument 'input' (position 1) must be Tensor or Number, not "
+                        f"{type(input).__name__}")
     if b._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b._data.ndim})")
     return searchsorted(b, input, out_int32=out_int32, right=right)
