@@ -192,8 +192,9 @@ class _MaxNode(Node):
 
     def backward(self, g: Tensor) -> tuple:
         lead = self.shape[: len(self.shape) - self.nd]
-        flat_g = reshape(g, lead + (-1,))
-        index = self.index.reshape(lead + (-1,))
+        width = math.prod(g._data.shape[len(lead):])  # spelled out: -1 is ambiguous for an empty batch
+        flat_g = reshape(g, lead + (width,))
+        index = self.index.reshape(lead + (width,))
         out = scatter_into_zeros(flat_g, len(lead), index, lead + (math.prod(self.shape[len(lead):]),))
         return (reshape(out, self.shape),)
 

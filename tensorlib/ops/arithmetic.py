@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd.graph import Node, SavedTensor, rename_grad_fn, save_input
+from .._autograd.graph import NOT_IMPLEMENTED, Node, SavedTensor, rename_grad_fn, save_input
 from .._registry import op
 from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _apply2, _arr, _finish, _load, _meta, _save, ndarray, reduce_to
@@ -284,8 +284,15 @@ true_divide = div
 
 @op(variants="function method")
 def floor_divide(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
-    """Elementwise division rounded down."""
-    return div(input, other, rounding_mode="floor", out=out)
+    """Elementwise division rounded down (torch defines no derivative: backward through it is an error)."""
+    res = div(input, other, rounding_mode="floor")
+    if res._requires_grad:
+        # unlike div(rounding_mode="floor"), whose gradient is zero
+        inputs = (input, other)
+        res = res.detach()
+        res, node = record(NOT_IMPLEMENTED, res._data, inputs)
+        node.op_name = "floor_divide"
+    return _finish(res, out, "floor_divide")
 
 
 @op(variants="function method")
@@ -320,7 +327,7 @@ class RemainderBackward0(Node):
         gb = None
         if self.needs(1) and self.other_meta is not None:
             x, y = _load(self, self.self_), _load(self, self.other)
-            gb = reduce_to(neg(mul(g, floor_divide(x, y))), self.other_meta)
+            gb = reduce_to(neg(mul(g, div(x, y, rounding_mode="floor"))), self.other_meta)
         return ga, gb
 
 

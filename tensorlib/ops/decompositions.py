@@ -21,10 +21,10 @@ from .._registry import LINALG, op, public
 from .._tensor import Tensor
 from . import _lapack
 from ._util import (
-    float_only,
     needs_grad,
     no_complex_grad,
     no_half,
+    not_implemented,
     record,
     tensor_arg,
     type_title,
@@ -1007,7 +1007,9 @@ def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, tran
     """``op(Q) @ input3`` (``input3 @ op(Q)`` with ``left=False``), Q from :func:`geqrf`'s output, op the adjoint
     with ``transpose``."""
     x = tensor_arg(input, "ormqr")
-    float_only("ormqr_cpu", x)
+    if x._data.dtype.kind not in "fc":
+        raise not_implemented("ormqr_cpu", x._data.dtype)
+    no_half("ormqr_cpu", x)
     tau = tensor_arg(input2, "ormqr", "input2", 2)
     other = tensor_arg(input3, "ormqr", "input3", 3)
     a, c = x._data, other._data

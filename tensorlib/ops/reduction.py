@@ -22,7 +22,7 @@ from ..return_types import (
     mode as _mode_t,
     nanmedian as _nanmedian_t,
 )
-from ._pointwise import _arr, _finish, inplace_apply
+from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply
 from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, sub
 from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, sum
@@ -643,6 +643,10 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
         if a.size == 0:
             # NaN, or for integers what converting NaN gives on torch's CPUs (the lowest value)
             empty = np.nan if a.dtype.kind in "fc" else np.iinfo(a.dtype).min if a.dtype.kind in "iu" else False
+            if x._requires_grad and GRAD.enabled:  # no element to send a gradient to: zeros
+                res, node = record(ZeroGradBackward, np.array(empty, dtype=a.dtype), (x,))
+                node.metas = (_meta(x),)
+                return res
             return wrap(np.array(empty, dtype=a.dtype))
         flat = a.reshape(-1)
         r = flat[_median_indices(flat, 0, ignore_nan)].reshape(())

@@ -275,6 +275,8 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
                            NotImplementedError, "not implemented for 'ComplexFloat'"),
     "nan_to_num-complex-grad": (lambda L: L.nan_to_num(L.ones(2, dtype=L.complex64, requires_grad=True)), RuntimeError,
                                 "nan_to_num does not support automatic differentiation for outputs with complex dtype"),
+    "floor_divide-backward": (lambda L: L.floor_divide(m(L, 3).requires_grad_(), 2.0).sum().backward(), RuntimeError,
+                              "derivative for aten::floor_divide is not implemented"),
     "embedding_bag-float-indices-max_norm": (
         lambda L: L.nn.functional.embedding_bag(L.tensor([[0.0, 1.0]]), L.ones(3, 2), max_norm=1.0), RuntimeError,
         "'indices' to have one of the following scalar types: Long, Int"),

@@ -214,14 +214,13 @@ TORCH_CRASHES = {"pdist-empty"}
 # derived calls where tensorlib still differs from torch (take an id off when it is fixed)
 KNOWN: set[str] = set(
     """
-    adaptive_max_pool1d-empty addbmm-0-d addbmm-int16 addbmm-int32 addbmm-int8 addbmm-uint8 adjoint-0-d
-    as_strided_scatter-complex128 as_strided_scatter-complex64 as_strided_scatter-float16 as_strided_scatter-float32
+    addbmm-0-d addbmm-int16 addbmm-int32 addbmm-int8 addbmm-uint8 adjoint-0-d as_strided_scatter-complex128
+    as_strided_scatter-complex64 as_strided_scatter-float16 as_strided_scatter-float32
     as_strided_scatter-noncontiguous avg_pool3d-float16 avg_pool3d-int64 baddbmm-0-d batch_norm-0-d batch_norm-empty
     bilinear-empty cholesky-bool cholesky_inverse-complex128 cholesky_inverse-complex64 cholesky_inverse-float32
     cholesky_inverse-noncontiguous cholesky_solve-complex128 cholesky_solve-complex64 cholesky_solve-float32
     cholesky_solve-noncontiguous combinations-empty complex-float16 ctc_loss-float16 embedding#1-0-d embedding-0-d
     embedding_bag-0-d fft.fft-empty fft.hfft-empty fft.ifft-empty fft.ihfft-empty fft.irfft-empty fft.rfft-empty
-    floor_divide-0-d floor_divide-empty floor_divide-float16 floor_divide-float32 floor_divide-noncontiguous
     group_norm-0-d gru_cell-0-d gru_cell-int16 gru_cell-int32 gru_cell-int64 gru_cell-int8 gru_cell-uint8
     hinge_embedding_loss-bool hinge_embedding_loss-int16 hinge_embedding_loss-int32 hinge_embedding_loss-int64
     hinge_embedding_loss-int8 hinge_embedding_loss-uint8 index_copy-empty instance_norm-empty kthvalue-uint8
@@ -230,13 +229,12 @@ KNOWN: set[str] = set(
     lobpcg-bool lobpcg-complex128 lobpcg-complex64 lobpcg-empty lobpcg-float16 lobpcg-float32 lobpcg-int16
     lobpcg-int32 lobpcg-int64 lobpcg-int8 lobpcg-uint8 logaddexp-complex128 logaddexp-complex64
     logcumsumexp-complex128 logcumsumexp-complex64 lstm_cell-0-d lstm_cell-int16 lstm_cell-int32 lstm_cell-int64
-    lstm_cell-int8 lstm_cell-uint8 lu_unpack-0-d matrix_exp-float16 max_pool1d-empty max_pool1d-int16
-    max_pool1d-int32 max_pool1d-int64 max_pool1d-int8 max_pool1d-uint8 max_pool1d_with_indices-empty
-    max_pool2d-empty max_pool3d-empty median-empty mv-0-d nanmedian-empty ormqr-complex128 ormqr-complex64
-    ormqr-float16 pixel_shuffle-empty pixel_unshuffle-empty rms_norm-0-d rms_norm-complex128 rms_norm-complex64
-    rnn_relu_cell-0-d rnn_relu_cell-empty rnn_tanh_cell-0-d rnn_tanh_cell-empty special.i1-float16
-    special.i1e-float16 special.round-int16 special.round-int32 special.round-int64 special.round-int8
-    special.round-uint8 unflatten-0-d view_as_complex-empty view_as_complex-float16 view_as_real-empty
+    lstm_cell-int8 lstm_cell-uint8 lu_unpack-0-d matrix_exp-float16 max_pool1d-int16 max_pool1d-int32
+    max_pool1d-int64 max_pool1d-int8 max_pool1d-uint8 mv-0-d pixel_shuffle-empty pixel_unshuffle-empty rms_norm-0-d
+    rms_norm-complex128 rms_norm-complex64 rnn_relu_cell-0-d rnn_relu_cell-empty rnn_tanh_cell-0-d
+    rnn_tanh_cell-empty special.i1-float16 special.i1e-float16 special.round-int16 special.round-int32
+    special.round-int64 special.round-int8 special.round-uint8 unflatten-0-d view_as_complex-empty
+    view_as_complex-float16 view_as_real-empty
     """.split()
 )
 
