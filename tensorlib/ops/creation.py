@@ -739,9 +739,9 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
     if isinstance(p, bool) or not isinstance(p, (Tensor, int, float, np.number)):
         raise TypeError(f"bernoulli_(): argument 'p' must be float or Tensor, not {type(p).__name__}")
     probs = p._data if isinstance(p, Tensor) else p
-    if isinstance(p, Tensor) and not _expands_to(probs.shape, self._data.shape):
-        raise RuntimeError(f"The expanded size of the tensor does not match: p of shape {list(probs.shape)} cannot be "
-                           f"expanded to the shape of self {list(self._data.shape)}")
+    if isinstance(p, Tensor) and not _expands_to(p._data.shape, self._data.shape):
+        raise RuntimeError(f"The expanded size of the tensor does not match: p of shape {list(p._data.shape)} cannot "
+                           f"be expanded to the shape of self {list(self._data.shape)}")
     a = _rng(generator).random(self._data.shape) < probs
     return _fill_random(self, a, "bernoulli_")
 

@@ -402,10 +402,10 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def _correction(unbiased: Any, correction: Any) -> float:
     if correction is not None:
         if isinstance(correction, Tensor) and correction._data.ndim == 0:
-            return correction.item()
+            return float(correction.item())
         if isinstance(correction, bool) or not isinstance(correction, (int, float, np.number)):
             raise TypeError(f"var(): argument 'correction' must be Number, not {type(correction).__name__}")
-        return correction
+        return correction  # type: ignore[return-value]  # an int stays an int (torch's integer correction)
     if unbiased is None:
         return 1
     return 1 if unbiased else 0

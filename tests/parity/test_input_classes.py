@@ -12,7 +12,8 @@ first sample this file derives one call per *input class*:
 torch is the oracle: the call must fail in both libraries with the same exception type, or succeed
 in both with the same dtypes, shapes and values, and, where torch's result is differentiable, the
 same gradients of a fixed linear function of the outputs with respect to every input.
-``KNOWN`` lists the derived calls where tensorlib still differs (strict expected failures).
+``KNOWN`` lists the derived calls where tensorlib still differs, ``TORCH_LIMITATIONS`` those where torch's
+behaviour is a limitation tensorlib does not copy (both strict expected failures).
 """
 
 from __future__ import annotations
@@ -202,6 +203,8 @@ def _cases() -> list:
         for kind in CLASSES:
             case_id = f"{name}-{kind}"
             marks = [pytest.mark.xfail(strict=True, reason="known difference")] if case_id in KNOWN else []
+            if case_id in TORCH_LIMITATIONS:
+                marks = [pytest.mark.xfail(strict=True, reason="a torch limitation or convention not copied")]
             if case_id in TORCH_CRASHES:
                 marks = [pytest.mark.skip(reason="torch 2.13 crashes (segmentation fault) on this call")]
             params.append(pytest.param(info, kind, id=case_id, marks=marks))
@@ -211,30 +214,47 @@ def _cases() -> list:
 # derived calls that kill the process inside torch, so torch cannot be asked
 TORCH_CRASHES = {"pdist-empty"}
 
+# derived calls where torch's own behaviour is a limitation or convention tensorlib does not copy:
+# - fft.*-empty: torch's MKL backend fails on empty signals; NumPy's transforms return empty results.
+# - view_as_real/view_as_complex-empty: torch's stride rule for empty tensors ("last dimension with stride 1").
+# - complex/view_as_complex-float16: torch has no ComplexHalf here and raises TypeError; tensorlib a RuntimeError.
+# - pixel_shuffle-empty: torch's backward rejects the gradient it produced itself.
+# - as_strided_scatter-*: torch's gradient for the input does not zero the overwritten region where tensorlib's
+#   (checked numerically by gradcheck in tests/ops) does.
+# - cholesky_solve/cholesky_inverse: torch differentiates the triangle of the factor the op never reads; tensorlib
+#   gives that triangle a zero gradient (what finite differences give).
+# - lobpcg-*: torch runs LOBPCG iterations (float32 results differ in the 4th digit, integer and complex inputs
+#   fail inside it); tensorlib solves the generalized problem exactly.
+# - kthvalue-uint8: ties among the derived integers; which of equal elements is reported is unspecified.
+TORCH_LIMITATIONS: set[str] = set(
+    """
+    as_strided_scatter-complex128 as_strided_scatter-complex64 as_strided_scatter-float16 as_strided_scatter-float32
+    as_strided_scatter-noncontiguous cholesky_inverse-complex128 cholesky_inverse-complex64 cholesky_inverse-float32
+    cholesky_inverse-noncontiguous cholesky_solve-complex128 cholesky_solve-complex64 cholesky_solve-float32
+    cholesky_solve-noncontiguous complex-float16 fft.fft-empty fft.hfft-empty fft.ifft-empty fft.ihfft-empty
+    fft.irfft-empty fft.rfft-empty kthvalue-uint8 lobpcg-bool lobpcg-complex128 lobpcg-complex64 lobpcg-empty
+    lobpcg-float16 lobpcg-float32 lobpcg-int16 lobpcg-int32 lobpcg-int64 lobpcg-int8 lobpcg-uint8
+    pixel_shuffle-empty view_as_complex-empty view_as_complex-float16 view_as_real-empty
+    """.split()
+)
+
 # derived calls where tensorlib still differs from torch (take an id off when it is fixed)
 KNOWN: set[str] = set(
     """
-    addbmm-0-d addbmm-int16 addbmm-int32 addbmm-int8 addbmm-uint8 adjoint-0-d as_strided_scatter-complex128
-    as_strided_scatter-complex64 as_strided_scatter-float16 as_strided_scatter-float32
-    as_strided_scatter-noncontiguous avg_pool3d-float16 avg_pool3d-int64 baddbmm-0-d batch_norm-0-d batch_norm-empty
-    bilinear-empty cholesky-bool cholesky_inverse-complex128 cholesky_inverse-complex64 cholesky_inverse-float32
-    cholesky_inverse-noncontiguous cholesky_solve-complex128 cholesky_solve-complex64 cholesky_solve-float32
-    cholesky_solve-noncontiguous combinations-empty complex-float16 ctc_loss-float16 embedding#1-0-d embedding-0-d
-    embedding_bag-0-d fft.fft-empty fft.hfft-empty fft.ifft-empty fft.ihfft-empty fft.irfft-empty fft.rfft-empty
-    group_norm-0-d gru_cell-0-d gru_cell-int16 gru_cell-int32 gru_cell-int64 gru_cell-int8 gru_cell-uint8
-    hinge_embedding_loss-bool hinge_embedding_loss-int16 hinge_embedding_loss-int32 hinge_embedding_loss-int64
-    hinge_embedding_loss-int8 hinge_embedding_loss-uint8 index_copy-empty instance_norm-empty kthvalue-uint8
-    ldexp-complex128 ldexp-complex64 ldexp-float16 ldexp-float32 ldexp-noncontiguous linalg.cholesky-bool
-    linalg.lu-complex128 linalg.lu-complex64 linalg.matrix_exp-float16 linalg.tensorinv-0-d linalg.vander-float16
-    lobpcg-bool lobpcg-complex128 lobpcg-complex64 lobpcg-empty lobpcg-float16 lobpcg-float32 lobpcg-int16
-    lobpcg-int32 lobpcg-int64 lobpcg-int8 lobpcg-uint8 logaddexp-complex128 logaddexp-complex64
-    logcumsumexp-complex128 logcumsumexp-complex64 lstm_cell-0-d lstm_cell-int16 lstm_cell-int32 lstm_cell-int64
-    lstm_cell-int8 lstm_cell-uint8 lu_unpack-0-d matrix_exp-float16 max_pool1d-int16 max_pool1d-int32
-    max_pool1d-int64 max_pool1d-int8 max_pool1d-uint8 mv-0-d pixel_shuffle-empty pixel_unshuffle-empty rms_norm-0-d
-    rms_norm-complex128 rms_norm-complex64 rnn_relu_cell-0-d rnn_relu_cell-empty rnn_tanh_cell-0-d
-    rnn_tanh_cell-empty special.i1-float16 special.i1e-float16 special.round-int16 special.round-int32
-    special.round-int64 special.round-int8 special.round-uint8 unflatten-0-d view_as_complex-empty
-    view_as_complex-float16 view_as_real-empty
+    addbmm-0-d addbmm-int16 addbmm-int32 addbmm-int8 addbmm-uint8 adjoint-0-d avg_pool3d-float16 avg_pool3d-int64
+    baddbmm-0-d batch_norm-0-d batch_norm-empty bilinear-empty cholesky-bool combinations-empty ctc_loss-float16
+    embedding#1-0-d embedding-0-d embedding_bag-0-d group_norm-0-d gru_cell-0-d gru_cell-int16 gru_cell-int32
+    gru_cell-int64 gru_cell-int8 gru_cell-uint8 hinge_embedding_loss-bool hinge_embedding_loss-int16
+    hinge_embedding_loss-int32 hinge_embedding_loss-int64 hinge_embedding_loss-int8 hinge_embedding_loss-uint8
+    index_copy-empty instance_norm-empty ldexp-complex128 ldexp-complex64 ldexp-float16 ldexp-float32
+    ldexp-noncontiguous linalg.cholesky-bool linalg.lu-complex128 linalg.lu-complex64 linalg.matrix_exp-float16
+    linalg.tensorinv-0-d linalg.vander-float16 logaddexp-complex128 logaddexp-complex64 logcumsumexp-complex128
+    logcumsumexp-complex64 lstm_cell-0-d lstm_cell-int16 lstm_cell-int32 lstm_cell-int64 lstm_cell-int8
+    lstm_cell-uint8 lu_unpack-0-d matrix_exp-float16 max_pool1d-int16 max_pool1d-int32 max_pool1d-int64
+    max_pool1d-int8 max_pool1d-uint8 mv-0-d pixel_unshuffle-empty rms_norm-0-d rms_norm-complex128
+    rms_norm-complex64 rnn_relu_cell-0-d rnn_relu_cell-empty rnn_tanh_cell-0-d rnn_tanh_cell-empty
+    special.i1-float16 special.i1e-float16 special.round-int16 special.round-int32 special.round-int64
+    special.round-int8 special.round-uint8 unflatten-0-d
     """.split()
 )
 
