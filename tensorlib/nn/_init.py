@@ -10,7 +10,7 @@ import numpy as np
 
 from .._registry import NN_INIT, op, public
 from .._tensor import Tensor, bump_version
-from ..ops import creation
+from ..ops import _erf, creation
 from ..ops._util import tensor_arg, writable
 
 
@@ -82,16 +82,24 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any 
 
 @op(namespace=NN_INIT)
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator: Any = None) -> Tensor:
-    """Fill with N(mean, std^2) samples redrawn until they lie in [a, b]."""
+    """Fill with N(mean, std^2) samples conditioned on lying in [a, b].
+
+    Drawn by inverting the normal distribution function on the uniform slice
+    ``[Phi((a - mean) / std), Phi((b - mean) / std)]``: one draw per element,
+    whatever the bounds (values that round outside ``[a, b]`` are clipped).
+    """
     shape = tensor_arg(tensor, "trunc_normal_", "tensor")._data.shape
-    rng = _rng(generator)
     mean, std, a, b = (float(v) for v in (mean, std, a, b))  # 0-d tensors allowed, as in torch
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
     std = abs(std)  # N(mean, std^2) is the same law for either sign of std
-    out = rng.normal(mean, std, size=shape)
-    bad = (out < a) | (out > b)
-    while bad.any():
-        out[bad] = rng.normal(mean, std, size=int(bad.sum()))
-        bad = (out < a) | (out > b)
+    lo, hi = (0.5 * math.erfc(-(v - mean) / (std * math.sqrt(2))) if std else float(v >= mean) for v in (a, b))
+    if lo > hi:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={2 * lo - 1} > "
+                           f"to={2 * hi - 1}")
+    u = _rng(generator).uniform(2 * lo - 1, 2 * hi - 1, size=shape)
+    out = np.clip(mean + std * math.sqrt(2) * _erf.erfinv(u), a, b)
     return _fill(tensor, out, "trunc_normal_")
 
 

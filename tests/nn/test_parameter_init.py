@@ -142,6 +142,25 @@ def test_uniform_normal_constant():
     assert t.min() >= -0.5 and t.max() <= 0.5
 
 
+def test_trunc_normal_follows_the_truncated_law_and_any_bounds():
+    def phi(z):
+        return math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+    def cdf(z):
+        return 0.5 * math.erfc(-z / math.sqrt(2))
+
+    tensorlib.manual_seed(0)
+    t = nn.init.trunc_normal_(tensorlib.empty(400_000, dtype=tensorlib.float64), 0.5, 1.5, -1.0, 2.0).numpy()
+    lo, hi = (-1.0 - 0.5) / 1.5, (2.0 - 0.5) / 1.5
+    expected_mean = 0.5 + 1.5 * (phi(lo) - phi(hi)) / (cdf(hi) - cdf(lo))
+    assert t.min() >= -1.0 and t.max() <= 2.0 and abs(t.mean() - expected_mean) < 0.01
+    with pytest.warns(UserWarning, match="mean is more than 2 std from"):
+        far = nn.init.trunc_normal_(tensorlib.empty(1000), 0.0, 1.0, 5.0, 6.0)  # one draw each, no rejection loop
+    assert float(far.min()) >= 5.0 and float(far.max()) <= 6.0
+    with pytest.raises(RuntimeError, match="uniform_ expects to return a"):
+        nn.init.trunc_normal_(tensorlib.empty(3), 0.0, 1.0, 2.0, 1.0)
+
+
 def _fans(shape):
     receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
     return shape[1] * receptive, shape[0] * receptive
