@@ -693,7 +693,7 @@ class Tensor(_RegisteredMethods):
         return int(a.reshape(()).item())
 
     def __long__(self) -> int:
-        return int(_scalar_value(self))
+        return self.__int__()
 
     def __nonzero__(self) -> bool:
         return self.__bool__()

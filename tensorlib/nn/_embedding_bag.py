@@ -51,6 +51,8 @@ def embedding_bag_core(weight: Tensor, indices: Tensor, offsets: Tensor, scale_g
         raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
                            f"'per_sample_weights'; but type {_torch_type(w)} does not equal "
                            f"{_torch_type(per_sample_weights)} (while checking arguments for embedding_bag)")
+    if wd.ndim != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {wd.ndim}")
     n_rows, dim = wd.shape
     if padding_idx is not None:
         if not -n_rows <= padding_idx < n_rows:

@@ -11,13 +11,13 @@ import numpy as np
 from .._registry import NN_INIT, op, public
 from .._tensor import Tensor, bump_version
 from ..ops import _erf, creation
-from ..ops._util import tensor_arg, writable
+from ..ops._util import fit_scalar, tensor_arg, writable
 
 
 def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:
     t = tensor_arg(tensor, fname, "tensor")
     a = writable(t)
-    np.copyto(a, values, casting="unsafe")
+    np.copyto(a, fit_scalar(values, a.dtype), casting="unsafe")
     bump_version(t)
     return t
 
@@ -77,6 +77,8 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = No
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from N(mean, std^2)."""
     shape = tensor_arg(tensor, "normal_", "tensor")._data.shape
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _fill(tensor, _rng(generator).normal(mean, std, size=shape), "normal_")
 
 

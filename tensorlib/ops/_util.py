@@ -83,6 +83,25 @@ def float_only(kernel: str, *tensors: Any) -> None:
             raise not_implemented(kernel, t._data.dtype)
 
 
+_CPP_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def fit_scalar(value: Any, npdt: np.dtype) -> Any:
+    """A Python int written into an integer dtype, with torch's overflow rule.
+
+    Signed types take their range; unsigned ones also take negatives down to
+    ``-2**bits`` (they wrap around, ``-1`` into ``uint8`` is 255). Anything else
+    is torch's "value cannot be converted" error. Other values pass unchanged.
+    """
+    if type(value) is not int or npdt.kind not in "iu":
+        return value
+    info = np.iinfo(npdt)
+    lo = -(int(info.max) + 1) if info.min == 0 else int(info.min)
+    if not lo <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[npdt.name]} without overflow")
+    return value % (int(info.max) + 1) if value < 0 and info.min == 0 else value
+
+
 def no_half(kernel: str, *tensors: Any) -> None:
     """torch's NotImplementedError for a half-precision tensor given to an op without half kernels."""
     for t in tensors:

@@ -15,7 +15,7 @@ from .._registry import op, public
 from .._size import Size
 from .._memory_format import check_memory_format, check_rank, contiguous_format, memory_format, preserve_format
 from .._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device
-from ._util import check_inplace, not_implemented, tensor_arg, writable, write_out
+from ._util import check_inplace, fit_scalar, not_implemented, tensor_arg, writable, write_out
 from .conversion import to_dtype
 
 _pybool = type(True)
@@ -380,6 +380,7 @@ def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: DType 
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     npdt = dtype.np if dtype is not None else _fill_dtype(fill_value)
+    fill_value = fit_scalar(fill_value, np.dtype(npdt))
     return _out_or(out, _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, device), "full")
 
 

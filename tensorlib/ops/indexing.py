@@ -19,6 +19,7 @@ from ._util import (
     GRAD,
     Meta,
     broadcast_error,
+    fit_scalar,
     check_inplace,
     no_complex_grad,
     record,
@@ -351,7 +352,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         if v.dtype.kind == "c" and self._data.dtype.kind != "c":
             raise RuntimeError("value cannot be converted to type without overflow")
     elif isinstance(value, (bool, int, float, complex, np.number)):
-        v = value
+        v = fit_scalar(value, self._data.dtype)
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
     recording = GRAD.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
@@ -1056,6 +1057,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         c = x._data
         if c.ndim != 1 or c.dtype.kind not in "iu":
             raise RuntimeError("repeats has to be a 1D tensor of integers")
+        if c.size and c.min() < 0:
+            raise RuntimeError("repeats can not be negative")
         return wrap(np.repeat(np.arange(c.size, dtype=np.int64), c))
     if dim is None:
         x = reshape(x, (-1,))

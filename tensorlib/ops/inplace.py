@@ -17,7 +17,7 @@ from .._registry import op
 from .._tensor import Tensor, bump_version
 from . import broadcast
 from ._pointwise import _meta, inplace_apply, reduce_to
-from ._util import GRAD, Meta, broadcast_error, check_inplace, record, tensor_arg, type_title, writable
+from ._util import GRAD, Meta, broadcast_error, check_inplace, fit_scalar, record, tensor_arg, type_title, writable
 from .arithmetic import _check_alpha, add, div, floor_divide, fmod, mul, remainder, sub
 from .conversion import zeros_like
 from .power import float_power, pow
@@ -202,7 +202,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     else:
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
     a = writable(self)
-    a[...] = v
+    a[...] = fit_scalar(v, a.dtype)
     bump_version(self)
     if GRAD.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         res, node = record(FillBackward, a.copy(), (self, value))
