@@ -8,7 +8,7 @@ import tensorlib as _t
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import copy_expanded, lazy_property, logits_to_probs, probs_to_logits, set_count_and_probs
 
 
 def _log1p_exp(x: Any) -> Any:
@@ -19,6 +19,7 @@ def _log1p_exp(x: Any) -> Any:
 class Binomial(Distribution):
     """Successes in ``total_count`` trials, each succeeding with ``probs`` (or ``sigmoid(logits)``)."""
 
+    total_count: Any
     arg_constraints = {  # noqa: RUF012
         "total_count": constraints.nonnegative_integer,
         "probs": constraints.unit_interval,
@@ -28,26 +29,14 @@ class Binomial(Distribution):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            given = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            given = self.logits
+        given = set_count_and_probs(self, total_count, probs, logits)
         super().__init__(given.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
         """This distribution with its parameters expanded to ``batch_shape``."""
         shape = _t.Size(batch_shape)
         new = self._get_checked_instance(Binomial, _instance)
-        new.total_count = self.total_count.expand(shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                new.__dict__[name] = self.__dict__[name].expand(shape)
+        copy_expanded(self, new, ("total_count", "probs", "logits"), shape)
         super(Binomial, new).__init__(shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -10,7 +10,7 @@ import tensorlib as _t
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import copy_expanded, lazy_property, logits_to_probs, probs_to_logits, set_count_and_probs
 
 
 def _softplus(x: Any) -> Any:
@@ -21,6 +21,7 @@ def _softplus(x: Any) -> Any:
 class NegativeBinomial(Distribution):
     """Successes (each trial succeeding with ``probs``) counted until ``total_count`` failures occur."""
 
+    total_count: Any
     arg_constraints = {  # noqa: RUF012
         "total_count": constraints.greater_than_eq(0),
         "probs": constraints.half_open_interval(0.0, 1.0),
@@ -30,26 +31,14 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            given = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            given = self.logits
+        given = set_count_and_probs(self, total_count, probs, logits)
         super().__init__(given.shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
         """This distribution with its parameters expanded to ``batch_shape``."""
         shape = _t.Size(batch_shape)
         new = self._get_checked_instance(NegativeBinomial, _instance)
-        new.total_count = self.total_count.expand(shape)
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                new.__dict__[name] = self.__dict__[name].expand(shape)
+        copy_expanded(self, new, ("total_count", "probs", "logits"), shape)
         super(NegativeBinomial, new).__init__(shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

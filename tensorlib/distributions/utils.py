@@ -29,6 +29,27 @@ class lazy_property:
         return value
 
 
+def set_count_and_probs(dist: Any, total_count: Any, probs: Any, logits: Any) -> Any:
+    """Set ``dist.total_count`` and whichever of ``probs``/``logits`` is given (exactly one), broadcast together.
+
+    The count takes the parameter's dtype. Returns the parameter that was given.
+    """
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    name, value = ("probs", probs) if probs is not None else ("logits", logits)
+    count, param = broadcast_all(total_count, value)
+    dist.total_count = count.type_as(param)
+    setattr(dist, name, param)
+    return param
+
+
+def copy_expanded(src: Any, dst: Any, names: tuple[str, ...], shape: Any) -> None:
+    """Give ``dst`` each of the tensors ``names`` that ``src`` holds, expanded (not copied) to ``shape``."""
+    for name in names:
+        if name in src.__dict__:
+            dst.__dict__[name] = src.__dict__[name].expand(shape)
+
+
 def clamp_probs(probs: Any) -> Any:
     """``probs`` kept one machine epsilon away from 0 and 1 (so their logits are finite)."""
     eps = _t.finfo(probs.dtype).eps
