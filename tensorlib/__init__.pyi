@@ -440,7 +440,7 @@ def floor(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def floor_(self: Tensor) -> Tensor:
     """In-place version of :func:`floor`."""
 def floor_divide(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
-    """Elementwise division rounded down."""
+    """Elementwise division rounded down (torch defines no derivative: backward through it is an error)."""
 def fmax(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise maximum that ignores NaN."""
 def fmin(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:

@@ -471,7 +471,7 @@ class TensorMethods:
     def floor_(self) -> Tensor:
         """In-place version of :func:`floor`."""
     def floor_divide(self, other: Any) -> Tensor:
-        """Elementwise division rounded down."""
+        """Elementwise division rounded down (torch defines no derivative: backward through it is an error)."""
     def floor_divide_(self, other: Any) -> Tensor:
         """In-place :func:`floor_divide`."""
     def fmax(self, other: Tensor) -> Tensor:

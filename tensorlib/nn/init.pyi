@@ -28,7 +28,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
     """Fill a 2-D tensor with N(0, std^2) values, zeroing a ``sparsity`` fraction of each column."""
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, generator: Any = None) -> Tensor:
-    """Fill with N(mean, std^2) samples redrawn until they lie in [a, b]."""
+    """Fill with N(mean, std^2) samples conditioned on lying in [a, b]."""
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from U(a, b)."""
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
