@@ -18,6 +18,7 @@ from ..ops import broadcast, unary
 from ..ops._util import float_only, real_only, tensor_arg, type_title, wrap
 from ..ops.arithmetic import add, div, mul, rsub, sub
 from ..ops.comparison import eq, gt, ne
+from ..ops.conversion import to_dtype
 from ..ops.creation import full_like, ones_like
 from ..ops.indexing import gather, index_select, scatter
 from ..ops.power import square
@@ -85,6 +86,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     red = _reduction(size_average, reduce, reduction)
     zero = wrap(x._data.dtype.type(0))
     from_margin = where(ne(y, 1), clamp_min(rsub(x, margin), 0), zero)
+    if x._data.dtype.kind in "iu":  # integer inputs keep their dtype (the margin term truncated), as in torch
+        from_margin = to_dtype(from_margin, x.dtype)
     from_input = where(ne(y, -1), x, zero)
     return _reduce(add(from_margin, from_input), red)
 

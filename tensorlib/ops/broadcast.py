@@ -225,7 +225,8 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     a = x._data
     if dtype is not None:
         a = a.astype(dtype.np)
-    if a.dtype.kind in "biu":
+        rdt = dtype.np  # an explicit dtype is the accumulation and result type (int8 wraps, bool is "any")
+    elif a.dtype.kind in "biu":
         rdt = np.int64
     else:
         rdt = None

@@ -736,7 +736,9 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     x = tensor_arg(input, "addbmm")
-    prod = broadcast.sum(bmm(batch1, batch2), 0)
+    products = bmm(batch1, batch2)
+    # the batch sum keeps the operands' dtype (a plain sum would widen small integers to int64)
+    prod = broadcast.sum(products, 0, dtype=products.dtype)
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addbmm")
 
 

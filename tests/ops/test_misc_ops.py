@@ -620,3 +620,14 @@ def test_half_precision_conversions_are_absent() -> None:
     # tensorlib has no bfloat16 or complex32 dtype, so no Tensor.bfloat16() / Tensor.chalf()
     assert not hasattr(tensorlib, "bfloat16") and not hasattr(tensorlib.Tensor, "bfloat16")
     assert not hasattr(tensorlib, "complex32") and not hasattr(tensorlib.Tensor, "chalf")
+
+
+def test_sum_with_a_dtype_accumulates_in_it():
+    # torch accumulates in the requested dtype: int8 wraps around, bool sums to "any element is nonzero"
+    small = tensorlib.tensor([100, 100], dtype=tensorlib.int8)
+    assert tensorlib.sum(small, dtype=tensorlib.int8).item() == -56
+    assert tensorlib.sum(small).item() == 200 and tensorlib.sum(small).dtype == tensorlib.int64
+    assert tensorlib.sum(tensorlib.tensor([0, 2, 0]), dtype=tensorlib.bool).item() is True
+    assert tensorlib.sum(tensorlib.zeros(3, dtype=tensorlib.int64), dtype=tensorlib.bool).item() is False
+    products = tensorlib.ones(3, 2, 2, dtype=tensorlib.int8)
+    assert tensorlib.addbmm(tensorlib.ones(2, 2, dtype=tensorlib.int8), products, products).dtype == tensorlib.int8
