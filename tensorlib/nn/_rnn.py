@@ -16,7 +16,7 @@ import numpy as np
 
 from .._registry import op
 from .._tensor import Tensor, _wrap
-from ..ops._util import tensor_arg
+from ..ops._util import tensor_arg, type_title
 from ..ops.arithmetic import add, mul, rsub
 from ..ops.creation import zeros
 from ..ops.join_split import cat, chunk, stack
@@ -171,11 +171,26 @@ def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, n
 # -- single steps (torch's ``rnn_tanh_cell``, ``lstm_cell``, ...; the cell layers call them through ``_VF``) -----
 
 
+
+def _check_cell(fname: str, x: Tensor, h: Any, w_ih: Any, gates: int) -> None:
+    """torch's checks of a cell's arguments: no 0-d tensors, ``w_ih`` rows for every gate, float inputs for GRU/LSTM."""
+    if x._data.ndim == 0 or (isinstance(h, Tensor) and h._data.ndim == 0):
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    if isinstance(h, Tensor) and isinstance(w_ih, Tensor) and w_ih._data.ndim:
+        hidden = h._data.shape[-1]
+        if w_ih._data.shape[0] != gates * hidden:
+            raise RuntimeError(f"weight_ih first dim must be {gates} * hidden_size = {gates * hidden}, but got "
+                               f"{w_ih._data.shape[0]}")
+    if gates > 1 and x._data.dtype.kind in "iu":  # the gates' sigmoid results cannot go back into integers
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {type_title(x._data.dtype)}")
+
+
 @op()
 def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
                   b_hh: Tensor | None = None) -> Tensor:
     """One Elman RNN step: ``tanh(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
     x = tensor_arg(input, "rnn_tanh_cell")
+    _check_cell("rnn_tanh_cell", x, hx, w_ih, 1)
     return rnn_step("RNN_TANH", _linear(x, w_ih, b_ih), tensor_arg(hx, "rnn_tanh_cell", "hx", 2), w_hh, b_hh)
 
 
@@ -184,6 +199,7 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: T
                   b_hh: Tensor | None = None) -> Tensor:
     """One Elman RNN step with ReLU: ``relu(input @ w_ih.T + b_ih + hx @ w_hh.T + b_hh)``."""
     x = tensor_arg(input, "rnn_relu_cell")
+    _check_cell("rnn_relu_cell", x, hx, w_ih, 1)
     return rnn_step("RNN_RELU", _linear(x, w_ih, b_ih), tensor_arg(hx, "rnn_relu_cell", "hx", 2), w_hh, b_hh)
 
 
@@ -196,6 +212,7 @@ def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b
         raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not {type(hx).__name__}")
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
+    _check_cell("lstm_cell", x, hx[0], w_ih, 4)
     h, c = rnn_step("LSTM", _linear(x, w_ih, b_ih), (hx[0], hx[1]), w_hh, b_hh)
     return h, c
 
@@ -205,4 +222,5 @@ def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor
              b_hh: Tensor | None = None) -> Tensor:
     """One GRU step (gates in torch's order: reset, update, new)."""
     x = tensor_arg(input, "gru_cell")
+    _check_cell("gru_cell", x, hx, w_ih, 3)
     return rnn_step("GRU", _linear(x, w_ih, b_ih), tensor_arg(hx, "gru_cell", "hx", 2), w_hh, b_hh)
