@@ -64,7 +64,7 @@ def addmv_(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)``."""
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims."""
+    """The conjugate transpose of the last two dims (of a 0-d tensor: its conjugate, deprecated as in torch)."""
 def alias_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """A copy of ``input`` (torch's ``alias`` into new memory)."""
 def all(input: Tensor, dim: Any = None, keepdim: builtins.bool = False, *, out: Tensor | None = None) -> Tensor:

@@ -169,7 +169,7 @@ class TensorMethods:
     def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         """In-place :func:`addr`."""
     def adjoint(self) -> Tensor:
-        """The conjugate transpose of the last two dims."""
+        """The conjugate transpose of the last two dims (of a 0-d tensor: its conjugate, deprecated as in torch)."""
     def all(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor:
         """Whether all elements (over ``dim``) are nonzero."""
     def allclose(self, other: Tensor, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False) -> builtins.bool:

@@ -1096,7 +1096,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return wrap(np.empty((0,), dtype=x._data.dtype))
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = np.array(list(pick(range(x._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    if rows.shape[0] == 0:
-        return wrap(np.empty((0, r) if r > 1 else (0,), dtype=x._data.dtype))
+    # no combination at all still selects (nothing) from the input, so the result stays in its graph
     out = index_select(x, 0, wrap(rows.reshape(-1)))
     return reshape(out, rows.shape) if r > 1 else out

@@ -189,6 +189,8 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix-vector product."""
     x = tensor_arg(input, "mv")
     v = tensor_arg(vec, "mv", "vec", 2)
+    if x._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if x._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {x._data.ndim}, {v._data.ndim}")
     if x._data.shape[1] != v._data.shape[0]:

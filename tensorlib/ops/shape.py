@@ -6,6 +6,7 @@ splitting (cat, stack, split, chunk, ...) are in ``join_split``.
 
 from __future__ import annotations
 
+import warnings
 from math import prod as _prod
 from typing import Any, Sequence
 
@@ -16,7 +17,16 @@ from .._autograd.engine import edge
 from .._autograd.graph import Node, new_node, rename_grad_fn
 from .._autograd.views import put_region, region_index
 from .._dtype import dtype as DType
-from .._memory_format import channels_last, channels_last_3d, check_memory_format, check_rank, contiguous_format, is_channels_last, memory_format, preserve_format
+from .._memory_format import (
+    channels_last,
+    channels_last_3d,
+    check_memory_format,
+    check_rank,
+    contiguous_format,
+    is_channels_last,
+    memory_format,
+    preserve_format,
+)
 from .._registry import op
 from .._size import Size
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
@@ -645,7 +655,10 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 @op(variants="function method")
 def adjoint(input: Tensor) -> Tensor:
-    """The conjugate transpose of the last two dims."""
+    """The conjugate transpose of the last two dims (of a 0-d tensor: its conjugate, deprecated as in torch)."""
+    if tensor_arg(input, "adjoint").dim() == 0:
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return conj(input)
     return conj(transpose(input, -2, -1))
 
 
