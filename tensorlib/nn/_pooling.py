@@ -436,7 +436,8 @@ def _avg_taps(n: int, k: int, s: int, p: int, out: int, count_include_pad: bool,
 def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
               count_include_pad: bool, divisor_override: Any, fname: str) -> Tensor:
     x = tensor_arg(input, fname)
-    if x._data.dtype.kind not in "f" and x._data.dtype != np.int64:  # torch averages floats and int64 only
+    if (x._data.dtype.kind not in "f" and x._data.dtype != np.int64) or (nd == 3 and x._data.dtype == np.float16):
+        # torch averages floats and int64 only (and has no half-precision 3-D kernel)
         raise not_implemented("avg_pool3d_out_frame" if nd == 3 else "avg_pool2d", x._data.dtype)
     k, s, p, _, out = _pool_args(x, nd, kernel_size, stride, padding, 1, ceil_mode, fname)
     if divisor_override is not None and divisor_override == 0:
@@ -448,6 +449,11 @@ def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
         # a divisor override is one constant: fold it into the first axis's weights, leave the others at one
         scale = None if divisor_override is None else (1.0 / divisor_override if i == 0 else 1.0)
         maps.append((a.ndim - nd + i, _avg_taps(size[i], k[i], s[i], p[i], out[i], count_include_pad, scale)))
+    if a.dtype.kind in "iu":
+        # integers average like torch's kernel: the window sum divided once, truncated toward zero (in float64 the
+        # divisions by the window size are inexact: round off their last bits before truncating)
+        averaged = linear_map(wrap(a.astype(np.float64)), tuple(maps), _LinearMapNode)._data
+        return wrap(np.trunc(np.round(averaged, 6)).astype(a.dtype))
     return linear_map(x, tuple(maps), _node_class(f"AvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
 
 

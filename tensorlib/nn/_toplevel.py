@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from .._registry import op
 from .._tensor import Tensor
-from ..ops._util import tensor_arg, write_out
+from ..ops._util import float_only, tensor_arg, write_out
 from ..ops.reduction import mean
 from . import (  # noqa: F401  (they declare top-level forms as well)
     _attention,
@@ -309,6 +309,7 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False) -> Tensor:
     """1-D max pooling over ``(N, C, L)`` or ``(C, L)``; an empty ``stride`` means ``kernel_size``."""
+    float_only("max_pool1d_impl", input)  # torch's values-only 1-D kernel is for floating types only
     return _pooling._max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, "max_pool1d")[0]
 
 

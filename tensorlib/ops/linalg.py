@@ -269,7 +269,10 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat @ vec)``."""
     x = tensor_arg(input, "addmv")
-    prod = mv(mat, vec)
+    m, v = tensor_arg(mat, "addmv", "mat", 2), tensor_arg(vec, "addmv", "vec", 3)
+    if m._data.ndim != 2 or v._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {x._data.ndim}, {m._data.ndim}, {v._data.ndim}")
+    prod = mv(m, v)
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "addmv")
 
 
