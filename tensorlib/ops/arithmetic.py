@@ -20,6 +20,7 @@ from ._util import (
     Operand,
     binary_arrays,
     broadcast_error,
+    fit_scalar,
     needs_grad,
     not_implemented,
     number_input,
@@ -78,6 +79,8 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
     a, b = binary_arrays(x, other, fname)
     if alpha != 1:
         b = b * (alpha.item() if isinstance(alpha, Tensor) else alpha)
+        if type(b) is int:  # a scaled Python int may leave the tensor's integer range: torch's wrap-around rule
+            b = fit_scalar(b, a.dtype)
     try:
         r = ufunc(a, b)
     except ValueError:

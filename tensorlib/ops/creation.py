@@ -420,6 +420,15 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: DType | None = None, lay
     """``fill_value`` with ``input``'s shape (and dtype unless given)."""
     check_layout(layout, "full_like")
     shape, npdt = _like(input, dtype, "full_like", memory_format)
+    if isinstance(fill_value, Tensor):
+        if fill_value._data.ndim != 0:  # a 0-d tensor is a number here, anything larger is not
+            raise TypeError("full_like(): argument 'fill_value' (position 2) must be Number, not Tensor")
+        fill_value = fill_value.item()
+    elif isinstance(fill_value, bool) or not isinstance(fill_value, (int, float, complex, np.number)):
+        if not isinstance(fill_value, bool):
+            raise TypeError(f"full_like(): argument 'fill_value' (position 2) must be Number, not "
+                            f"{type(fill_value).__name__}")
+    fill_value = fit_scalar(fill_value, np.dtype(npdt))
     return _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, _CPU if device is None else device)
 
 

@@ -16,7 +16,7 @@ from .._dtype import FROM_NP
 from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
 from . import _lapack, broadcast, unary
-from ._util import no_half, tensor_arg, type_title, wrap, write_out
+from ._util import broadcast_error, no_half, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, sub
 from .broadcast import expand
 from .conversion import clone, conj, zeros_like
@@ -208,7 +208,11 @@ def _tolerance(smax: np.ndarray, m: int, n: int, dt: np.dtype, atol: Any, rtol: 
             rtol_a = np.finfo(dt).eps * max(m, n)
     if atol_a is None:
         atol_a = 0.0
-    return np.maximum(np.asarray(atol_a, dtype=real_dtype(dt)), np.asarray(rtol_a, dtype=real_dtype(dt)) * smax)
+    atol_arr, rtol_arr = np.asarray(atol_a, dtype=real_dtype(dt)), np.asarray(rtol_a, dtype=real_dtype(dt)) * smax
+    try:
+        return np.maximum(atol_arr, rtol_arr)
+    except ValueError:
+        raise broadcast_error(atol_arr, rtol_arr) from None
 
 
 def _pinv_np(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray:
@@ -321,6 +325,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     if driver is not None and driver not in drivers:
         raise RuntimeError(f"{fname}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     driver = driver or "gelsy"
+    if b.ndim == 0:
+        raise RuntimeError(f"torch.{fname}: other must have at least 1 dimension.")
     vector = b.ndim == a.ndim - 1
     bm = b[..., None] if vector else b
     if bm.shape[-2] != a.shape[-2]:
@@ -697,6 +703,9 @@ def lu_legacy(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any =
     LU, piv, info = lu_factor_ex(x, pivot=pivot, check_errors=not get_infos)
     result: tuple = rt._lu_with_info(LU, piv, info) if get_infos else (LU, piv)
     if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"expected tuple of {len(result)} elements but got "
+                            f"{len(out) if isinstance(out, (tuple, list)) else type(out).__name__}")
         written = [write_out(o, r, "lu") for o, r in zip(out, result)]
         return type(result)(*written) if get_infos else tuple(written)
     return result
@@ -724,6 +733,11 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     if piv._data.dtype != np.int32:
         raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
                            "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor")
+    k = min(lu_t._data.shape[-2:])
+    if unpack_pivots and (piv._data.ndim == 0 or piv._data.shape[-1] != k
+                          or (piv._data.size and (piv._data.min() < 1 or piv._data.max() > lu_t._data.shape[-2]))):
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly "
+                           "pass the result of lu_factor?")
     P, L, U = unpack_lu(lu_t, piv._data if unpack_pivots else None)
     empty = wrap(np.zeros(0, lu_t._data.dtype))
     if not unpack_data:

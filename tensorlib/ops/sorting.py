@@ -16,7 +16,7 @@ from ..return_types import kthvalue as _kth_t, sort as _sort_t, topk as _topk_t
 from ._util import not_implemented, real_only, tensor_arg, wrap, write_outs
 from .conversion import clone
 from .indexing import gather
-from .shape import squeeze
+from .shape import reshape, squeeze
 
 # -- sorting -------------------------------------------------------------------------------
 
@@ -73,8 +73,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
     idx = np.take(_sort_indices(work, d, largest), np.arange(k), axis=d).astype(np.int64)
-    values = gather(x, d, wrap(idx if a.ndim else idx.reshape(())))
-    return _topk_t(rename_grad_fn(values, "TopkBackward0"), wrap(idx if a.ndim else idx.reshape(())))
+    if not a.ndim:  # a 0-d input: k is 0 or 1, and the results keep its 0-d shape (empty when k is 0)
+        idx = idx.reshape(()) if idx.size else idx.reshape(0)
+        return _topk_t(rename_grad_fn(gather(reshape(x, (1,)), 0, wrap(idx.reshape(-1))).reshape(idx.shape),
+                                      "TopkBackward0"), wrap(idx))
+    values = gather(x, d, wrap(idx))
+    return _topk_t(rename_grad_fn(values, "TopkBackward0"), wrap(idx))
 
 
 @op(variants="function method")

@@ -247,10 +247,10 @@ KNOWN: set[str] = set(
     addbmm-0-d baddbmm-0-d batch_norm-0-d batch_norm-empty bilinear-empty cholesky-bool ctc_loss-float16
     embedding#1-0-d embedding-0-d embedding_bag-0-d group_norm-0-d hinge_embedding_loss-bool index_copy-empty
     instance_norm-empty linalg.cholesky-bool linalg.lu-complex128 linalg.lu-complex64 linalg.matrix_exp-float16
-    linalg.tensorinv-0-d linalg.vander-float16 lobpcg-float32 logaddexp-complex128 logaddexp-complex64
-    logcumsumexp-complex128 logcumsumexp-complex64 lu_unpack-0-d matrix_exp-float16 pixel_unshuffle-empty
-    rms_norm-0-d rms_norm-complex128 rms_norm-complex64 special.i1-float16 special.i1e-float16 special.round-int16
-    special.round-int32 special.round-int64 special.round-int8 special.round-uint8 unflatten-0-d
+    linalg.tensorinv-0-d linalg.vander-float16 logaddexp-complex128 logaddexp-complex64 logcumsumexp-complex128
+    logcumsumexp-complex64 lu_unpack-0-d matrix_exp-float16 pixel_unshuffle-empty rms_norm-0-d rms_norm-complex128
+    rms_norm-complex64 special.i1-float16 special.i1e-float16 special.round-int16 special.round-int32
+    special.round-int64 special.round-int8 special.round-uint8 unflatten-0-d
     """.split()
 )
 
