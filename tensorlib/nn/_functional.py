@@ -1104,6 +1104,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     x = tensor_arg(input, "pad")
     if not isinstance(pad, (list, tuple)):
         raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
+    # 0-d integer tensors count as ints (torch's SymInt arguments accept them)
+    pad = [int(p) if isinstance(p, Tensor) and p.dim() == 0 and not p.is_floating_point() else p for p in pad]
     for i, p in enumerate(pad):
         if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
             raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "

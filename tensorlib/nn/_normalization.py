@@ -236,6 +236,8 @@ def _check_p(p: float) -> None:
 
 def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | None, alpha: bool) -> Tensor:
     """Dropout with one random draw per index of the first ``lead`` dims (None: per element)."""
+    if isinstance(p, Tensor) and p.dim() == 0:
+        p = p.item()  # a 0-d tensor probability, as torch accepts
     _check_p(p)
     if not training or p == 0.0:
         return x

@@ -441,7 +441,8 @@ def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: DType
         if v is not None and (isinstance(v, (_pybool, float)) or not hasattr(v, "__index__")):
             raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
     if n < 0 or (m is not None and m < 0):
-        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}" if n < 0 else
+                           f"m must be greater or equal to 0, got {m}")
     return _out_or(out, _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device), "eye")
 
 
@@ -658,6 +659,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     x = tensor_arg(input, "multinomial")
     if isinstance(num_samples, bool) or not isinstance(num_samples, int):
         raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not {type(num_samples).__name__}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
     w = x._data.astype(np.float64)
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")

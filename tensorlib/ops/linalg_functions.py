@@ -195,7 +195,11 @@ class LinalgPinvBackward0(Node):
 def _tol_array(v: Any) -> Any:
     if v is None:
         return None
-    return v._data if isinstance(v, Tensor) else float(v)
+    if isinstance(v, Tensor):
+        return v._data
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.number)):
+        raise TypeError(f"linalg_matrix_rank(): tolerances must be float or Tensor, not {type(v).__name__}")
+    return float(v)
 
 
 def _tolerance(smax: np.ndarray, m: int, n: int, dt: np.dtype, atol: Any, rtol: Any) -> np.ndarray:
@@ -565,6 +569,8 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = N
     if x._data.shape != y._data.shape:
         shape = tuple(broadcast.broadcast_shapes(x._data.shape, y._data.shape))
         x, y = expand(x, shape), expand(y, shape)
+    if x._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x._data.ndim)
     if x._data.shape[d] != 3 or y._data.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x._data.shape[d]} and "

@@ -528,6 +528,9 @@ def _histogram_edges(sample: np.ndarray, bins: Any, range: Any, fname: str) -> l
                                    f"but got {e.ndim} dimensions and {e.size} elements for dimension {k}")
             edges.append(e.copy())
             continue
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)):
+            raise TypeError(f"{fname}(): argument 'bins' must be an int, a sequence of ints or a Tensor, not "
+                            f"{type(b).__name__}")
         b = int(b)
         if b <= 0:
             raise RuntimeError(f"torch.{fname}(): bins must be > 0, but got {b} for dimension {k}")
