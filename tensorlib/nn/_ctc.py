@@ -232,6 +232,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
     """
     lp = tensor_arg(log_probs, "ctc_loss", "log_probs")
     tg = tensor_arg(targets, "ctc_loss", "targets", 2)
+    if lp._data.dtype == np.float16:
+        raise NotImplementedError("\"ctc_loss_cpu\" not implemented for 'Half'")
     red = _reduction(None, None, reduction)
     return _ctc_loss(lp, tg, input_lengths, target_lengths, blank, red, zero_infinity)
 

@@ -51,6 +51,8 @@ def embedding_bag_core(weight: Tensor, indices: Tensor, offsets: Tensor, scale_g
         raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
                            f"'per_sample_weights'; but type {_torch_type(w)} does not equal "
                            f"{_torch_type(per_sample_weights)} (while checking arguments for embedding_bag)")
+    if wd.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if wd.ndim != 2:
         raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {wd.ndim}")
     n_rows, dim = wd.shape

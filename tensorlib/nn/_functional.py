@@ -1042,6 +1042,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     no_complex_grad("embedding", weight)
     idx = tensor_arg(input, "embedding")
     w = tensor_arg(weight, "embedding", "weight", 2)
+    if w._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if w._data.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if idx._data.dtype.kind not in "iu":

@@ -84,6 +84,9 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     x = tensor_arg(input, "hinge_embedding_loss")
     y = tensor_arg(target, "hinge_embedding_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
+    if x._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
     zero = wrap(x._data.dtype.type(0))
     from_margin = where(ne(y, 1), clamp_min(rsub(x, margin), 0), zero)
     if x._data.dtype.kind in "iu":  # integer inputs keep their dtype (the margin term truncated), as in torch

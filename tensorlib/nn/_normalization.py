@@ -145,6 +145,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     x = tensor_arg(input, "group_norm")
     float_only("GroupNormKernelImpl", x)
     a = x._data
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if a.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {a.ndim}")
     n, c = a.shape[:2]

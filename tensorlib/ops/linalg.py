@@ -280,6 +280,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``."""
     x = tensor_arg(input, "baddbmm")
+    if tensor_arg(batch1, "baddbmm", "batch1", 2).dim() == 0:  # torch reads its batch size first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     prod = bmm(batch1, batch2)
     return _beta_x_plus_alpha_prod(x, beta, prod, alpha, out, "baddbmm")
 
@@ -741,6 +743,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
     x = tensor_arg(input, "addbmm")
+    if tensor_arg(batch1, "addbmm", "batch1", 2).dim() == 0:  # torch reads its batch size first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     products = bmm(batch1, batch2)
     # the batch sum keeps the operands' dtype (a plain sum would widen small integers to int64)
     prod = broadcast.sum(products, 0, dtype=products.dtype)

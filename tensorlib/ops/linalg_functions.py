@@ -548,8 +548,9 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) ->
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of ``x`` (batched over leading dims): columns ``x**0, x**1, ..., x**(N-1)``."""
     t = tensor_arg(x, "linalg_vander", "x")
-    if t._data.dtype.kind == "b":
-        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    if t._data.dtype.kind == "b" or t._data.dtype == np.float16:
+        name = "Bool" if t._data.dtype.kind == "b" else "Half"
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer tensors, but got {name}")
     n = N if N is not None else (t._data.shape[-1] if t._data.ndim else 1)
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
@@ -733,6 +734,8 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     """``(P, L, U)`` from a packed LU factorisation (empty P, or empty L and U, when not asked for)."""
     lu_t = tensor_arg(LU_data, "lu_unpack", "LU_data")
     piv = tensor_arg(LU_pivots, "lu_unpack", "LU_pivots", 2)
+    if lu_t._data.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if lu_t._data.ndim < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(lu_t._data.shape)} instead")

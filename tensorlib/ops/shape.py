@@ -237,9 +237,9 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes``."""
     x = tensor_arg(input, "unflatten")
     shape = x._data.shape
+    d = wrap_dim(dim, len(shape))
     if not shape:
         raise RuntimeError("unflatten: cannot unflatten a 0-dimensional tensor")
-    d = wrap_dim(dim, len(shape))
     if not isinstance(sizes, (tuple, list)):
         raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}")
     sizes = tuple(sizes)

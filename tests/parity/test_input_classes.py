@@ -189,7 +189,9 @@ def _run(lib: Any, info: OpInfo, sample: Sample, kind: str) -> tuple[Any, Any, A
 
 
 def _same_exception(ours: BaseException, theirs: BaseException) -> bool:
-    return isinstance(ours, type(theirs)) or isinstance(theirs, type(ours))
+    # each library has its own LinAlgError class: those match by name
+    same_name = type(ours).__name__ == type(theirs).__name__
+    return same_name or isinstance(ours, type(theirs)) or isinstance(theirs, type(ours))
 
 
 def _cases() -> list:
@@ -226,10 +228,12 @@ TORCH_CRASHES = {"pdist-empty"}
 # - lobpcg-*: torch runs LOBPCG iterations (float32 results differ in the 4th digit, integer and complex inputs
 #   fail inside it); tensorlib solves the generalized problem exactly.
 # - kthvalue-uint8: ties among the derived integers; which of equal elements is reported is unspecified.
+# - special.i1/i1e-float16: torch has no half-precision kernel for their backward.
 # - ldexp-*: with an integer exponent torch's gradient is 0 wherever the exponent is negative (an integer power of
 #   two); tensorlib's is 2 ** exponent, what finite differences give.
 TORCH_LIMITATIONS: set[str] = set(
     """
+    special.i1-float16 special.i1e-float16
     ldexp-complex128 ldexp-complex64 ldexp-float16 ldexp-float32 ldexp-noncontiguous
     as_strided_scatter-complex128 as_strided_scatter-complex64 as_strided_scatter-float16 as_strided_scatter-float32
     as_strided_scatter-noncontiguous cholesky_inverse-complex128 cholesky_inverse-complex64 cholesky_inverse-float32
@@ -244,13 +248,11 @@ TORCH_LIMITATIONS: set[str] = set(
 # derived calls where tensorlib still differs from torch (take an id off when it is fixed)
 KNOWN: set[str] = set(
     """
-    addbmm-0-d baddbmm-0-d batch_norm-0-d batch_norm-empty bilinear-empty cholesky-bool ctc_loss-float16
-    embedding#1-0-d embedding-0-d embedding_bag-0-d group_norm-0-d hinge_embedding_loss-bool index_copy-empty
-    instance_norm-empty linalg.cholesky-bool linalg.lu-complex128 linalg.lu-complex64 linalg.matrix_exp-float16
-    linalg.tensorinv-0-d linalg.vander-float16 logaddexp-complex128 logaddexp-complex64 logcumsumexp-complex128
-    logcumsumexp-complex64 lu_unpack-0-d matrix_exp-float16 pixel_unshuffle-empty rms_norm-0-d rms_norm-complex128
-    rms_norm-complex64 special.i1-float16 special.i1e-float16 special.round-int16 special.round-int32
-    special.round-int64 special.round-int8 special.round-uint8 unflatten-0-d
+    batch_norm-0-d batch_norm-empty bilinear-empty ctc_loss-float16 index_copy-empty instance_norm-empty
+    linalg.cholesky-bool linalg.lu-complex128 linalg.lu-complex64 linalg.matrix_exp-float16 linalg.tensorinv-0-d
+    logaddexp-complex128 logaddexp-complex64 logcumsumexp-complex128 logcumsumexp-complex64 matrix_exp-float16
+    pixel_unshuffle-empty rms_norm-0-d rms_norm-complex128 rms_norm-complex64 special.round-int16
+    special.round-int32 special.round-int64 special.round-int8 special.round-uint8
     """.split()
 )
 
