@@ -149,7 +149,10 @@ def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows = np.arange(nb)
     with np.errstate(all="ignore"):
         for j in range(k):
-            p = j + np.argmax(np.abs(flat[:, j:, j]), axis=1)
+            col = flat[:, j:, j]
+            # LAPACK's getrf pivots on |re| + |im| for complex matrices, not on the modulus
+            size = np.abs(col.real) + np.abs(col.imag) if col.dtype.kind == "c" else np.abs(col)
+            p = j + np.argmax(size, axis=1)
             piv[:, j] = p + 1
             swap = p != j
             if swap.any():
@@ -415,6 +418,8 @@ _THETA13 = 5.371920351148152
 
 
 def matrix_exp(a: np.ndarray) -> np.ndarray:
+    if a.dtype == np.float16:  # torch has a half kernel: compute in single precision, round back
+        return matrix_exp(a.astype(np.float32)).astype(np.float16)
     n = a.shape[-1]
     if a.size == 0:
         return a.copy()

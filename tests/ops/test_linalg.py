@@ -490,3 +490,19 @@ def test_svd_of_infinite_matrices_is_nan_as_torchs() -> None:
     U, S, Vh = LA.svd(x)
     assert S[0].tolist() == [1.0, 1.0] and np.isnan(S[1].numpy()).all() and np.isnan(U[1].numpy()).all()
     assert np.isnan(LA.svdvals(x)[1].numpy()).all()
+
+
+def test_complex_lu_pivots_as_lapack_does():
+    # getrf picks the pivot by |re| + |im|: 2+2j (4) beats 3 (3) although its modulus (2.83) is smaller
+    a = tensorlib.tensor([[3.0 + 0j, 1.0], [2.0 + 2j, 1.0]], dtype=tensorlib.complex128)
+    assert tensorlib.linalg.lu_factor(a).pivots.tolist() == [2, 2]
+    P, L, U = tensorlib.linalg.lu(a)
+    np.testing.assert_allclose((P @ L @ U).numpy(), a.numpy(), atol=1e-12)
+
+
+def test_half_matrix_exp_is_computed_in_single_precision():
+    a = np.array([[0.5, -1.0, 0.3], [0.2, 0.1, -0.4], [-0.9, 0.6, 0.2]])
+    got = tensorlib.linalg.matrix_exp(tensorlib.tensor(a, dtype=tensorlib.float16))
+    assert got.dtype == tensorlib.float16
+    expected = tensorlib.linalg.matrix_exp(tensorlib.tensor(a, dtype=tensorlib.float64)).numpy()
+    np.testing.assert_allclose(got.numpy().astype(np.float64), expected, rtol=2e-3, atol=2e-3)
