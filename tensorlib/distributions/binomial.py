@@ -8,7 +8,7 @@ import tensorlib as _t
 
 from . import constraints
 from .distribution import Distribution
-from .utils import copy_expanded, lazy_property, logits_to_probs, probs_to_logits, set_count_and_probs
+from .utils import BinaryParameters, copy_expanded, set_count_and_probs
 
 
 def _log1p_exp(x: Any) -> Any:
@@ -16,7 +16,7 @@ def _log1p_exp(x: Any) -> Any:
     return _t.logaddexp(_t.zeros_like(x), x)
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParameters, Distribution):
     """Successes in ``total_count`` trials, each succeeding with ``probs`` (or ``sigmoid(logits)``)."""
 
     total_count: Any
@@ -45,16 +45,6 @@ class Binomial(Distribution):
     def support(self) -> constraints.Constraint:
         """The integers ``0 .. total_count``."""
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def probs(self) -> Any:
-        """The success probability of one trial."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self) -> Any:
-        """The log-odds of success of one trial."""
-        return probs_to_logits(self.probs, is_binary=True)
 
     @property
     def param_shape(self) -> _t.Size:

@@ -8,10 +8,10 @@ import tensorlib as _t
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryParameters, broadcast_all
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParameters, Distribution):
     """Number of failures before the first success of trials succeeding with ``probs`` (or ``sigmoid(logits)``)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}  # noqa: RUF012
@@ -46,16 +46,6 @@ class Geometric(Distribution):
         super(Geometric, new).__init__(shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def probs(self) -> Any:
-        """The success probability of one trial."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self) -> Any:
-        """The log-odds of success of one trial."""
-        return probs_to_logits(self.probs, is_binary=True)
 
     @property
     def mean(self) -> Any:

@@ -10,7 +10,7 @@ import tensorlib as _t
 
 from . import constraints
 from .distribution import Distribution
-from .utils import copy_expanded, lazy_property, logits_to_probs, probs_to_logits, set_count_and_probs
+from .utils import BinaryParameters, copy_expanded, set_count_and_probs
 
 
 def _softplus(x: Any) -> Any:
@@ -18,7 +18,7 @@ def _softplus(x: Any) -> Any:
     return _t.logaddexp(_t.zeros_like(x), x)
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryParameters, Distribution):
     """Successes (each trial succeeding with ``probs``) counted until ``total_count`` failures occur."""
 
     total_count: Any
@@ -42,16 +42,6 @@ class NegativeBinomial(Distribution):
         super(NegativeBinomial, new).__init__(shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def probs(self) -> Any:
-        """The success probability of one trial."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @lazy_property
-    def logits(self) -> Any:
-        """The log-odds of success of one trial."""
-        return probs_to_logits(self.probs, is_binary=True)
 
     @property
     def param_shape(self) -> _t.Size:

@@ -89,7 +89,28 @@ class LogitRelaxedBernoulli(Distribution):
         return self.temperature.log() + gap - 2 * _t.nn.functional.softplus(gap)
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedParameters:
+    """``temperature``, ``logits`` and ``probs`` of a relaxed family, read from the distribution it transforms."""
+
+    base_dist: Any
+
+    @property
+    def temperature(self) -> Any:
+        """The relaxation temperature."""
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Any:
+        """The logits of the underlying discrete distribution."""
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Any:
+        """The probabilities of the underlying discrete distribution."""
+        return self.base_dist.probs
+
+
+class RelaxedBernoulli(RelaxedParameters, TransformedDistribution):
     """A relaxed Bernoulli on ``(0, 1)``: ``sigmoid`` of a :class:`LogitRelaxedBernoulli` variable.
 
     Lower ``temperature`` pushes samples towards 0 and 1; give exactly one of ``probs`` and ``logits``.
@@ -108,18 +129,3 @@ class RelaxedBernoulli(TransformedDistribution):
         """This distribution with its batch expanded to ``batch_shape``."""
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Any:
-        """The relaxation temperature."""
-        return self.base_dist.temperature  # type: ignore[attr-defined]
-
-    @property
-    def logits(self) -> Any:
-        """The log-odds of the underlying Bernoulli."""
-        return self.base_dist.logits  # type: ignore[attr-defined]
-
-    @property
-    def probs(self) -> Any:
-        """The probabilities of the underlying Bernoulli."""
-        return self.base_dist.probs  # type: ignore[attr-defined]

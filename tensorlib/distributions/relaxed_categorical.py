@@ -10,6 +10,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 from .independent import _expand_dist
+from .relaxed_bernoulli import RelaxedParameters
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
 from .utils import clamp_probs
@@ -81,7 +82,7 @@ class ExpRelaxedCategorical(Distribution):
         return (scores - scores.logsumexp(dim=-1, keepdim=True)).sum(-1) + normaliser
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(RelaxedParameters, TransformedDistribution):
     """A relaxed one-hot categorical on the simplex: ``exp`` of an :class:`ExpRelaxedCategorical` variable."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}  # noqa: RUF012
@@ -97,18 +98,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
         """This distribution with its batch expanded to ``batch_shape``."""
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Any:
-        """The relaxation temperature."""
-        return self.base_dist.temperature  # type: ignore[attr-defined]
-
-    @property
-    def logits(self) -> Any:
-        """The normalised log-probabilities."""
-        return self.base_dist.logits  # type: ignore[attr-defined]
-
-    @property
-    def probs(self) -> Any:
-        """The probabilities."""
-        return self.base_dist.probs  # type: ignore[attr-defined]

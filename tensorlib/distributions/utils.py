@@ -85,3 +85,21 @@ def broadcast_all(*values: Any) -> Any:
     dtype = next((v.dtype for v in values if isinstance(v, _t.Tensor)), _t.get_default_dtype())
     converted = [v if is_tensor_like(v) else _t.tensor(v, dtype=dtype) for v in values]
     return _t.broadcast_tensors(*converted)
+
+
+class BinaryParameters:
+    """``probs`` and ``logits`` of one binary trial, each computed from the other on first use.
+
+    Mixed into the families parameterised by a success probability (Binomial,
+    NegativeBinomial, Geometric): their ``__init__`` stores whichever was given.
+    """
+
+    @lazy_property
+    def probs(self) -> Any:
+        """The success probability of one trial."""
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @lazy_property
+    def logits(self) -> Any:
+        """The log-odds of success of one trial."""
+        return probs_to_logits(self.probs, is_binary=True)
