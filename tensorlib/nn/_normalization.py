@@ -21,7 +21,7 @@ from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
 from ..ops._util import GRAD, float_only, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
-from ..ops.conversion import to_dtype
+from ..ops.conversion import clone, to_dtype
 from ..ops.creation import _rng
 from ..ops.inplace import add_, mul_
 from ..ops.linalg import einsum
@@ -63,6 +63,20 @@ def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple)
     return y
 
 
+def _empty_affine(x: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """The normalisation of an input with no elements: a copy, connected to ``weight`` and ``bias``.
+
+    As torch, the sizes of the affine parameters are not checked here, only that they have a first element.
+    """
+    y = clone(x)
+    for t, name, combine in ((weight, "weight", mul), (bias, "bias", add)):
+        if t is not None:
+            if t._data.size == 0:
+                raise IndexError(f"{name}: index 0 is out of bounds for dimension 0 with size 0")
+            y = combine(y, reshape(t, (-1,))[0])
+    return y
+
+
 @op(namespace=NN_FUNCTIONAL)
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -76,6 +90,10 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     float_only("batch_norm", x)
     a = x._data
     if a.ndim < 2:
+        # torch counts the channels of an input without a channel dim as zero, then fails to find dim 1
+        for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
+                        (bias, "bias")):
+            _check_vector(t, 0, name)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
                          f"{max(a.ndim, 1) - 1}], but got 1)")
     c = a.shape[1]
@@ -83,6 +101,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise TypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not {type(momentum).__name__}")
     if training and a.size // max(c, 1) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape!r}")
+    if a.size == 0:
+        return _empty_affine(x, weight, bias)
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
         _check_vector(t, c, name)
     dims = (0,) + tuple(range(2, a.ndim))
@@ -121,6 +141,14 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     c = a.shape[1]
     if use_input_stats and math.prod(a.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {x.shape!r}")
+    if a.size == 0:
+        # torch repeats weight and bias once per sample before its empty-input path reads their first element
+        for t, name in ((weight, "weight"), (bias, "bias")):
+            if t is not None and a.shape[0] * t._data.size == 0:
+                raise IndexError(f"{name} repeated per sample: index 0 is out of bounds for dimension 0 with size 0")
+        for t, name in ((running_mean, "running_mean"), (running_var, "running_var")):
+            _check_vector(t, c, name)
+        return _empty_affine(x, weight, bias)
     for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
         _check_vector(t, c, name)
     shape = (1, c) + (1,) * (a.ndim - 2)
@@ -166,8 +194,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return _affine(reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))
 
 
-def _normalized_dims(x: Tensor, normalized_shape: Any, fname: str) -> tuple[int, ...]:
-    """The trailing dims ``normalized_shape`` names, with torch's checks (``rms_norm``'s messages)."""
+def _normalized_dims(x: Tensor, normalized_shape: Any, weight: Tensor | None, fname: str) -> tuple[int, ...]:
+    """The trailing dims ``normalized_shape`` names, checked in torch's order (``rms_norm``'s messages)."""
     if isinstance(normalized_shape, (int, np.integer)) or not isinstance(normalized_shape, (tuple, list)):
         raise TypeError(f"{fname}(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
                         f"{type(normalized_shape).__name__}")
@@ -176,6 +204,11 @@ def _normalized_dims(x: Tensor, normalized_shape: Any, fname: str) -> tuple[int,
     if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            "element, but got normalized_shape = []")
+    if weight is not None and weight._data.shape != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight._data.shape)} and normalized_shape = {list(shape)}")
+    if a.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"{fname}\" not implemented for '{type_title(a.dtype)}'")
     if len(shape) > a.ndim:
         raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {a.ndim}")
     if a.shape[a.ndim - len(shape):] != shape:
@@ -189,16 +222,12 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims, then scale by ``weight``.
 
     ``x / sqrt(mean(x ** 2) + eps)``; ``eps`` defaults to the machine epsilon of the computation's dtype
-    (float16 is computed in float32, as torch does), and the result has ``input``'s dtype.
+    (float16 is computed in float32, as torch does), and the result has ``input``'s dtype. As torch, a complex
+    input is normalised by the mean of its squares (not of its squared moduli), which keeps the op holomorphic.
     """
     x = tensor_arg(input, "rms_norm")
-    dims = _normalized_dims(x, normalized_shape, "rms_norm")
-    if weight is not None and weight._data.shape != x._data.shape[x._data.ndim - len(dims):]:
-        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
-                           f"{list(weight._data.shape)} and normalized_shape = {list(normalized_shape)}")
+    dims = _normalized_dims(x, normalized_shape, weight, "rms_norm")
     a = x._data
-    if a.dtype.kind != "f":
-        raise NotImplementedError(f"\"rms_norm\" not implemented for '{type_title(a.dtype)}'")
     xc = to_dtype(x, float32) if a.dtype == np.float16 else x
     if eps is None:
         eps = float(np.finfo(xc._data.dtype).eps)

@@ -74,6 +74,29 @@ def _finish(result: Tensor, out: Any, fname: str) -> Tensor:
     return result if out is None else write_out(out, result, fname)
 
 
+def logaddexp_np(a: np.ndarray, b: Any) -> np.ndarray:
+    """``log(exp(a) + exp(b))`` without overflow, complex operands included.
+
+    A complex sum is taken as ``hi + log1p(exp(lo - hi))`` around the operand of larger real part (the first on
+    ties), so the imaginary part follows that operand's branch, as torch's does.
+    """
+    if a.dtype.kind != "c":
+        return np.logaddexp(a, b)
+    a, b = np.broadcast_arrays(a, np.asarray(b, dtype=a.dtype))
+    first = a.real >= b.real
+    hi, lo = np.where(first, a, b), np.where(first, b, a)
+    with np.errstate(all="ignore"):
+        r = hi + np.log1p(np.exp(lo - hi))
+        # equal infinite real parts make lo - hi undefined: +inf sums the exponentials, -inf keeps the second
+        same_inf = np.isinf(a.real) & (a.real == b.real)
+        if same_inf.any():
+            up = same_inf & (a.real > 0)
+            r[up] = np.log(np.exp(a[up]) + np.exp(b[up]))
+            down = same_inf & (a.real < 0)
+            r[down] = b[down]
+    return r
+
+
 def _apply2(fn: Any, a: Any, b: Any) -> np.ndarray:
     """``fn(a, b)`` as an array, with torch's error for shapes that do not broadcast."""
     try:

@@ -19,8 +19,8 @@ from ._util import (
     GRAD,
     Meta,
     broadcast_error,
-    fit_scalar,
     check_inplace,
+    fit_scalar,
     no_complex_grad,
     record,
     tensor_arg,
@@ -799,9 +799,28 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
             f"index_copy_(): self and source expected to have the same dtype, but got (self) "
             f"{x.dtype.name.capitalize()} and (source) {src.dtype.name.capitalize()}"
         )
+    _check_copy_shapes(x._data.shape, src._data.shape, d, idx.size)
+    if x._data.ndim == 0:  # a 0-d input is its own single slice
+        return reshape(index_copy(reshape(x, (1,)), 0, index, reshape(src, (1,))), ())
     idx = idx.reshape(-1)
     _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, lo=0)
     return index_put_key(x, (slice(None),) * d + (idx,), src)
+
+
+def _check_copy_shapes(dest: tuple, source: tuple, dim: int, n_indices: int) -> None:
+    """torch's checks of index_copy's ``source``: same dims as ``input`` and the same size off ``dim``, one slice per index."""
+    if source and dest and len(source) != len(dest):
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({len(source)}), destination dimensionality ({len(dest)})")
+    dest_slice, source_slice = dest[:dim] + dest[dim + 1:], source[:dim] + source[dim + 1:]
+    if dest_slice != source_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {', '.join(map(str, dest_slice))} at dimension {dim} and source slice shape: "
+                           f"{', '.join(map(str, source_slice))} at dimension 0.")
+    per_index = source[dim] if source else 1
+    if n_indices != per_index:
+        raise IndexError(f"index_copy_(): Number of indices ({n_indices}) should be equal to source.size(dim) "
+                         f"({per_index})")
 
 
 @op(variants="method")

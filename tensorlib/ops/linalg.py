@@ -399,7 +399,8 @@ def einsum(equation: str, *operands: Any) -> Tensor:
                     f"einsum(): operands do not broadcast with remapped shapes (original->remapped): subscript {c} "
                     f"has size {sizes[c]} and {n}"
                 )
-            sizes[c] = max(sizes.get(c, 1), n)
+            if sizes.get(c, 1) == 1:  # a size-1 subscript broadcasts to the other operand's size, zero included
+                sizes[c] = n
     cur, cur_term = ops[0], terms[0]
     for k, (o, term) in enumerate(zip(ops[1:], terms[1:]), 2):
         later = set(rhs) | set("".join(terms[k:]))

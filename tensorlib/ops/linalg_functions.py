@@ -592,6 +592,8 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     shape = x._data.shape
+    if ind > len(shape):
+        raise RuntimeError(f"linalg.tensorinv: ind={ind} is more than the number of dimensions of A ({len(shape)})")
     before, after = int(np.prod(shape[:ind])), int(np.prod(shape[ind:]))
     if before != after:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "

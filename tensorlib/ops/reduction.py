@@ -22,7 +22,7 @@ from ..return_types import (
     mode as _mode_t,
     nanmedian as _nanmedian_t,
 )
-from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply
+from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, logaddexp_np
 from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, sub
 from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, sum
@@ -790,8 +790,9 @@ class LogcumsumexpBackward0(Node):
         n = x._data.shape[d] if x._data.ndim else 1
         c = narrow(y, d, n - 1, 1) if x._data.ndim else y
         c = where(isfinite(c), c, 0.0)
-        acc = _reverse_cumsum(mul(g, exp(sub(c, y))), d) if x._data.ndim else mul(g, exp(sub(c, y)))
-        return (mul(acc, exp(sub(x, c))),)
+        # complex inputs: the conjugate of these holomorphic derivatives
+        acc = _reverse_cumsum(mul(g, conj(exp(sub(c, y)))), d) if x._data.ndim else mul(g, conj(exp(sub(c, y))))
+        return (mul(acc, conj(exp(sub(x, c)))),)
 
 
 @op(variants="function method")
@@ -799,10 +800,18 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     """``log(cumsum(exp(input), dim))`` computed stably."""
     x = tensor_arg(input, "logcumsumexp")
     a = x._data
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fc":
         raise not_implemented("logcumsumexp_out_cpu", a.dtype)
     d = wrap_dim(dim, a.ndim)
-    r = np.logaddexp.accumulate(a, axis=d) if a.ndim else a.copy()
+    if a.ndim == 0:
+        r = a.copy()
+    elif a.dtype.kind == "f":
+        r = np.logaddexp.accumulate(a, axis=d)
+    else:  # no complex ufunc to accumulate: one vectorised step per position along dim
+        r = np.moveaxis(a, d, 0).copy()
+        for k in range(1, r.shape[0]):
+            r[k] = logaddexp_np(r[k - 1], r[k])
+        r = np.moveaxis(r, 0, d)
     if x._requires_grad and GRAD.enabled:
         res, node = record(LogcumsumexpBackward0, r, (x,))
         node.self_, node.result, node.dim = save_input(x), SavedTensor(res, True), d

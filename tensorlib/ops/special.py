@@ -5,7 +5,8 @@ angle, signbit, heaviside, addcmul, addcdiv, with their in-place forms.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from ._pointwise import (
     _meta,
     _save,
     inplace_apply,
+    logaddexp_np,
     ndarray,
     reduce_to,
 )
@@ -29,7 +31,7 @@ from ._util import GRAD, binary_arrays, needs_grad, not_implemented, record, ten
 from .activation import erfc, log_softmax, softmax
 from .arithmetic import add, div, mul, neg, rsub, sub
 from .comparison import eq, gt, le, logical_and, logical_or, lt
-from .conversion import to_dtype
+from .conversion import conj, to_dtype
 from .selection import where
 from .unary import _LN2, _real_in_float, _safe_magnitude, _unary, cos, exp, exp2, log, reciprocal, sigmoid
 
@@ -115,7 +117,9 @@ def _hypot_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
 
 
 def _logaddexp_grads(g: Tensor, x: Tensor, y: Any, r: Tensor) -> tuple:
-    return mul(g, exp(sub(x, r))), mul(g, exp(rsub(r, y) if not isinstance(y, Tensor) else sub(y, r)))
+    # holomorphic: the conjugate of d/dx = exp(x - r)
+    gx = mul(g, conj(exp(sub(x, r))))
+    return gx, mul(g, conj(exp(rsub(r, y) if not isinstance(y, Tensor) else sub(y, r))))
 
 
 _LOG2E = 1.0 / _LN2
@@ -174,7 +178,7 @@ hypot = _binary_float(
     inplace="method",
 )
 logaddexp = _binary_float(
-    "logaddexp", np.logaddexp, _logaddexp_grads, "Elementwise ``log(exp(input) + exp(other))``.", int_ok=False,
+    "logaddexp", logaddexp_np, _logaddexp_grads, "Elementwise ``log(exp(input) + exp(other))``.", int_ok=False,
     scalar_ok=False,
 )
 logaddexp2 = _binary_float(
@@ -253,7 +257,7 @@ entr.__module__ = __name__
 
 
 class LogitBackward0(Node):
-    __slots__ = ("self_", "eps")
+    __slots__ = ("eps", "self_")
     _saved_slots = ("self_",)
     self_: SavedTensor
     eps: float | None

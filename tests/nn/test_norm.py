@@ -194,3 +194,23 @@ def test_norm_error_messages_match_torch(i):
     with pytest.raises(etype) as got:
         call(tensorlib, F)
     assert str(got.value) == str(expected.value).replace("torch.", "tensorlib.")
+
+
+def test_normalising_an_empty_input_gives_an_empty_copy_and_zero_parameter_gradients():
+    x = tensorlib.zeros(0, 3, 4, requires_grad=True)
+    weight, bias = tensorlib.ones(3, requires_grad=True), tensorlib.zeros(3, requires_grad=True)
+    for y in (F.batch_norm(x, None, None, weight, bias, training=True),
+              F.instance_norm(tensorlib.zeros(2, 0, 4), weight=weight, bias=bias)):
+        assert y.numel() == 0
+    y = F.batch_norm(x, None, None, weight, bias, training=True)
+    assert y.shape == x.shape and y.data_ptr() != x.data_ptr()
+    y.sum().backward()
+    assert weight.grad.tolist() == [0.0] * 3 and bias.grad.tolist() == [0.0] * 3 and x.grad.shape == x.shape
+
+
+def test_complex_rms_norm_divides_by_the_root_of_the_mean_square():
+    # the mean of the squares, not of the squared moduli, as torch's (holomorphic) definition
+    z = tensorlib.tensor([1 + 1j, 2 - 1j, 1j], dtype=tensorlib.complex128)
+    a = z.numpy()
+    expected = a / np.sqrt(np.mean(a * a) + np.finfo(np.float64).eps)
+    assert np.allclose(F.rms_norm(z, [3]).numpy(), expected)

@@ -427,7 +427,23 @@ _COMPLEX_GRAD_CASES: dict[str, Callable] = {
     "cumprod": lambda z: z.cumprod(0),
     "linear": lambda z: tensorlib.nn.functional.linear(z.reshape(1, 3), z.reshape(3, 1) * z.reshape(1, 3)),
     "conv1d": lambda z: tensorlib.nn.functional.conv1d(z.reshape(1, 1, 3), z.flip(0).reshape(1, 1, 3)[..., :2]),
+    "logaddexp": lambda z: tensorlib.logaddexp(z, z.flip(0) * 2),
+    "logcumsumexp": lambda z: tensorlib.logcumsumexp(z * 3, 0),
+    "rms_norm": lambda z: tensorlib.nn.functional.rms_norm(z, [3], z.flip(0)),
 }
+
+
+def test_complex_logaddexp_is_the_log_of_the_sum_of_exponentials() -> None:
+    rng = np.random.default_rng(3)
+    a, b = (rng.normal(size=(3, 4)) * 2 + 1j * rng.normal(size=(3, 4)) for _ in range(2))
+    got = tensorlib.logaddexp(tensorlib.tensor(a), tensorlib.tensor(b)).numpy()
+    expected = np.log(np.exp(a) + np.exp(b))
+    # equal up to the branch of the imaginary part (torch keeps the larger operand's)
+    assert np.allclose(np.exp(got), np.exp(a) + np.exp(b)) and np.allclose(got.real, expected.real)
+    big = tensorlib.logaddexp(tensorlib.tensor([800 + 1j], dtype=tensorlib.complex128), tensorlib.tensor([799 + 0j])).numpy()
+    assert np.isclose(big[0], 800 + 1j + np.log1p(np.exp(-1 - 1j)), rtol=1e-14)
+    cumulative = tensorlib.logcumsumexp(tensorlib.tensor(a), 1).numpy()
+    assert np.allclose(np.exp(cumulative), np.cumsum(np.exp(a), axis=1))
 
 
 @pytest.mark.parametrize("name", list(_COMPLEX_GRAD_CASES))

@@ -280,6 +280,25 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
     "embedding_bag-float-indices-max_norm": (
         lambda L: L.nn.functional.embedding_bag(L.tensor([[0.0, 1.0]]), L.ones(3, 2), max_norm=1.0), RuntimeError,
         "'indices' to have one of the following scalar types: Long, Int"),
+    # index_copy's source checked against the input and the index
+    "index_copy-count": (lambda L: L.zeros(3, 2).index_copy(0, L.tensor([0, 1]), L.ones(3, 2)), IndexError,
+                         re.escape("Number of indices (2) should be equal to source.size(dim) (3)")),
+    "index_copy-slices": (lambda L: L.zeros(3, 2).index_copy(1, L.tensor([0, 1]), L.ones(2, 2)), RuntimeError,
+                          "must have same slice shapes"),
+    "index_copy-dims": (lambda L: L.zeros(3, 2).index_copy(0, L.tensor([0]), L.ones(2)), IndexError,
+                        "dimensionality must match"),
+    "index_copy-empty-source": (lambda L: L.zeros(0, 2).index_copy(0, L.tensor([], dtype=L.long), L.ones(2, 2)),
+                                IndexError, "Number of indices"),
+    # empty inputs take torch's path that reads the first element of weight and bias
+    "batch_norm-empty-weight": (lambda L: L.nn.functional.batch_norm(L.ones(0, 3), L.zeros(0), L.ones(0), L.ones(0)),
+                                IndexError, "index 0"),
+    "instance_norm-empty-batch": (lambda L: L.nn.functional.instance_norm(L.ones(0, 3, 4), weight=L.ones(3)),
+                                  IndexError, "index 0"),
+    "batch_norm-0-d": (lambda L: L.nn.functional.batch_norm(L.tensor(1.0), L.zeros(()), L.ones(())), RuntimeError,
+                       "running_mean should contain 0 elements not 1"),
+    "rms_norm-weight-first": (lambda L: L.nn.functional.rms_norm(L.tensor(1.0), [4], L.tensor(1.0)), RuntimeError,
+                              "Expected weight to be of same shape as normalized_shape"),
+    "tensorinv-ind": (lambda L: L.linalg.tensorinv(L.ones(2), ind=2), RuntimeError, ""),
 }
 
 

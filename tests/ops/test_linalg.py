@@ -506,3 +506,15 @@ def test_half_matrix_exp_is_computed_in_single_precision():
     assert got.dtype == tensorlib.float16
     expected = tensorlib.linalg.matrix_exp(tensorlib.tensor(a, dtype=tensorlib.float64)).numpy()
     np.testing.assert_allclose(got.numpy().astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+
+
+def test_einsum_broadcasts_a_size_one_subscript_against_an_empty_one():
+    a, b = tensorlib.ones(1, 3), tensorlib.ones(0, 3)
+    assert tuple(tensorlib.einsum("ij,ij->ij", a, b).shape) == (0, 3)
+    x1, w, x2 = tensorlib.ones(0, 3), tensorlib.ones(0, 3, 2), tensorlib.ones(0, 2)
+    assert tuple(tensorlib.nn.functional.bilinear(x1, x2, w).shape) == (0, 0)
+
+
+def test_index_copy_into_a_0_d_tensor_replaces_its_value():
+    out = tensorlib.zeros(()).index_copy(0, tensorlib.tensor([0]), tensorlib.tensor(5.0))
+    assert out.shape == () and out.item() == 5.0
