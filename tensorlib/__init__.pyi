@@ -336,7 +336,7 @@ def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """
 def diag(input: Tensor, diagonal: builtins.int = 0) -> Tensor:
     """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
-def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1, _shape: Any = None) -> Tensor:
+def diag_embed(input: Tensor, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1) -> Tensor:
     """Place the last dim of ``input`` on the diagonal of new (dim1, dim2) planes."""
 def diagflat(input: Tensor, offset: builtins.int = 0) -> Tensor:
     """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""

@@ -469,7 +469,10 @@ class Tensor(_RegisteredMethods):
             strides = _empty_strides(data.shape)
         if dim is None:
             return strides
-        return strides[wrap_dim(dim if type(dim) is int else _index_value(dim, "dim"), len(strides))]
+        d = dim if type(dim) is int else _index_value(dim, "dim")
+        if not strides:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        return strides[wrap_dim(d, len(strides))]
 
     def storage_offset(self) -> int:
         base = self._base
@@ -538,8 +541,13 @@ class Tensor(_RegisteredMethods):
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         a = self._data
-        if dtype is not None and np.dtype(dtype) != a.dtype:
-            return a.astype(dtype)
+        if dtype is not None:
+            try:
+                target = np.dtype(dtype)
+            except (TypeError, ValueError):
+                raise TypeError(f"__array__(): dtype must be a NumPy dtype, not {type(dtype).__name__}") from None
+            if target != a.dtype:
+                return a.astype(target)
         return a.copy() if copy else a
 
     def detach(self) -> "Tensor":

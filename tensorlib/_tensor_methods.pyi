@@ -378,7 +378,7 @@ class TensorMethods:
         """Determinant of square matrices (batched)."""
     def diag(self, diagonal: builtins.int = 0) -> Tensor:
         """The ``diagonal``-th diagonal of a matrix, or a matrix with a vector on it."""
-    def diag_embed(self, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1, _shape: Any = None) -> Tensor:
+    def diag_embed(self, offset: builtins.int = 0, dim1: builtins.int = -2, dim2: builtins.int = -1) -> Tensor:
         """Place the last dim of ``input`` on the diagonal of new (dim1, dim2) planes."""
     def diagflat(self, offset: builtins.int = 0) -> Tensor:
         """A matrix with the flattened ``input`` on its ``offset``-th diagonal."""

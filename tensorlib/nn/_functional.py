@@ -238,6 +238,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     a1, a2, wd = x1._data, x2._data, w._data
     if a1.ndim != a2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {a1.ndim} and {a2.ndim}")
+    if a1.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     for i in range(a1.ndim - 1):
         if a1.shape[i] != a2.shape[i]:
             raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {a1.shape[i]} and "

@@ -207,6 +207,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     a, ga = x._data, g._data
+    if a.ndim == 0 or ga.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     shapes = f"input with sizes {list(a.shape)} and grid with sizes {list(ga.shape)}"
     if a.shape[:1] != ga.shape[:1]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {shapes}")

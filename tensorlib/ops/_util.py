@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import warnings
 from typing import Any, Sequence
 
@@ -87,19 +89,46 @@ _CPP_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int
 
 
 def fit_scalar(value: Any, npdt: np.dtype) -> Any:
-    """A Python int written into an integer dtype, with torch's overflow rule.
+    """A Python number converted for writing into ``npdt``, with torch's checked conversion of scalars.
 
-    Signed types take their range; unsigned ones also take negatives down to
-    ``-2**bits`` (they wrap around, ``-1`` into ``uint8`` is 255). Anything else
-    is torch's "value cannot be converted" error. Other values pass unchanged.
+    Integers into integer types: signed types take their range; unsigned ones also take negatives down to
+    ``-2**bits`` (they wrap around, ``-1`` into ``uint8`` is 255). Floats into integer types must lie in the type's
+    range (unsigned: from 0) and are truncated; finite floats into float32 must not overflow; a complex number into
+    a real type must have no imaginary part. Anything else is torch's "value cannot be converted" error. Bool and
+    complex types take any number.
     """
-    if type(value) is not int or npdt.kind not in "iu":
+    kind = npdt.kind
+    if kind in "bc":
         return value
-    info = np.iinfo(npdt)
-    lo = -(int(info.max) + 1) if info.min == 0 else int(info.min)
-    if not lo <= value <= info.max:
-        raise RuntimeError(f"value cannot be converted to type {_CPP_INT_NAMES[npdt.name]} without overflow")
-    return value % (int(info.max) + 1) if value < 0 and info.min == 0 else value
+    if isinstance(value, (complex, np.complexfloating)):
+        if value.imag != 0:
+            raise _overflow(npdt)
+        value = float(value.real)
+    if type(value) is int and kind in "iu":
+        info = np.iinfo(npdt)
+        lo = -(int(info.max) + 1) if info.min == 0 else int(info.min)
+        if not lo <= value <= info.max:
+            raise _overflow(npdt)
+        return value % (int(info.max) + 1) if value < 0 and info.min == 0 else value
+    if isinstance(value, (float, np.floating)):
+        if kind in "iu":
+            info = np.iinfo(npdt)
+            if not int(info.min) <= value <= float(info.max):  # NaN fails both comparisons
+                raise _overflow(npdt)
+            whole = int(value)
+            # int64's maximum rounds up to 2**63 as a float, which wraps to the minimum as in torch
+            return whole if whole <= info.max else whole - 2 * (int(info.max) + 1)
+        if npdt == np.float32 and math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
+            raise _overflow(npdt)
+    return value
+
+
+_CPP_FLOAT_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def _overflow(npdt: np.dtype) -> RuntimeError:
+    name = _CPP_INT_NAMES.get(npdt.name) or _CPP_FLOAT_NAMES.get(npdt.name, npdt.name)
+    return RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 def no_half(kernel: str, *tensors: Any) -> None:

@@ -78,7 +78,11 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
         _check_alpha(x, other, alpha, fname)
     a, b = binary_arrays(x, other, fname)
     if alpha != 1:
-        b = b * (alpha.item() if isinstance(alpha, Tensor) else alpha)
+        scale = alpha.item() if isinstance(alpha, Tensor) else alpha
+        if type(b) is ndarray and b.dtype.kind in "iu":
+            # torch converts alpha to the tensors' dtype (checked) and scales with wrap-around in it
+            scale = fit_scalar(scale, a.dtype)
+        b = b * scale
         if type(b) is int:  # a scaled Python int may leave the tensor's integer range: torch's wrap-around rule
             b = fit_scalar(b, a.dtype)
     try:

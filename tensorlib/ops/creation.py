@@ -15,7 +15,7 @@ from .._registry import op, public
 from .._size import Size
 from .._memory_format import check_memory_format, check_rank, contiguous_format, memory_format, preserve_format
 from .._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device
-from ._util import check_inplace, fit_scalar, not_implemented, tensor_arg, writable, write_out
+from ._util import broadcast_error, check_inplace, fit_scalar, not_implemented, tensor_arg, writable, write_out
 from .conversion import to_dtype
 
 _pybool = type(True)
@@ -624,14 +624,24 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     check_layout(layout, "normal")
     rng = _rng(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        # torch's overloads: a tensor with a tensor or a real number, and no size
+        real = (Tensor, int, float, np.integer, np.floating)
+        if not (isinstance(mean, real) and isinstance(std, real)) or size is not None:
+            kinds = ", ".join(type(a).__name__ for a in (mean, std) + ((size,) if size is not None else ()))
+            raise TypeError(f"normal() received an invalid combination of arguments - got ({kinds}), but expected "
+                            "(Tensor mean, Tensor std), (Tensor mean, float std), (float mean, Tensor std) or "
+                            "(float mean, float std, tuple of ints size)")
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
         if np.any(np.asarray(s) < 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        ref = mean if isinstance(mean, Tensor) else std
-        npdt = ref._data.dtype if ref._data.dtype.kind == "f" else _dtype.DEFAULT.np_float
-        a = (m + s * _sample(rng, "normal", shape, np.dtype(npdt))).astype(npdt)
+        try:
+            shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        except ValueError:
+            raise broadcast_error(np.asarray(m), np.asarray(s)) from None
+        # the mean's dtype (the std's without a mean tensor): no integer kernel
+        npdt = mean._data.dtype if isinstance(mean, Tensor) else np.asarray(s).dtype
+        a = (m + s * _sample(rng, "normal", shape, npdt)).astype(npdt)
         return _out_or(out, _finish(a, requires_grad, device), "normal")
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments: scalar mean and std need a size")

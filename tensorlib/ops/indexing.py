@@ -1107,6 +1107,11 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     """All length-``r`` combinations of the elements of the 1-D ``input``, as rows (differentiable)."""
 
     x = tensor_arg(input, "combinations")
+    if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer, Tensor)):
+        raise TypeError(f"combinations(): argument 'r' must be int, not {type(r).__name__}")
+    r = int(r)
+    if not isinstance(with_replacement, (bool, np.bool_)):
+        raise TypeError(f"combinations(): argument 'with_replacement' must be bool, not {type(with_replacement).__name__}")
     if x._data.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(x._data.shape)}")
     if r < 0:

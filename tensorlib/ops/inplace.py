@@ -43,7 +43,10 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
     else:
         return None
     if alpha != 1:
-        b = b * alpha
+        try:
+            b = b * alpha
+        except OverflowError:  # alpha outside an integer tensor's dtype: the general path wraps it as torch
+            return None
     if not a.flags.writeable:
         writable(self)
     try:
@@ -196,13 +199,13 @@ def fill_(self: Tensor, value: Any) -> Tensor:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
             )
-        v = value._data.item()
+        v = value._data  # a tensor's value is cast unchecked, as torch copies tensors
     elif isinstance(value, (bool, int, float, complex, np.number)):
-        v = value
+        v = fit_scalar(value, self._data.dtype)
     else:
         raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}")
     a = writable(self)
-    a[...] = fit_scalar(v, a.dtype)
+    np.copyto(a, v, casting="unsafe")
     bump_version(self)
     if GRAD.enabled and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         res, node = record(FillBackward, a.copy(), (self, value))

@@ -597,11 +597,11 @@ class DiagonalBackward0(Node):
     shape: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
-        return (diag_embed(g, self.offset, self.dim1, self.dim2, self.shape),)
+        return (_embed_diagonal(g, self.offset, self.dim1, self.dim2, self.shape),)
 
 
 @op(variants="function method")
-def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _shape: Any = None) -> Tensor:
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Place the last dim of ``input`` on the diagonal of new (dim1, dim2) planes."""
     x = tensor_arg(input, "diag_embed")
     a = x._data
@@ -612,12 +612,13 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1, _
     if a.ndim == 0:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     n = a.shape[-1] + abs(offset)
-    shape: tuple[int, ...]
-    if _shape is None:
-        rest = list(a.shape[:-1])
-        shape = tuple([n if i in (d1, d2) else rest.pop(0) for i in range(out_ndim)])
-    else:
-        shape = tuple(_shape)
+    rest = list(a.shape[:-1])
+    return _embed_diagonal(x, offset, d1, d2, tuple([n if i in (d1, d2) else rest.pop(0) for i in range(out_ndim)]))
+
+
+def _embed_diagonal(x: Tensor, offset: int, d1: int, d2: int, shape: tuple[int, ...]) -> Tensor:
+    """Zeros of ``shape`` with ``x``'s last dim on the ``offset`` diagonal of the (d1, d2) planes (wrapped dims)."""
+    a = x._data
     r = np.zeros(shape, dtype=a.dtype)
     planes = np.moveaxis(r, (d1, d2), (-2, -1))
     m = a.shape[-1]

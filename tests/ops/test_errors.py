@@ -299,6 +299,30 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
     "rms_norm-weight-first": (lambda L: L.nn.functional.rms_norm(L.tensor(1.0), [4], L.tensor(1.0)), RuntimeError,
                               "Expected weight to be of same shape as normalized_shape"),
     "tensorinv-ind": (lambda L: L.linalg.tensorinv(L.ones(2), ind=2), RuntimeError, ""),
+    # 0-d tensors where a dim is needed
+    "stride-0-d": (lambda L: L.tensor(1).stride(-1), IndexError, "Dimension specified as -1 but tensor has no dimensions"),
+    "bilinear-0-d": (lambda L: L.nn.functional.bilinear(L.tensor(1.0), L.tensor(1.0), L.ones(2, 2, 0)), IndexError,
+                     "tensor has no dimensions"),
+    "grid_sample-0-d": (lambda L: L.nn.functional.grid_sample(L.tensor(1.0), L.tensor(1.0), align_corners=False),
+                        IndexError, "tensor has no dimensions"),
+    # argument types
+    "combinations-bool-r": (lambda L: L.combinations(L.ones(3), r=True), TypeError, "argument 'r' must be int, not bool"),
+    "combinations-float-flag": (lambda L: L.combinations(L.ones(3), 2, with_replacement=1.5), TypeError,
+                                "'with_replacement' must be bool"),
+    "normal-list-std": (lambda L: L.normal(L.ones(3), [1.0]), TypeError, "invalid combination of arguments"),
+    "normal-tensor-and-size": (lambda L: L.normal(L.ones(3), 1.0, (3,)), TypeError, "invalid combination of arguments"),
+    "normal-broadcast": (lambda L: L.normal(L.ones(3), L.ones(2)), RuntimeError, "must match the size"),
+    "normal-integer-mean": (lambda L: L.normal(L.ones(3, dtype=L.int64), 1.0), NotImplementedError,
+                            "\"normal_kernel_cpu\" not implemented for 'Long'"),
+    # torch's checked conversion of Python numbers into a tensor's dtype
+    "fill_-complex-into-float": (lambda L: L.ones(2).fill_(1 + 1j), RuntimeError,
+                                 "value cannot be converted to type float without overflow"),
+    "fill_-float-into-uint8": (lambda L: L.ones(2, dtype=L.uint8).fill_(-1.5), RuntimeError,
+                               "value cannot be converted to type uint8_t without overflow"),
+    "fill_-float-into-float32": (lambda L: L.ones(2).fill_(1e39), RuntimeError, "without overflow"),
+    "full-complex-into-int": (lambda L: L.full((2,), 2 + 1j, dtype=L.int64), RuntimeError, "without overflow"),
+    "add_-alpha-outside-int8": (lambda L: L.ones(2, dtype=L.int8).add_(L.ones(2, dtype=L.int8), alpha=300),
+                                RuntimeError, "value cannot be converted to type int8_t without overflow"),
 }
 
 

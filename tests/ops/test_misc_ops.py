@@ -631,3 +631,24 @@ def test_sum_with_a_dtype_accumulates_in_it():
     assert tensorlib.sum(tensorlib.zeros(3, dtype=tensorlib.int64), dtype=tensorlib.bool).item() is False
     products = tensorlib.ones(3, 2, 2, dtype=tensorlib.int8)
     assert tensorlib.addbmm(tensorlib.ones(2, 2, dtype=tensorlib.int8), products, products).dtype == tensorlib.int8
+
+
+def test_numbers_written_into_integer_tensors_follow_torchs_conversion():
+    a = tensorlib.tensor([1, 2, 3], dtype=tensorlib.uint8)
+    a.sub_(tensorlib.tensor([1, 5, 9], dtype=tensorlib.uint8), alpha=-3)  # alpha wraps to 253 in uint8
+    assert a.tolist() == [4, 17, 30]
+    b = tensorlib.tensor([1, 2, 3], dtype=tensorlib.int8).add(tensorlib.tensor([1, 5, 9], dtype=tensorlib.int8), alpha=100)
+    assert b.tolist() == [101, -10, -121]  # 502 and 903 wrapped into int8
+    filled = tensorlib.ones(2, dtype=tensorlib.uint8).fill_(tensorlib.tensor(3 + 1j))  # a tensor value is cast
+    assert filled.tolist() == [3, 3]
+    assert tensorlib.ones(2, dtype=tensorlib.int8).fill_(-1.5).tolist() == [-1, -1]  # truncated toward zero
+    assert tensorlib.ones(1, dtype=tensorlib.int64).fill_(2.0**63).tolist() == [-(2**63)]
+    assert tensorlib.ones(2).fill_(2 + 0j).tolist() == [2.0, 2.0]
+
+
+def test_normal_with_a_complex_mean_has_unit_variance_around_it():
+    tensorlib.manual_seed(0)
+    mean = tensorlib.full((20000,), 1 + 2j, dtype=tensorlib.complex128)
+    z = tensorlib.normal(mean, 1.0).numpy()
+    assert z.dtype == np.complex128
+    assert abs(z.mean() - (1 + 2j)) < 0.05 and abs(np.mean(np.abs(z - (1 + 2j)) ** 2) - 1) < 0.05
