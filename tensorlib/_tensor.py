@@ -438,7 +438,10 @@ class Tensor(_RegisteredMethods):
         if dim is None:
             return _size_of(shape)
         # Unlike an op's dim argument, size() and stride() take any __index__ (a bool too).
-        return shape[wrap_dim(dim if type(dim) is int else _index_value(dim, "dim"), len(shape))]
+        d = dim if type(dim) is int else _index_value(dim, "dim")
+        if not shape:
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        return shape[wrap_dim(d, len(shape))]
 
     def dim(self) -> int:
         """The number of dimensions."""

@@ -50,7 +50,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         k = repeat_interleave(k, rep, -3)
         v = repeat_interleave(v, rep, -3)
     L_, S_ = q.shape[-2], k.shape[-2]
-    factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    # with no features every score is an empty sum (0), whatever the scale
+    factor = (1.0 / math.sqrt(q.shape[-1]) if q.shape[-1] else 1.0) if scale is None else scale
     scores = mul(matmul(q, transpose(k, -2, -1)), factor)
     if is_causal:
         causal = np.tril(np.ones((L_, S_), dtype=bool))

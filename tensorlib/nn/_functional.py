@@ -1029,6 +1029,8 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
 def embedding_renorm_(w: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
     """As torch: the rows of ``w`` looked up whose norm exceeds ``max_norm`` are scaled down in place, outside
     autograd."""
+    if isinstance(max_norm, Tensor):
+        max_norm = max_norm.item()
     rows = np.unique(indices)
     wd = w._data
     norms = np.linalg.norm(wd[rows].astype(np.float64), ord=norm_type, axis=1)
@@ -1128,7 +1130,9 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     x = basic_getitem(x, crop) if any(lo < 0 or hi < 0 for lo, hi in widths) else x
     widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     a = x._data
-    if np_mode == "constant":
+    if not widths:  # a 0-d input has nothing to pad
+        r = a.copy()
+    elif np_mode == "constant":
         r = np.pad(a, widths, mode=np_mode, constant_values=0 if value is None else value)
     else:
         r = np.pad(a, widths, mode=np_mode)

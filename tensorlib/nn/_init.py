@@ -139,6 +139,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     shape = t._data.shape
     if len(shape) not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
+        raise ValueError(f"dirac_(): groups must be a positive integer, got {groups!r}")
     if shape[0] % groups:
         raise ValueError("dim 0 must be divisible by groups")
     for axis, size in enumerate(shape[2:], 2):

@@ -306,6 +306,9 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
             "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
             f"got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs"
         )
+    if distance_function is not None and not callable(distance_function):
+        raise TypeError("triplet_margin_with_distance_loss(): distance_function must be callable, not "
+                        f"{type(distance_function).__name__}")
     dist = pairwise_distance if distance_function is None else distance_function
     dist_pos = dist(anchor, positive)
     dist_neg = dist(anchor, negative)

@@ -379,6 +379,8 @@ def full(size: Any, fill_value: Any, *, out: Tensor | None = None, dtype: DType 
     shape = parse_size((size,) if not isinstance(size, (tuple, list, Size)) else (size,), "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if not isinstance(fill_value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     npdt = dtype.np if dtype is not None else _fill_dtype(fill_value)
     fill_value = fit_scalar(fill_value, np.dtype(npdt))
     return _out_or(out, _finish(np.full(shape, fill_value, dtype=npdt), requires_grad, device), "full")
@@ -700,7 +702,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
         raise not_implemented("poisson_cpu", x._data.dtype)
     if x._data.size and not bool((x._data >= 0).all()):  # negative or nan
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _wrap(_rng(generator).poisson(x._data).astype(x._data.dtype))
+    return _wrap(np.asarray(_rng(generator).poisson(x._data)).astype(x._data.dtype))
 
 
 # -- in-place random fills (Tensor methods) --------------------------------------------------------

@@ -722,8 +722,10 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
                 f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value._data.ndim} dimension(s)."
             )
         v = value._data
+    elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        v = fit_scalar(value, x._data.dtype)
     else:
-        v = value
+        raise TypeError(f"masked_fill(): argument 'value' must be Number or Tensor, not {type(value).__name__}")
     a = x._data
     try:
         m_b = np.broadcast_to(m, a.shape)
@@ -1021,6 +1023,9 @@ def _diagonal_filled(input: Tensor, fill_value: Any, wrap: bool) -> Tensor:
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     """Write ``fill_value`` on the main diagonal in place (for tall matrices, ``wrap`` restarts it every cols + 1 rows)."""
     x = tensor_arg(self, "fill_diagonal_")
+    if not isinstance(fill_value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' must be Number, not {type(fill_value).__name__}")
+    fill_value = fit_scalar(fill_value, x._data.dtype)
     return inplace_apply(x, _diagonal_filled, (fill_value, wrap), {}, "fill_diagonal_")
 
 
@@ -1079,6 +1084,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
         if c.size and c.min() < 0:
             raise RuntimeError("repeats can not be negative")
         return wrap(np.repeat(np.arange(c.size, dtype=np.int64), c))
+    if isinstance(repeats, (bool, np.bool_)) or not isinstance(repeats, (Tensor, int, np.integer)):
+        raise TypeError(f"repeat_interleave(): argument 'repeats' must be Tensor or int, not {type(repeats).__name__}")
     if dim is None:
         x = reshape(x, (-1,))
         dim = 0
@@ -1088,9 +1095,9 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
     if np.any(np.asarray(reps) < 0):
         raise RuntimeError("repeats can not be negative")
-    if np.ndim(reps) == 1 and len(reps) != x._data.shape[d]:
+    if np.ndim(reps) == 1 and np.size(reps) != x._data.shape[d]:
         raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-                           f"{len(reps)} and input.size(0) = {x._data.shape[d]}")
+                           f"{np.size(reps)} and input.size(0) = {x._data.shape[d]}")
     index = np.repeat(np.arange(x._data.shape[d]), reps)
 
     return index_select(x, d, wrap(index.astype(np.int64)))

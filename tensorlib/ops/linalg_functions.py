@@ -109,6 +109,8 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     x = tensor_arg(A, "matrix_norm", "A")
     if x._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not isinstance(dim, (int, tuple, list)) or isinstance(dim, bool):
+        raise TypeError(f"linalg_matrix_norm(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}")
@@ -330,7 +332,10 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         raise RuntimeError(f"{fname}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     driver = driver or "gelsy"
     if b.ndim == 0:
-        raise RuntimeError(f"torch.{fname}: other must have at least 1 dimension.")
+        raise RuntimeError(f"{fname}: other must have at least 1 dimension.")
+    if not 0 <= a.ndim - b.ndim <= 1:
+        raise RuntimeError(f"{fname}: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
     vector = b.ndim == a.ndim - 1
     bm = b[..., None] if vector else b
     if bm.shape[-2] != a.shape[-2]:

@@ -507,6 +507,9 @@ def _histogram_edges(sample: np.ndarray, bins: Any, range: Any, fname: str) -> l
         bins = [int(bins)] * dims
     if isinstance(bins, Tensor):
         bins = [bins]
+    if not isinstance(bins, (list, tuple)):
+        raise TypeError(f"{fname}(): argument 'bins' must be int, list of ints or list of Tensors, not "
+                        f"{type(bins).__name__}")
     if len(bins) != dims:
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
     if range is not None and not isinstance(range, (tuple, list)):

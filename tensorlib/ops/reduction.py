@@ -376,6 +376,8 @@ def _arg(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any) -> Tens
         return wrap(r.astype(np.int64))
     d = wrap_dim(dim, a.ndim)
     work = a if a.ndim else a.reshape(1)
+    if work.shape[d] == 0:
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
     r = np_fn(work, axis=d)
     if keepdim and a.ndim:
         r = np.expand_dims(r, d)
@@ -944,6 +946,9 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *, out: Te
         raise not_implemented("histogram_cpu", a.dtype)
     if bins <= 0:
         raise RuntimeError("tensorlib.histc(): bins must be > 0")
+    for name, v in (("min", min), ("max", max)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number, Tensor)):
+            raise TypeError(f"histc(): argument '{name}' must be Number, not {type(v).__name__}")
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())

@@ -160,6 +160,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     w = None if weights is None else tensor_arg(weights, "bincount", "weights", 2)._data
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
+    if w is not None and (w.ndim != 1 or w.shape[0] != a.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
     r = np.bincount(a, weights=w, minlength=minlength)
     if w is None:
         return wrap(r.astype(np.int64))

@@ -314,9 +314,9 @@ def set_(self: Tensor, source: Tensor | None = None, storage_offset: int = 0, si
     if size is None:
         data = src._data.view()
     else:
-        sizes = _shape_arg((size,), "set_")
-        strides = _shape_arg((stride,), "set_") if stride else tuple(
-            int(np.prod(sizes[k + 1:], dtype=np.int64)) for k in range(len(sizes)))
+        if stride is None and isinstance(size, (tuple, list)):  # contiguous
+            stride = tuple(int(np.prod(tuple(size)[k + 1:], dtype=np.int64)) for k in range(len(size)))
+        sizes, strides = _geometry(size, stride, "set_")
         flat = _storage(_root(src)._data)
         offset = int(storage_offset)
         _check_bounds(sizes, strides, offset, flat.itemsize, flat.shape[0])

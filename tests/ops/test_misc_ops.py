@@ -652,3 +652,24 @@ def test_normal_with_a_complex_mean_has_unit_variance_around_it():
     z = tensorlib.normal(mean, 1.0).numpy()
     assert z.dtype == np.complex128
     assert abs(z.mean() - (1 + 2j)) < 0.05 and abs(np.mean(np.abs(z - (1 + 2j)) ** 2) - 1) < 0.05
+
+
+def test_edge_inputs_that_torch_accepts():
+    F = tensorlib.nn.functional
+    assert tensorlib.zeros(3, 3, dtype=tensorlib.uint8).fill_diagonal_(-2).diagonal().tolist() == [254] * 3
+    mask = tensorlib.ones(3, dtype=tensorlib.bool)
+    assert tensorlib.ones(3, dtype=tensorlib.uint8).masked_fill(mask, -2).tolist() == [254] * 3
+    assert F.pad(tensorlib.tensor(1), ()).item() == 1  # nothing to pad on a 0-d tensor
+    weight = tensorlib.full((3, 2), 2.0)
+    F.embedding(tensorlib.tensor([0, 1]), weight, max_norm=tensorlib.tensor(1.0))  # a 0-d tensor bound
+    assert np.allclose(weight.numpy()[:2], 2.0 / (np.sqrt(8) + 1e-7)) and weight.numpy()[2].tolist() == [2.0, 2.0]
+    # no features: every score is 0, so the attention is the mean of the values
+    out = F.scaled_dot_product_attention(tensorlib.ones(2, 3, 0), tensorlib.ones(2, 2, 0),
+                                         tensorlib.arange(4.0).reshape(2, 2, 1))
+    assert out[:, :, 0].tolist() == [[0.5] * 3, [2.5] * 3]
+    assert tensorlib.poisson(tensorlib.tensor(2.0)).shape == ()
+
+
+def test_dirac_rejects_a_group_count_that_is_not_positive():
+    with pytest.raises(ValueError, match="groups must be a positive integer"):
+        tensorlib.nn.init.dirac_(tensorlib.ones(2, 2, 3), 0)
