@@ -13,7 +13,7 @@ import sys as _sys
 
 from dispatch import save_code_cache as _save_code_cache
 
-from . import _C, _VF, _errors, _hooks, _legacy, _methods, _repr, _typeinfo, cuda, ops, serialization
+from . import _C, _VF, _errors, _hooks, _legacy, _methods, _repr, _threads, _typeinfo, cuda, ops, serialization
 from ._autograd import (
     anomaly_mode as _anomaly_mode,
     engine as _engine,

@@ -481,6 +481,8 @@ def get_default_dtype() -> dtype:
     """The dtype of floating point tensors created from Python floats (float32 unless changed)."""
 def get_device(input: Tensor) -> builtins.int:
     """The index of ``input``'s device: -1 for the CPU, where every tensorlib tensor is."""
+def get_num_threads() -> builtins.int:
+    """The number of threads the BLAS library behind NumPy computes with (the CPUs available by default)."""
 def get_rng_state() -> Tensor:
     """The default generator's state."""
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: builtins.int = 1) -> tuple[Any, ...]:
@@ -960,6 +962,8 @@ def set_default_device(device: device | str | builtins.int | None) -> None:
     """Make ``device`` the default of factories (``None`` restores the CPU); only the CPU can hold tensors."""
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating point dtype (float32 or float64, as torch allows)."""
+def set_num_threads(nthreads: builtins.int) -> None:
+    """Set the number of threads the BLAS library behind NumPy (and so tensorlib) computes with."""
 def set_printoptions(precision: builtins.int | None = None, threshold: builtins.float | None = None, edgeitems: builtins.int | None = None, linewidth: builtins.int | None = None, profile: str | None = None, sci_mode: builtins.bool | None = None) -> None:
     """Set how tensors print (same options and profiles as torch: 'default', 'short', 'full')."""
 def set_rng_state(new_state: Tensor) -> None:
