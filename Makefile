@@ -4,7 +4,7 @@ VENV ?= .venv
 NO_TORCH_VENV ?= $(VENV)/no-torch
 BIN := $(VENV)/bin
 
-.PHONY: tour test test-lite typecheck stubs bench clean
+.PHONY: tour test test-lite typecheck stubs bench bench-table clean
 
 # $(VENV): the package with the test and parity extras (parity is torch, CPU build) for every target but test-lite;
 # $(NO_TORCH_VENV): the test extra only. The stamp is written after a successful install, so a failed install or
@@ -37,6 +37,10 @@ stubs: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/dispatch_overhead.py
+
+# every performance figure in one run; rewrites benchmarks/RESULTS.md and the README's Performance table
+bench-table: $(VENV)/.installed
+	$(BIN)/python benchmarks/run_all.py --write
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -1,7 +1,7 @@
 """One training step of a LeNet-style CNN (batch 32, 28x28, float32): tensorlib vs PyTorch, quiet and under load.
 
 The step is two 5x5 convolutions, each followed by relu and 2x2 max pooling, a linear layer, cross entropy,
-backward and an SGD update. Each library runs with 1 thread and with its default; ``--load N`` keeps N other
+backward and an SGD update. Each library runs with 1 thread and with one per CPU; ``--load N`` keeps N other
 CPU-bound processes running while measuring (what a shared machine looks like).
 
     python benchmarks/cnn_step.py [--load N]
@@ -60,6 +60,7 @@ def measure(load: int) -> dict[str, float]:
     x_np = rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32)
     y_np = rng.integers(0, 10, BATCH)
     default_threads = tensorlib.get_num_threads()
+    cpus = os.cpu_count() or 1
     tl_step = build(tensorlib, x_np, y_np)
 
     def with_threads(n: int, step: Callable[[], object], lib: object) -> Callable[[], object]:
@@ -68,16 +69,16 @@ def measure(load: int) -> dict[str, float]:
             return step()
         return run
 
-    cases = {
-        "tensorlib (1 thread)": with_threads(1, tl_step, tensorlib),
-        f"tensorlib ({default_threads} threads)": with_threads(default_threads, tl_step, tensorlib),
-    }
+    cases = {"tensorlib (1 thread)": with_threads(1, tl_step, tensorlib)}
+    if cpus > 1:
+        cases[f"tensorlib ({cpus} threads)"] = with_threads(cpus, tl_step, tensorlib)
     torch = try_import_torch()
     if torch is not None:
         torch_default = torch.get_num_threads()
         t_step = build(torch, x_np, y_np)
         cases["PyTorch (1 thread)"] = with_threads(1, t_step, torch)
-        cases[f"PyTorch ({torch_default} threads)"] = with_threads(torch_default, t_step, torch)
+        if cpus > 1:
+            cases[f"PyTorch ({cpus} threads)"] = with_threads(cpus, t_step, torch)
     spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(load)]
     for p in spinners:
         p.start()
@@ -87,6 +88,8 @@ def measure(load: int) -> dict[str, float]:
         for p in spinners:
             p.terminate()
         tensorlib.set_num_threads(default_threads)
+        if torch is not None:
+            torch.set_num_threads(torch_default)
 
 
 def main() -> None:
