@@ -260,7 +260,11 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 # -- channel-wise dropout ----------------------------------------------------------------------------------------
 
 
-def _check_p(p: float) -> None:
+def _check_p(p: Any, fname: str) -> None:
+    if isinstance(p, Tensor) and p.dim() == 0:
+        p = p.item()
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{fname}(): argument 'p' must be float, not {type(p).__name__}")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
@@ -269,7 +273,7 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | Non
     """Dropout with one random draw per index of the first ``lead`` dims (None: per element)."""
     if isinstance(p, Tensor) and p.dim() == 0:
         p = p.item()  # a 0-d tensor probability, as torch accepts
-    _check_p(p)
+    _check_p(p, "dropout")
     if not training or p == 0.0:
         return x
     a = x._data
@@ -295,7 +299,7 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | Non
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p``, scaling the rest by ``1 / (1 - p)``."""
     x = tensor_arg(input, "dropout1d")
-    _check_p(p)
+    _check_p(p, "dropout1d")
     nd = x._data.ndim
     if nd not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {nd}D input. Note that dropout1d "
@@ -308,7 +312,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` with probability ``p`` (3-D input is read as ``(N, C, L)``)."""
     x = tensor_arg(input, "dropout2d")
-    _check_p(p)
+    _check_p(p, "dropout2d")
     nd = x._data.ndim
     if nd not in (3, 4):
         warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an "
@@ -329,7 +333,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with probability ``p``."""
     x = tensor_arg(input, "dropout3d")
-    _check_p(p)
+    _check_p(p, "dropout3d")
     nd = x._data.ndim
     if nd not in (4, 5):
         warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will result in an "

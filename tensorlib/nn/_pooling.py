@@ -957,6 +957,11 @@ def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, strid
                            f"got indices tensor with shape: {shown(ia.shape)}")
     if nd == 3 and min(s) <= 0:
         raise RuntimeError(f"strides should be greater than zero, but got stride: {list(s)}")
+    sizes_seen = list(a.shape) + [1] * (nd == 1)
+    for axis in range(1, len(sizes_seen)):
+        if sizes_seen[axis] == 0:
+            raise RuntimeError(f"max_unpooling{kernel_nd}d_forward_out_cpu(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but got {sizes_seen} with dimension {axis} being empty.")
     lead = a.shape[: a.ndim - nd]
     volume = math.prod(size)
     flat_idx = ia.reshape(lead + (-1,))

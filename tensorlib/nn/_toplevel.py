@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from .._registry import op
 from .._tensor import Tensor
 from ..ops._util import float_only, tensor_arg, write_out
@@ -48,7 +50,9 @@ def _reduction(reduction: Any, fname: str, pos: int) -> str:
     return _REDUCTIONS.get(reduction, "none")
 
 
-def _check_p(p: float) -> None:
+def _check_p(p: float, fname: str) -> None:
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{fname}(): argument 'p' (position 2) must be float, not {type(p).__name__}")
     if p < 0 or p > 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
@@ -64,7 +68,9 @@ def _feature_input(x: Tensor) -> None:
 def _dropout_op(input: Tensor, p: float, train: bool, inplace: bool, feature: bool, alpha: bool,
                 name: str) -> Tensor:
     x = tensor_arg(input, name)
-    _check_p(p)
+    if isinstance(p, Tensor) and p.dim() == 0:
+        p = p.item()
+    _check_p(p, name)
     if not train or p == 0:
         return x
     if feature:

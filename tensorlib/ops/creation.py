@@ -504,7 +504,8 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tenso
 def _float_dtype(dtype: DType | None, fname: str) -> np.dtype:
     npdt = _np_dtype(dtype)
     if npdt.kind not in "fc":
-        raise not_implemented("normal_kernel_cpu" if fname.startswith("randn") else "check_uniform_bounds", npdt)
+        normal = fname.startswith("randn") or fname == "normal"
+        raise not_implemented("normal_kernel_cpu" if normal else "check_uniform_bounds", npdt)
     return npdt
 
 
@@ -625,14 +626,15 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     """Normal samples with the given mean and std (tensors broadcast; scalars need ``size``)."""
     check_layout(layout, "normal")
     rng = _rng(generator)
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        # torch's overloads: a tensor with a tensor or a real number, and no size
-        real = (Tensor, int, float, np.integer, np.floating)
-        if not (isinstance(mean, real) and isinstance(std, real)) or size is not None:
-            kinds = ", ".join(type(a).__name__ for a in (mean, std) + ((size,) if size is not None else ()))
-            raise TypeError(f"normal() received an invalid combination of arguments - got ({kinds}), but expected "
-                            "(Tensor mean, Tensor std), (Tensor mean, float std), (float mean, Tensor std) or "
-                            "(float mean, float std, tuple of ints size)")
+    # torch's overloads: a tensor with a tensor or a real number and no size, or two real numbers and a size
+    real = (int, float, np.integer, np.floating)
+    tensors = isinstance(mean, Tensor) or isinstance(std, Tensor)
+    if not (isinstance(mean, (Tensor, *real)) and isinstance(std, (Tensor, *real))) or (size is not None) == tensors:
+        kinds = ", ".join(type(a).__name__ for a in (mean, std) + ((size,) if size is not None or not tensors else ()))
+        raise TypeError(f"normal() received an invalid combination of arguments - got ({kinds}), but expected "
+                        "(Tensor mean, Tensor std), (Tensor mean, float std), (float mean, Tensor std) or "
+                        "(float mean, float std, tuple of ints size)")
+    if tensors:
         m = mean._data if isinstance(mean, Tensor) else mean
         s = std._data if isinstance(std, Tensor) else std
         if np.any(np.asarray(s) < 0):
@@ -645,8 +647,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
         npdt = mean._data.dtype if isinstance(mean, Tensor) else np.asarray(s).dtype
         a = (m + s * _sample(rng, "normal", shape, npdt)).astype(npdt)
         return _out_or(out, _finish(a, requires_grad, device), "normal")
-    if size is None:
-        raise TypeError("normal() received an invalid combination of arguments: scalar mean and std need a size")
+    assert not isinstance(mean, Tensor) and not isinstance(std, Tensor)  # checked above: two numbers
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     npdt = _float_dtype(dtype, "normal")

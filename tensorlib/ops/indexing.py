@@ -377,7 +377,8 @@ def _check_scatter_shapes(shape: tuple, index_shape: tuple, src_shape: tuple | N
     if len(index_shape) != len(shape) and not (len(shape) == 0 and len(index_shape) <= 1) \
             and not (len(index_shape) == 0 and len(shape) <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if src_shape is not None and len(src_shape) != len(index_shape) and len(index_shape) > 0 and len(src_shape) > 0:
+    # a 0-d tensor counts as 1-d here
+    if src_shape is not None and len(src_shape) != len(index_shape) and max(len(src_shape), len(index_shape)) > 1:
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     if len(index_shape) != len(shape):
         return

@@ -369,6 +369,9 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     if a.dtype == np.uint8:
         raise RuntimeError("torch.gradient does not support uint8 input.")
     dims_given = dim is not None
+    if dims_given and a.ndim == 0:
+        first = dim[0] if isinstance(dim, (list, tuple)) and dim else dim
+        raise IndexError(f"Dimension specified as {first} but tensor has no dimensions")
     if dim is None:
         dims = list(range(a.ndim))
     elif isinstance(dim, (list, tuple)):
