@@ -377,14 +377,14 @@ def _check_scatter_shapes(shape: tuple, index_shape: tuple, src_shape: tuple | N
     if len(index_shape) != len(shape) and not (len(shape) == 0 and len(index_shape) <= 1) \
             and not (len(index_shape) == 0 and len(shape) <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    # a 0-d tensor counts as 1-d here
+    # a 0-d tensor counts as a 1-element vector here
     if src_shape is not None and len(src_shape) != len(index_shape) and max(len(src_shape), len(index_shape)) > 1:
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    if len(index_shape) != len(shape):
-        return
-    too_big = any(k != d and n > shape[k] for k, n in enumerate(index_shape))
-    if src_shape is not None and len(src_shape) == len(index_shape):
-        too_big = too_big or any(n > src_shape[k] for k, n in enumerate(index_shape))
+    index_1d = index_shape or (1,)
+    too_big = len(index_shape) == len(shape) and any(k != d and n > shape[k] for k, n in enumerate(index_shape))
+    if src_shape is not None:
+        src_1d = src_shape or (1,)
+        too_big = too_big or (len(src_1d) == len(index_1d) and any(n > m for n, m in zip(index_1d, src_1d)))
     if too_big:
         src_text = f" and to be no larger size than src {list(src_shape)}" if src_shape is not None else ""
         raise RuntimeError(f"Expected index {list(index_shape)} to be no larger than self {list(shape)} apart from "
@@ -670,6 +670,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if dim is not None and x._data.ndim != idx._data.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, but "
                            f"got {x._data.ndim} dimensions for input, and {idx._data.ndim} dimensions for indices")
+    if dim is not None and x._data.ndim == 0:
+        wrap_dim(dim, 0)  # out of range: torch's IndexError
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if idx._data.dtype.kind in "iu" and idx._data.size and idx._data.min() < 0:
         # negative indices count from the end here (gather itself refuses them)
         n = x._data.size if dim is None else x._data.shape[wrap_dim(dim, x._data.ndim)]

@@ -214,11 +214,15 @@ def _tolerance(smax: np.ndarray, m: int, n: int, dt: np.dtype, atol: Any, rtol: 
             rtol_a = np.finfo(dt).eps * max(m, n)
     if atol_a is None:
         atol_a = 0.0
-    atol_arr, rtol_arr = np.asarray(atol_a, dtype=real_dtype(dt)), np.asarray(rtol_a, dtype=real_dtype(dt)) * smax
+    atol_arr, rtol_arr = np.asarray(atol_a, dtype=real_dtype(dt)), np.asarray(rtol_a, dtype=real_dtype(dt))
     try:
-        return np.maximum(atol_arr, rtol_arr)
+        scaled = rtol_arr * smax
     except ValueError:
-        raise broadcast_error(atol_arr, rtol_arr) from None
+        raise broadcast_error(rtol_arr, smax) from None
+    try:
+        return np.maximum(atol_arr, scaled)
+    except ValueError:
+        raise broadcast_error(atol_arr, scaled) from None
 
 
 def _pinv_np(a: np.ndarray, atol: Any, rtol: Any, hermitian: bool) -> np.ndarray:

@@ -345,6 +345,12 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
     "dropout2d-complex-p": (lambda L: L.nn.functional.dropout2d(L.ones(2, 2, 2), 1j), TypeError, "'p'|complex"),
     "normal-none-mean": (lambda L: L.normal(None, 1.0, (2,)), TypeError, "invalid combination of arguments"),
     "normal-no-size": (lambda L: L.normal(1.0, 1.0), TypeError, "invalid combination of arguments"),
+    "take_along_dim-0-d": (lambda L: L.tensor(5).take_along_dim(L.tensor(0), -1), IndexError,
+                           "tensor has no dimensions"),
+    "scatter-empty-src": (lambda L: L.ones(3).scatter_(0, L.tensor(0), L.ones(0)), RuntimeError,
+                          re.escape("to be no larger size than src [0]")),
+    "matrix_rank-tolerances-broadcast": (lambda L: L.linalg.matrix_rank(L.ones(3, 2, 2), atol=L.ones(1, 1, 0),
+                                                                        rtol=L.ones(2)), RuntimeError, "must match"),
     "add_-alpha-outside-int8": (lambda L: L.ones(2, dtype=L.int8).add_(L.ones(2, dtype=L.int8), alpha=300),
                                 RuntimeError, "value cannot be converted to type int8_t without overflow"),
 }
