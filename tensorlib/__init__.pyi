@@ -1148,8 +1148,12 @@ def vdot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product conjugating the first argument."""
 def view_as_complex(input: Tensor) -> Tensor:
     """A complex view of a real tensor whose last dim (of size 2, stride 1) holds real and imaginary parts."""
+def view_as_complex_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """:func:`view_as_complex` into new memory (not differentiable, as in torch)."""
 def view_as_real(input: Tensor) -> Tensor:
     """A real view of a complex tensor: a last dim of size 2 holds each number's real and imaginary parts."""
+def view_as_real_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """:func:`view_as_real` into new memory."""
 def view_copy(input: Tensor, size: Any, *, out: Tensor | None = None) -> Tensor:
     """:meth:`Tensor.view` (a shape, or a dtype to reinterpret the bytes as) into new memory."""
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Any, ...]:

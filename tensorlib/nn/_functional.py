@@ -398,6 +398,8 @@ def _rrelu(x: Tensor, lower: float, upper: float, training: bool, inplace: bool,
     """
     name = "rrelu_" if inplace else "rrelu"
     x = tensor_arg(x, name)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(x, (lower + upper) / 2, inplace)
     a = x._data
@@ -628,7 +630,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if num_classes == -1 and not a.size:
+    if num_classes <= 0 and not a.size:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     n = int(a.max()) + 1 if num_classes == -1 else num_classes
     if a.size and a.max() >= n:

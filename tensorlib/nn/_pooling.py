@@ -798,13 +798,15 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1](x, out)
     shape = x._data.shape[2:]
-    if min(out) <= 0:
+    if min(out) <= 0 or min(shape) <= 0:
         names = _LETTERS[nd] if nd < 3 else ("D", "H", "W")
         joiner = " and output" if nd == 1 else " output"
         raise RuntimeError("Input and output sizes should be greater than 0, but got input (" +
                            ", ".join(f"{c}: {n}" for c, n in zip(names, shape)) + f"){joiner} (" +
                            ", ".join(f"{c}: {n}" for c, n in zip(names, out)) + ")")
     ft = x._data.dtype.type if x._data.dtype.kind == "f" else np.float32
+    if mode not in ("nearest", "nearest-exact") and x._data.size == 0:
+        raise RuntimeError(f"Non-empty {ndim}D data tensor expected but got a tensor with sizes {list(x._data.shape)}")
     if mode not in ("nearest", "nearest-exact") and x._data.dtype.kind != "f":
         raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{type_title(x._data.dtype)}'")
     maps = []

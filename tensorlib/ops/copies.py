@@ -18,6 +18,7 @@ from .._registry import op
 from .._tensor import Tensor, _wrap, wrap_dim
 from ._util import needs_grad, no_complex_grad, record, tensor_arg, write_out
 from .broadcast import expand
+from .complex_views import view_as_complex, view_as_real
 from .indexing import basic_getitem, select
 from .join_split import chunk, sizes_arg, split, split_with_sizes, unbind
 from .shape import alias, diagonal, permute, squeeze, t, transpose, unfold, unsqueeze, view, view_dtype
@@ -70,6 +71,22 @@ def detach_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         node.op_name = "detach_copy"
         return res if out is None else write_out(out, res, "detach_copy")
     return fresh_copy(_wrap(data), out, "detach_copy")
+
+
+@op()
+def view_as_real_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """:func:`view_as_real` into new memory."""
+    return fresh_copy(view_as_real(tensor_arg(input, "view_as_real_copy")), out, "view_as_real_copy")
+
+
+@op()
+def view_as_complex_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """:func:`view_as_complex` into new memory (not differentiable, as in torch)."""
+    x = tensor_arg(input, "view_as_complex_copy")
+    if needs_grad(x):
+        raise RuntimeError("view_as_complex_copy does not support automatic differentiation for outputs with complex "
+                           "dtype.")
+    return fresh_copy(view_as_complex(x), out, "view_as_complex_copy")
 
 
 @op()

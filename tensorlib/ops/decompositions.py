@@ -841,7 +841,9 @@ def _solve(x: Tensor, y: Tensor, left: bool, fname: str, check: bool) -> tuple[T
         )
     vec = left and is_vector_rhs(a, b)
     bm = b[..., None] if vec else b
-    if bm.ndim < 2 or (bm.shape[-2] if left else bm.shape[-1]) != a.shape[-1]:
+    if bm.ndim < 2:
+        raise RuntimeError(f"{fname}: The input tensor B must have at least 2 dimensions.")
+    if (bm.shape[-2] if left else bm.shape[-1]) != a.shape[-1]:
         eq = "AX = B" if left else "XA = B"
         shape_b = f"{bm.shape[-2]}x{bm.shape[-1]}" if bm.ndim >= 2 else f"{bm.shape[-1]}x1"
         raise RuntimeError(

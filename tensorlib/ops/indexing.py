@@ -22,6 +22,7 @@ from ._util import (
     check_inplace,
     fit_scalar,
     no_complex_grad,
+    not_implemented,
     record,
     tensor_arg,
     type_title,
@@ -1096,6 +1097,8 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     elif x._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, x._data.ndim)
+    if isinstance(repeats, Tensor) and repeats._data.dtype.kind not in "iu":
+        raise not_implemented("repeat_interleave_cpu", repeats._data.dtype)
     reps = repeats._data if isinstance(repeats, Tensor) else repeats
     if np.any(np.asarray(reps) < 0):
         raise RuntimeError("repeats can not be negative")

@@ -12,7 +12,7 @@ from tests.api_targets import coverage
 
 # namespace -> names tensorlib had when the floor was last raised (raise it when names land; never lower it)
 FLOORS = {
-    "torch": 423,
+    "torch": 425,
     "torch.Tensor": 604,
     "torch.autograd": 18,
     "torch.distributions": 67,

@@ -248,6 +248,8 @@ def test_copies_are_contiguous_new_memory(L: Any) -> None:
         "alias_copy": L.alias_copy(x.transpose(0, 1)), "detach_copy": L.detach_copy(x.transpose(0, 1)),
         "unsqueeze_copy": L.unsqueeze_copy(x.transpose(0, 1), 0), "expand_copy": L.expand_copy(f(L, 4), (2, 4)),
         "squeeze_copy": L.squeeze_copy(f(L, 1, 3, 1), (0, 2)), "view_copy": L.view_copy(x, (6, 4)),
+        "view_as_real_copy": L.view_as_real_copy(L.ones(2, dtype=L.complex64).transpose(0, 0)),
+        "view_as_complex_copy": L.view_as_complex_copy(f(L, 3, 2)),
     }
     for name, c in cases.items():
         assert c.is_contiguous() and c._base is None, name

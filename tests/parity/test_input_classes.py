@@ -218,8 +218,8 @@ TORCH_CRASHES = {"pdist-empty"}
 
 # derived calls where torch's own behaviour is a limitation or convention tensorlib does not copy:
 # - fft.*-empty: torch's MKL backend fails on empty signals; NumPy's transforms return empty results.
-# - view_as_real/view_as_complex-empty: torch's stride rule for empty tensors ("last dimension with stride 1").
-# - complex/view_as_complex-float16: torch has no ComplexHalf here and raises TypeError; tensorlib a RuntimeError.
+# - view_as_real/view_as_complex(_copy)-empty: torch's stride rule for empty tensors ("last dimension with stride 1").
+# - complex/view_as_complex(_copy)-float16: torch has no ComplexHalf here and raises TypeError; tensorlib a RuntimeError.
 # - pixel_shuffle/pixel_unshuffle-empty: torch returns an empty input of the wrong shape (unshuffle) and its backward
 #   rejects the gradient it produced itself.
 # - ctc_loss-float16: torch has no half-precision CPU kernel for it.
@@ -241,7 +241,8 @@ TORCH_CRASHES = {"pdist-empty"}
 #   two); tensorlib's is 2 ** exponent, what finite differences give.
 TORCH_LIMITATIONS: set[str] = set(
     """
-    pixel_unshuffle-empty ctc_loss-float16 linalg.cholesky-bool
+    pixel_unshuffle-empty ctc_loss-float16 linalg.cholesky-bool view_as_real_copy-empty
+    view_as_complex_copy-empty view_as_complex_copy-float16
     special.round-int16 special.round-int32 special.round-int64 special.round-int8 special.round-uint8
     matrix_exp-float16 linalg.matrix_exp-float16
     special.i1-float16 special.i1e-float16

@@ -18,6 +18,9 @@ def cr(*shape: int) -> np.ndarray:
 
 op("view_as_real", [s(cr(2, 3)), s(cr()), s(cr(0, 2))], lambda a: np.stack([a.real, a.imag], -1))
 op("view_as_complex", [s(r(2, 3, 2)), s(r(2))], lambda a: a[..., 0] + 1j * a[..., 1])
+op("view_as_real_copy", [s(cr(2, 3)), s(cr())], lambda a: np.stack([a.real, a.imag], -1))
+# (drawn from this file's generator, so that the shared one gives later tables the samples they had)
+forward_only("view_as_complex_copy", [s(Const(cr(2, 3, 2).real))], lambda a: a[..., 0] + 1j * a[..., 1])
 op("complex", [s(r(2, 3), r(2, 3)), s(r(2, 1), r(3)), s(r(), r(2))], lambda a, b: a + 1j * b)
 op("polar", [s(pos(2, 3), r(2, 3)), s(pos(3, 1), r(4)), s(pos(2), r())], lambda a, b: a * np.exp(1j * b))
 op("conj_physical", [s(cr(2, 3)), s(cr())], np.conj)
