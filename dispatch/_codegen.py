@@ -30,23 +30,41 @@ import marshal
 import os
 import sys
 import tempfile
-from typing import Callable
+import types
+import zlib
+from typing import Any, Callable
 
 _P = inspect.Parameter
 
 # Compiled wrapper sources, kept across runs: compiling is most of the cost of wrapping a namespace,
 # and the sources are the same from one import to the next. Keyed by the source itself, so an entry
-# can never be stale; see save_code_cache.
+# can never be stale; see save_code_cache. Wrapper factories are also kept under the shape of the
+# signature they were generated for (see signature_shape), which skips generating their source at
+# all; those entries are only valid for the code generator that made them, whose fingerprint
+# (_STAMP) the file records.
 _CODE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
                           f"wrappers.{sys.implementation.cache_tag}.marshal")
-_codes: dict[str, object] | None = None
-_used: dict[str, object] = {}
+_STAMP_KEY = "__generator__"
+_codes: dict[object, object] | None = None
+_used: dict[object, object] = {}
 _compiled_new = False
 
 
-def _code_for(src: str) -> object:
-    """``src`` compiled, from the on-disk cache when it is there."""
-    global _codes, _compiled_new
+def _generator_stamp() -> int:
+    """A fingerprint of the modules that generate wrapper sources (this one and the protocol's wrap)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    stamp = 0
+    for module in ("_codegen.py", "_protocol.py"):
+        try:
+            with open(os.path.join(here, module), "rb") as f:
+                stamp = zlib.crc32(f.read(), stamp)
+        except OSError:
+            return -1
+    return stamp
+
+
+def _load_codes() -> dict[object, object]:
+    global _codes
     if _codes is None:
         try:
             with open(_CODE_FILE, "rb") as f:
@@ -54,12 +72,91 @@ def _code_for(src: str) -> object:
             _codes = loaded if isinstance(loaded, dict) else {}
         except (OSError, EOFError, ValueError, TypeError):
             _codes = {}
-    code = _codes.get(src)
+        stamp = _generator_stamp()
+        if _codes.get(_STAMP_KEY) != stamp or stamp == -1:  # shape-keyed entries of another generator: drop them
+            _codes = {k: v for k, v in _codes.items() if isinstance(k, str) and k != _STAMP_KEY}
+        _used[_STAMP_KEY] = stamp
+    return _codes
+
+
+def _code_for(src: str) -> object:
+    """``src`` compiled, from the on-disk cache when it is there."""
+    global _compiled_new
+    code = _load_codes().get(src)
     if code is None:
         code = compile(src, "<dispatch wrapper>", "exec")
         _compiled_new = True
     _used[src] = code
     return code
+
+
+def keyed_factory(key: tuple, body: Callable[[], str], free: tuple[str, ...], ns: dict) -> Callable:
+    """:func:`closure_factory` for a wrapper whose source is fully determined by ``key`` (a marshallable tuple).
+
+    ``body()`` generates the source only when neither this process nor the on-disk cache has the factory.
+    """
+    global _compiled_new
+    codes = _load_codes()
+    code = codes.get(key)
+    if code is None:
+        indented = "".join("    " + line + "\n" for line in body().splitlines())
+        code = compile(f"def _make({', '.join(free)}):\n{indented}    return _fn\n", "<dispatch wrapper>", "exec")
+        codes[key] = code
+        _compiled_new = True
+    _used[key] = code
+    local: dict = {}
+    exec(code, ns, local)  # type: ignore[arg-type]
+    return local["_make"]
+
+
+_NO_DEFAULT, _NONE_DEFAULT, _OTHER_DEFAULT = 0, 1, 2
+
+
+def signature_shape(impl: Callable, signature: inspect.Signature | None) -> tuple[tuple, list]:
+    """``(shape, defaults)`` of the signature a wrapper of ``impl`` gets: everything its generated source depends
+    on, as ``((name, kind, default state), ...)``, and the default values in signature order.
+
+    A plain Python function's is read from its code object, without building an ``inspect.Signature``.
+    """
+    if signature is None and type(impl) is types.FunctionType and not hasattr(impl, "__wrapped__") \
+            and not hasattr(impl, "__signature__"):
+        return _function_shape(impl)
+    sig = signature if signature is not None else inspect.signature(impl)
+    shape, defaults = [], []
+    for p in sig.parameters.values():
+        state = _NO_DEFAULT if p.default is _P.empty else _NONE_DEFAULT if p.default is None else _OTHER_DEFAULT
+        if state:
+            defaults.append(p.default)
+        shape.append((p.name, int(p.kind), state))
+    return tuple(shape), defaults
+
+
+def _function_shape(fn: types.FunctionType) -> tuple[tuple, list]:
+    co = fn.__code__
+    names, n_pos, n_kw = co.co_varnames, co.co_argcount, co.co_kwonlyargcount
+    pos_defaults = fn.__defaults__ or ()
+    kw_defaults = fn.__kwdefaults__ or {}
+    shape, defaults = [], []
+
+    def add(name: str, kind: int, has_default: bool, value: Any = None) -> None:
+        state = (_NONE_DEFAULT if value is None else _OTHER_DEFAULT) if has_default else _NO_DEFAULT
+        if has_default:
+            defaults.append(value)
+        shape.append((name, kind, state))
+
+    first_default = n_pos - len(pos_defaults)
+    for i in range(n_pos):
+        kind = int(_P.POSITIONAL_ONLY if i < co.co_posonlyargcount else _P.POSITIONAL_OR_KEYWORD)
+        add(names[i], kind, i >= first_default, pos_defaults[i - first_default] if i >= first_default else None)
+    extra = n_pos + n_kw
+    if co.co_flags & inspect.CO_VARARGS:
+        add(names[extra], int(_P.VAR_POSITIONAL), False)
+        extra += 1
+    for name in names[n_pos:n_pos + n_kw]:
+        add(name, int(_P.KEYWORD_ONLY), name in kw_defaults, kw_defaults.get(name))
+    if co.co_flags & inspect.CO_VARKEYWORDS:
+        add(names[extra], int(_P.VAR_KEYWORD), False)
+    return tuple(shape), defaults
 
 
 def save_code_cache() -> None:

@@ -718,9 +718,8 @@ class Protocol:
         none_kwargs = (empty_kwargs or self.empty_kwargs) == "none"
         spec = _WrapperSpec(impl, name, none_kwargs=none_kwargs, operator=operator, prepare=prepare,
                             list_plain=list_plain)
-        defaults: dict = {}
         if modes_only:
-            body = (
+            modes_body = (
                 "def _fn(*args, **kwargs):\n"
                 "    if not _M:\n"
                 "        try:\n"
@@ -730,24 +729,40 @@ class Protocol:
                 "            raise\n"
                 "    return _slow_modes(_spec, args, kwargs)\n"
             )
+            make = _codegen.closure_factory(modes_body, ("_impl", "_spec"), self._ns, self._factories)
+            wrapper = _codegen.rename(make(impl, spec), name, qualname)
         else:
-            sig = signature if signature is not None else inspect.signature(impl)
-            params, call = _codegen.parameter_source(sig, defaults, "")
-            rebuild = _codegen.call_rebuild_source(sig, "", keyword=frozenset(keyword_params))
-            body = (
-                f"def _fn({params}):\n"
-                f"    if {_codegen.plain_check_source(sig, '')}:\n"
-                f"        try:\n"
-                f"            return _impl({call})\n"
-                f"        except _X as _dispatch_e_:\n"
-                + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=frozenset(keyword_params))
-                + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
-                f"            raise\n"
-                + rebuild
-                + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
-            )
-        make = _codegen.closure_factory(body, ("_impl", "_spec", *defaults), self._ns, self._factories)
-        wrapper = _codegen.rename(make(impl, spec, *defaults.values()), name, qualname)
+            # the source depends only on the signature's shape: wrappers of the same shape share one factory,
+            # found without generating the source again (in this process or from the on-disk cache)
+            keyword = frozenset(keyword_params)
+            shape, default_values = _codegen.signature_shape(impl, signature)
+            unknown = keyword - {p[0] for p in shape}
+            if unknown:
+                raise ValueError(f"keyword parameters {sorted(unknown)} are not in the signature of {name}")
+            key = ("wrap", shape, tuple(sorted(keyword)))
+            free = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]))
+
+            def body() -> str:
+                sig = signature if signature is not None else inspect.signature(impl)
+                params, call = _codegen.parameter_source(sig, {}, "")
+                rebuild = _codegen.call_rebuild_source(sig, "", keyword=keyword)
+                return (
+                    f"def _fn({params}):\n"
+                    f"    if {_codegen.plain_check_source(sig, '')}:\n"
+                    f"        try:\n"
+                    f"            return _impl({call})\n"
+                    f"        except _X as _dispatch_e_:\n"
+                    + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=keyword)
+                    + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
+                    f"            raise\n"
+                    + rebuild
+                    + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
+                )
+
+            factory = self._factories.get(key)
+            if factory is None:
+                factory = self._factories[key] = _codegen.keyed_factory(key, body, free, self._ns)
+            wrapper = _codegen.rename(factory(impl, spec, *default_values), name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
         if signature is None or modes_only:

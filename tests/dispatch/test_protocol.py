@@ -410,3 +410,67 @@ def test_compiled_wrappers_are_cached_across_processes(tmp_path, monkeypatch):
     monkeypatch.setattr(_codegen, "_codes", None)
     assert Protocol("__cache_function__").wrap(cached_example)(5) == (5, 2, None)
     assert _codegen._compiled_new
+
+
+def test_cached_wrappers_are_dropped_when_the_generator_changes(tmp_path, monkeypatch):
+    from dispatch import _codegen
+
+    monkeypatch.setattr(_codegen, "_CODE_FILE", str(tmp_path / "wrappers.marshal"))
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_used", {})
+
+    def example(a, *rest, scale=3):
+        return (a, rest, scale)
+
+    Protocol("__stamp_function__").wrap(example)
+    _codegen.save_code_cache()
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_compiled_new", False)
+    Protocol("__stamp_function__").wrap(example)
+    assert not _codegen._compiled_new  # same generator: from the file
+    # an edited generator (another fingerprint) may generate other sources: the shape-keyed entries are not used
+    monkeypatch.setattr(_codegen, "_generator_stamp", lambda: 12345)
+    monkeypatch.setattr(_codegen, "_codes", None)
+    again = Protocol("__stamp_function__").wrap(example)
+    assert _codegen._compiled_new and again(1, 2, scale=4) == (1, (2,), 4)
+
+
+def _shapes_of(fn):
+    from dispatch import _codegen
+
+    fast = _codegen.signature_shape(fn, None)
+    slow = _codegen.signature_shape(fn, inspect.signature(fn))
+    return fast, slow
+
+
+def test_the_signature_shape_read_from_code_equals_inspects():
+    def positional_only(a, b=None, /, c=1):
+        return a
+
+    def everything(x, y=2.5, *args, key, flag=None, other=(), **extra):
+        return x
+
+    def nothing():
+        return None
+
+    def only_star(*values):
+        return values
+
+    for fn in (positional_only, everything, nothing, only_star, lambda q, r=[]: q):  # noqa: B006
+        fast, slow = _shapes_of(fn)
+        assert fast[0] == slow[0] and all(a is b for a, b in zip(fast[1], slow[1])) and len(fast[1]) == len(slow[1])
+
+
+def test_wrappers_sharing_a_factory_keep_their_own_defaults():
+    proto = Protocol("__shared_function__")
+
+    def first(a, b=1):
+        return a + b
+
+    def second(a, b=10):
+        return a * b
+
+    f, g = proto.wrap(first), proto.wrap(second)
+    assert f.__code__.co_code == g.__code__.co_code  # one generated factory for both
+    assert (f(2), g(2), f(2, 3), g(2, 3)) == (3, 20, 5, 6)
+    assert inspect.signature(g) == inspect.signature(second)
