@@ -68,7 +68,7 @@ def _load_codes() -> dict[object, object]:
     if _codes is None:
         try:
             with open(_CODE_FILE, "rb") as f:
-                loaded = marshal.load(f)
+                loaded = marshal.loads(f.read())  # one read: marshal.load on a file reads in small pieces
             _codes = loaded if isinstance(loaded, dict) else {}
         except (OSError, EOFError, ValueError, TypeError):
             _codes = {}
