@@ -681,7 +681,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     if dim is None:
         return gather(reshape(x, (-1,)), 0, reshape(idx, (-1,)))
     d = wrap_dim(dim, x._data.ndim)
-    shape = list(np.broadcast_shapes(x._data.shape[:d] + (1,) + x._data.shape[d + 1 :], idx._data.shape[:d] + (1,) + idx._data.shape[d + 1 :]))
+    off_dim = x._data.shape[:d] + (1,) + x._data.shape[d + 1:], idx._data.shape[:d] + (1,) + idx._data.shape[d + 1:]
+    try:
+        shape = list(np.broadcast_shapes(*off_dim))
+    except ValueError:
+        raise broadcast_error(np.empty(off_dim[0]), np.empty(off_dim[1])) from None
     xs = list(shape)
     xs[d] = x._data.shape[d]
     is_ = list(shape)

@@ -90,6 +90,8 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, 
     x = tensor_arg(A, "linalg_norm", "A")
     nd = x._data.ndim
     if dim is not None:
+        if not isinstance(dim, (int, tuple, list)) or isinstance(dim, bool):
+            raise TypeError(f"linalg_norm(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
     elif ord is not None:
         if nd not in (1, 2):

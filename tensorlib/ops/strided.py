@@ -265,7 +265,7 @@ def _resized(x: Tensor, sizes: tuple, fname: str) -> Tensor:
     warnings.warn(f"non-inplace {fname} is deprecated", UserWarning, stacklevel=4)
     a = x._data
     numel = int(np.prod(sizes, dtype=np.int64))
-    if a.size != numel:
+    if a.size != numel or any(n < 0 for n in sizes):
         raise RuntimeError(
             f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the given tensor has a "
             f"size of {'x'.join(map(str, a.shape))} ({a.size} elements). autograd's resize can only change the shape "

@@ -364,6 +364,10 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
     "interpolate-linear-no-channels": (lambda L: L.nn.functional.interpolate(L.ones(1, 0, 2), scale_factor=2,
                                                                              mode="linear"), RuntimeError,
                                        "Non-empty 3D data tensor expected"),
+    "resize-negative": (lambda L: L.ones(6).resize((2, -1)), RuntimeError, "requested resize to"),
+    "linalg.norm-float-dim": (lambda L: L.linalg.norm(L.ones(3, 3, 1), dim=1.5), TypeError, "dim"),
+    "take_along_dim-broadcast": (lambda L: L.take_along_dim(L.ones(0, 1, 2), L.zeros(3, 1, 2, dtype=L.long), 1),
+                                 RuntimeError, "must match the size"),
     "add_-alpha-outside-int8": (lambda L: L.ones(2, dtype=L.int8).add_(L.ones(2, dtype=L.int8), alpha=300),
                                 RuntimeError, "value cannot be converted to type int8_t without overflow"),
 }
