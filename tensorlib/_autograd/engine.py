@@ -57,6 +57,9 @@ class AccumulateGrad(Node):
 
 def _like_layout(data: np.ndarray, like: np.ndarray) -> np.ndarray:
     """A copy of ``data`` laid out like ``like`` (in elements) when ``like`` is dense (else row-major)."""
+    # the usual leaf: one C-order copy (a size-1 dim may carry any stride, which the general path keeps)
+    if data.shape == like.shape and like.flags.c_contiguous and 1 not in like.shape:
+        return np.array(data, order="C")
     if data.shape == like.shape and _dense(like):
         # strides count bytes: a gradient of another dtype (grad_dtype) has another item size
         strides = tuple(s // like.itemsize * data.itemsize for s in like.strides)
