@@ -26,9 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import tensorlib  # noqa: E402
-import tensorlib.nn.functional as F  # noqa: E402
 from _timing import best_ns, try_import_torch  # noqa: E402
-from cnn_step import build as build_cnn, measure as measure_cnn  # noqa: E402
+from cnn_step import measure as measure_cnn  # noqa: E402
 from mlp_step import BATCH, HIDDEN, IN, LR, OUT, numpy_step  # noqa: E402
 
 Row = tuple[str, float, str, str]  # (figure, ratio, baseline, target)

@@ -148,6 +148,10 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
         raise TypeError(f"rsub(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     if isinstance(other, Tensor):
         return rename_grad_fn(sub(other, x, alpha=alpha), "RsubBackward0")
+    recorded = x._requires_grad and GRAD.enabled
+    if alpha == 1 and type(other) in (int, float) and x._data.dtype.kind == "f" and not recorded:
+        # one pass (formulas in backward, ``1 - y * y``): a float tensor keeps its dtype next to a Python number
+        return wrap(np.subtract(other, x._data, dtype=x._data.dtype))
     return rename_grad_fn(add(mul(x, -alpha), other), "RsubBackward1")
 
 
