@@ -856,6 +856,10 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``input`` with ``src`` written as its ``index``-th slice along ``dim``."""
     no_complex_grad("select_scatter", input, src)
     x = tensor_arg(input, "select_scatter")
+    if isinstance(index, Tensor) and index._data.ndim == 0 and index._data.dtype.kind in "iu":
+        index = int(index._data)  # an integer 0-d tensor counts as an int, as torch's SymInt arguments take it
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+        raise TypeError(f"select_scatter(): argument 'index' (position 4) must be int, not {type(index).__name__}")
     if x._data.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x._data.ndim)

@@ -580,7 +580,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     x = tensor_arg(input, "diagonal")
     a = x._data
     d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
-    if d1 == d2:
+    if d1 == d2 or a.ndim == 0:  # a 0-d tensor's only dim (0 or -1) is named twice
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     data = np.diagonal(a, offset, d1, d2)
     t_, node = _view_result(x, data, DiagonalBackward0)

@@ -368,6 +368,10 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
     "linalg.norm-float-dim": (lambda L: L.linalg.norm(L.ones(3, 3, 1), dim=1.5), TypeError, "dim"),
     "take_along_dim-broadcast": (lambda L: L.take_along_dim(L.ones(0, 1, 2), L.zeros(3, 1, 2, dtype=L.long), 1),
                                  RuntimeError, "must match the size"),
+    "linalg.diagonal-0-d": (lambda L: L.linalg.diagonal(L.tensor(1.0), dim1=0), RuntimeError,
+                            "diagonal dimensions cannot be identical 0, -1"),
+    "select_scatter-float-index": (lambda L: L.select_scatter(L.ones(1, 1, 1), L.ones(1, 1), 1, L.tensor(0.0)),
+                                   TypeError, "argument 'index'"),
     "add_-alpha-outside-int8": (lambda L: L.ones(2, dtype=L.int8).add_(L.ones(2, dtype=L.int8), alpha=300),
                                 RuntimeError, "value cannot be converted to type int8_t without overflow"),
 }
