@@ -227,6 +227,9 @@ absolute = op(variants="function method", name="absolute", inplace="method")(abs
 
 
 def _relu_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
+    if not GRAD.enabled and g._data.shape == y._data.shape:
+        # nothing recorded (no create_graph): multiply by the mask directly, with no float copy of it
+        return wrap(np.multiply(g._data, y._data > 0, dtype=g._data.dtype))
     return mul(g, gt(y, 0))
 
 
