@@ -888,7 +888,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     x = tensor_arg(input, "diagonal_scatter")
     a = x._data
     d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
-    if d1 == d2:
+    if d1 == d2 or a.ndim == 0:  # a 0-d tensor's only dim (0 or -1) is named twice
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = np.diagonal(a, offset, d1, d2).shape[-1]
     rows = np.arange(n) + max(-offset, 0)

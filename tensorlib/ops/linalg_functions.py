@@ -862,6 +862,16 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
     if b._data.shape[-2] != a.shape[-1]:
         raise RuntimeError(f"{fname}: Incompatible shapes of A and B for the equation AX = B ({a.shape[-2]}x"
                            f"{a.shape[-1]} and {b._data.shape[-2]}x{b._data.shape[-1]})")
+    if piv._data.shape != a.shape[:-1]:
+        raise RuntimeError(f"{fname}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
+                           f"shape {list(piv._data.shape)} instead")
+    magnitudes = np.abs(piv._data.astype(np.int64))
+    if magnitudes.size and magnitudes.min() < 1:
+        raise RuntimeError("Pivots given to ldl_solve must all satisfy |pivot| >= 1. Did you properly pass the result "
+                           "of ldl_factor?")
+    if magnitudes.size and magnitudes.max() > a.shape[-1]:
+        raise RuntimeError(f"Pivots given to ldl_solve must all satisfy |pivot| <= {a.shape[-1]} (the size of LD). "
+                           "Did you properly pass the result of ldl_factor?")
     r = _lapack.ldl_solve(a, piv._data, b._data, hermitian)
     (res,), node = outputs(_LdlSolveNotImplemented, [r], (ld, b), (0,))
     if node is not None:

@@ -796,5 +796,5 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
     except ValueError:
         raise broadcast_error(c._data, pr._data) from None
     trials = np.floor(np.nan_to_num(n, nan=0.0, posinf=0.0)).clip(0).astype(np.int64)
-    r = _rng(generator).binomial(trials, np.nan_to_num(q, nan=0.0).clip(0.0, 1.0)).astype(c._data.dtype)
+    r = np.asarray(_rng(generator).binomial(trials, np.nan_to_num(q, nan=0.0).clip(0.0, 1.0))).astype(c._data.dtype)
     return _not_implemented_grad([_wrap(r)], (c, pr), "binomial")[0]

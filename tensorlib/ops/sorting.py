@@ -180,6 +180,10 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     if seq.ndim == 0:
         raise RuntimeError("tensorlib.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
+    if not isinstance(input, (Tensor, bool, int, float, np.number, np.bool_)):
+        raise TypeError("searchsorted() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(input).__name__}), but expected (Tensor sorted_sequence, Tensor input) or "
+                        "(Tensor sorted_sequence, Number self)")
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
     # NumPy checks the value of a given side
     if side is not None and not isinstance(side, str):

@@ -372,6 +372,13 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
                             "diagonal dimensions cannot be identical 0, -1"),
     "select_scatter-float-index": (lambda L: L.select_scatter(L.ones(1, 1, 1), L.ones(1, 1), 1, L.tensor(0.0)),
                                    TypeError, "argument 'index'"),
+    "searchsorted-none": (lambda L: L.searchsorted(L.ones(2), None), TypeError, "invalid combination of arguments"),
+    "diagonal_scatter-0-d": (lambda L: L.ones(()).diagonal_scatter(L.ones(()), 0, 0, -1), RuntimeError,
+                             "diagonal dimensions cannot be identical"),
+    "ldl_solve-zero-pivot": (lambda L: L.linalg.ldl_solve(L.ones(1, 1), L.zeros(1, dtype=L.int32), L.ones(1, 0)),
+                             RuntimeError, re.escape("must all satisfy |pivot| >= 1")),
+    "ldl_solve-pivots-shape": (lambda L: L.linalg.ldl_solve(L.ones(2, 2), L.ones(1, dtype=L.int32), L.ones(2, 1)),
+                               RuntimeError, "Expected LD.shape"),
     "add_-alpha-outside-int8": (lambda L: L.ones(2, dtype=L.int8).add_(L.ones(2, dtype=L.int8), alpha=300),
                                 RuntimeError, "value cannot be converted to type int8_t without overflow"),
 }
