@@ -43,8 +43,11 @@ def _check_vector(t: Tensor | None, c: int, name: str) -> None:
 def _update(buf: Tensor, momentum: float, value: np.ndarray) -> None:
     """``buf = (1 - momentum) * buf + momentum * value`` in place (not recorded)."""
     a = writable(buf)
+    step = (momentum * value).astype(a.dtype, copy=False)
+    if np.broadcast_shapes(a.shape, step.shape) != a.shape:  # a 0-d buffer for one channel: torch refuses it too
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(step.shape)}")
     a *= 1 - momentum
-    a += (momentum * value).astype(a.dtype, copy=False)
+    a += step
     bump_version(buf)
 
 

@@ -105,6 +105,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     x = tensor_arg(input, "unique")
     if x._data.dtype.kind == "c":
         raise not_implemented("unique", x._data.dtype)
+    if dim is not None and x._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if dim is not None:
         vals, inv, counts = np.unique(x._data, return_inverse=True, return_counts=True, axis=wrap_dim(dim, x._data.ndim))
     else:

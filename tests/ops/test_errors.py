@@ -379,6 +379,10 @@ CASES: dict[str, tuple[Callable[[Any], Any], type, str]] = {
                              RuntimeError, re.escape("must all satisfy |pivot| >= 1")),
     "ldl_solve-pivots-shape": (lambda L: L.linalg.ldl_solve(L.ones(2, 2), L.ones(1, dtype=L.int32), L.ones(2, 1)),
                                RuntimeError, "Expected LD.shape"),
+    "unique-0-d-dim": (lambda L: L.unique(L.tensor(3), dim=-1), IndexError, "tensor has no dimensions"),
+    "instance_norm-0-d-running-stats": (lambda L: L.nn.functional.instance_norm(L.ones(2, 1, 3), L.zeros(()),
+                                                                                L.ones(())),
+                                        RuntimeError, re.escape("output with shape [] doesn't match")),
     "add_-alpha-outside-int8": (lambda L: L.ones(2, dtype=L.int8).add_(L.ones(2, dtype=L.int8), alpha=300),
                                 RuntimeError, "value cannot be converted to type int8_t without overflow"),
 }
