@@ -10,8 +10,8 @@ all NumPy users. When no known BLAS is found (a NumPy without threaded BLAS), th
 changes nothing.
 
 Default: one thread, set when tensorlib is imported. Training steps are made of many small and medium matrix
-products, where waking BLAS threads costs more than they gain, and BLAS threads that spin waiting for a core
-slow each other down badly on a machine other processes keep busy (measured in ``benchmarks/cnn_step.py``).
+products, where BLAS threads gain little, and BLAS threads that spin waiting for a core slow each other down badly
+on a machine other processes keep busy (measured in ``benchmarks/cnn_step.py``).
 ``TENSORLIB_NUM_THREADS=n`` chooses another default; when the BLAS is configured through its own environment
 variables (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``, ...) tensorlib leaves it alone.
 Large matrix products gain from more threads: ``set_num_threads(n)``.
