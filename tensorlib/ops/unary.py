@@ -183,9 +183,32 @@ acos = _unary(
 atan = _unary("atan", np.arctan, lambda g, x, y: div(g, add(mul(x, x), 1)), "x", "Elementwise arctangent.", aliases=("arctan",))
 sinh = _unary("sinh", np.sinh, lambda g, x, y: mul(g, cosh(x)), "x", "Elementwise hyperbolic sine.")
 cosh: Callable = _unary("cosh", np.cosh, lambda g, x, y: mul(g, sinh(x)), "x", "Elementwise hyperbolic cosine.")
-tanh = _unary(
-    "tanh", np.tanh, lambda g, x, y: mul(g, rsub(mul(y, y), 1)), "y", "Elementwise hyperbolic tangent."
-)
+def _in_place_ready(g: Tensor, y: Tensor) -> bool:
+    """Whether a backward formula may compute in NumPy, in place on its own temporaries: nothing is recorded
+    (no create_graph) and the gradient is a real array of the output's shape and dtype."""
+    return not GRAD.enabled and g._data.shape == y._data.shape and g._data.dtype == y._data.dtype \
+        and y._data.dtype.kind == "f"
+
+
+def _tanh_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
+    if _in_place_ready(g, y):  # g * (1 - y * y) in one buffer
+        r = np.multiply(y._data, y._data, out=np.empty_like(y._data))  # an array even for 0-d inputs
+        np.subtract(1, r, out=r)
+        np.multiply(r, g._data, out=r)
+        return wrap(r)
+    return mul(g, rsub(mul(y, y), 1))
+
+
+def _sigmoid_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
+    if _in_place_ready(g, y):  # g * y * (1 - y) in one buffer
+        r = np.subtract(1, y._data, out=np.empty_like(y._data))
+        np.multiply(r, y._data, out=r)
+        np.multiply(r, g._data, out=r)
+        return wrap(r)
+    return mul(g, mul(y, rsub(y, 1)))
+
+
+tanh = _unary("tanh", np.tanh, _tanh_grad, "y", "Elementwise hyperbolic tangent.")
 asinh = _unary(
     "asinh", np.arcsinh, lambda g, x, y: div(g, sqrt(add(mul(x, x), 1))), "x", "Elementwise inverse hyperbolic sine.",
     aliases=("arcsinh",),
@@ -211,7 +234,7 @@ def _sigmoid_np(a: np.ndarray) -> np.ndarray:
 
 
 sigmoid = _unary(
-    "sigmoid", _sigmoid_np, lambda g, x, y: mul(g, mul(y, rsub(y, 1))), "y", "Elementwise logistic function 1 / (1 + e ** -x)."
+    "sigmoid", _sigmoid_np, _sigmoid_grad, "y", "Elementwise logistic function 1 / (1 + e ** -x)."
 )
 reciprocal = _unary(
     "reciprocal", lambda a: 1 / a, lambda g, x, y: mul(g, neg(mul(y, y))), "y", "Elementwise 1 / x."

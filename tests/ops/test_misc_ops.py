@@ -675,3 +675,17 @@ def test_edge_inputs_that_torch_accepts():
 def test_dirac_rejects_a_group_count_that_is_not_positive():
     with pytest.raises(ValueError, match="groups must be a positive integer"):
         tensorlib.nn.init.dirac_(tensorlib.ones(2, 2, 3), 0)
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_tanh_and_sigmoid_gradients_of_any_shape(shape):
+    # their backward formulas compute in place on their own buffers when nothing is recorded
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shape).astype(np.float32)
+    for fn, derivative in ((tensorlib.tanh, lambda v: 1 - np.tanh(v) ** 2),
+                           (tensorlib.sigmoid, lambda v: np.exp(-v) / (1 + np.exp(-v)) ** 2)):
+        x = tensorlib.tensor(a, requires_grad=True)
+        weights = tensorlib.tensor(np.full(shape, 0.5, np.float32))
+        (fn(x) * weights).sum().backward()
+        assert x.grad.dtype == tensorlib.float32 and x.grad.shape == shape
+        assert np.allclose(x.grad.numpy(), 0.5 * derivative(a), rtol=1e-5)
