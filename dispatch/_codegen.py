@@ -41,7 +41,7 @@ _P = inspect.Parameter
 # can never be stale; see save_code_cache. Wrapper factories are also kept under the shape of the
 # signature they were generated for (see signature_shape), which skips generating their source at
 # all; those entries are only valid for the code generator that made them, whose fingerprint
-# (_STAMP) the file records.
+# (see _generator_stamp) the file records under _STAMP_KEY.
 _CODE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
                           f"wrappers.{sys.implementation.cache_tag}.marshal")
 _STAMP_KEY = "__generator__"
@@ -99,8 +99,7 @@ def keyed_factory(key: tuple, body: Callable[[], str], free: tuple[str, ...], ns
     codes = _load_codes()
     code = codes.get(key)
     if code is None:
-        indented = "".join("    " + line + "\n" for line in body().splitlines())
-        code = compile(f"def _make({', '.join(free)}):\n{indented}    return _fn\n", "<dispatch wrapper>", "exec")
+        code = compile(_factory_source(body(), free), "<dispatch wrapper>", "exec")
         codes[key] = code
         _compiled_new = True
     _used[key] = code
@@ -304,6 +303,12 @@ def call_rebuild_source(
     return "\n".join(lines) + "\n"
 
 
+def _factory_source(body: str, free: tuple[str, ...]) -> str:
+    """``def _make(*free)`` around ``body`` (which defines ``_fn``), returning ``_fn``: the names become closure cells."""
+    indented = "".join("    " + line + "\n" for line in body.splitlines())
+    return f"def _make({', '.join(free)}):\n{indented}    return _fn\n"
+
+
 def closure_factory(body: str, free: tuple[str, ...], ns: dict, cache: dict) -> Callable:
     """``make(*values)``: returns the function ``body`` defines as ``_fn``, with the names ``free`` bound to ``values``.
 
@@ -316,10 +321,8 @@ def closure_factory(body: str, free: tuple[str, ...], ns: dict, cache: dict) -> 
     key = (body, free)
     make = cache.get(key)
     if make is None:
-        indented = "".join("    " + line + "\n" for line in body.splitlines())
-        src = f"def _make({', '.join(free)}):\n{indented}    return _fn\n"
         local: dict = {}
-        exec(_code_for(src), ns, local)  # type: ignore[arg-type]
+        exec(_code_for(_factory_source(body, free)), ns, local)  # type: ignore[arg-type]
         make = cache[key] = local["_make"]
     return make
 

@@ -40,6 +40,13 @@ def _check_vector(t: Tensor | None, c: int, name: str) -> None:
         raise RuntimeError(f"{name} should contain {c} elements not {t._data.size}")
 
 
+def _check_vectors(c: int, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+                   bias: Tensor | None = None) -> None:
+    """Each per-channel argument given has ``c`` elements."""
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
+        _check_vector(t, c, name)
+
+
 def _update(buf: Tensor, momentum: float, value: np.ndarray) -> None:
     """``buf = (1 - momentum) * buf + momentum * value`` in place (not recorded)."""
     a = writable(buf)
@@ -94,9 +101,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     a = x._data
     if a.ndim < 2:
         # torch counts the channels of an input without a channel dim as zero, then fails to find dim 1
-        for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
-                        (bias, "bias")):
-            _check_vector(t, 0, name)
+        _check_vectors(0, running_mean, running_var, weight, bias)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
                          f"{max(a.ndim, 1) - 1}], but got 1)")
     c = a.shape[1]
@@ -106,8 +111,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape!r}")
     if a.size == 0:
         return _empty_affine(x, weight, bias)
-    for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
-        _check_vector(t, c, name)
+    _check_vectors(c, running_mean, running_var, weight, bias)
     dims = (0,) + tuple(range(2, a.ndim))
     shape = (1, c) + (1,) * (a.ndim - 2)
     if training:
@@ -149,11 +153,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
         for t, name in ((weight, "weight"), (bias, "bias")):
             if t is not None and a.shape[0] * t._data.size == 0:
                 raise IndexError(f"{name} repeated per sample: index 0 is out of bounds for dimension 0 with size 0")
-        for t, name in ((running_mean, "running_mean"), (running_var, "running_var")):
-            _check_vector(t, c, name)
+        _check_vectors(c, running_mean, running_var)
         return _empty_affine(x, weight, bias)
-    for t, name in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"), (bias, "bias")):
-        _check_vector(t, c, name)
+    _check_vectors(c, running_mean, running_var, weight, bias)
     shape = (1, c) + (1,) * (a.ndim - 2)
     if use_input_stats:
         y, mean, var = _normalize(x, tuple(range(2, a.ndim)), eps)

@@ -183,6 +183,8 @@ acos = _unary(
 atan = _unary("atan", np.arctan, lambda g, x, y: div(g, add(mul(x, x), 1)), "x", "Elementwise arctangent.", aliases=("arctan",))
 sinh = _unary("sinh", np.sinh, lambda g, x, y: mul(g, cosh(x)), "x", "Elementwise hyperbolic sine.")
 cosh: Callable = _unary("cosh", np.cosh, lambda g, x, y: mul(g, sinh(x)), "x", "Elementwise hyperbolic cosine.")
+
+
 def _in_place_ready(g: Tensor, y: Tensor) -> bool:
     """Whether a backward formula may compute in NumPy, in place on its own temporaries: nothing is recorded
     (no create_graph) and the gradient is a real array of the output's shape and dtype."""
