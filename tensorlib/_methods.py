@@ -18,10 +18,10 @@ from ._layout import check_layout
 from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
 from ._registry import op
 from ._size import Size
-from ._tensor import _CPU, Tensor, bump_version, check_device, device as _device, legacy_type_name
+from ._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device, legacy_type_name
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
-from .ops._util import GRAD, check_inplace, record, tensor_arg, writable
+from .ops._util import GRAD, broadcast_error, check_inplace, record, tensor_arg, writable
 from .ops.arithmetic import add, div, floor_divide, mul, neg, remainder, sub
 from .ops.comparison import (
     bitwise_and,
@@ -220,6 +220,7 @@ def map2_(self: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:  # 
 
 # -- operators ------------------------------------------------------------------------------
 
+ndarray = np.ndarray
 _NUMBER = (int, float, bool, complex, np.number, np.bool_)
 _OPERAND_TYPES = (Tensor,) + _NUMBER
 _COMMON = frozenset({Tensor, float, int})
@@ -229,8 +230,32 @@ def _operand(other: Any) -> bool:
     return type(other) in _COMMON or isinstance(other, _OPERAND_TYPES)
 
 
-def _binary(name: str, func: Callable, reflected: bool = False) -> Callable:
-    if reflected:
+def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tuple[Any, str] | None = None) -> Callable:
+    """The operator ``name`` calling ``func``; ``NotImplemented`` for operands that are neither tensors nor numbers.
+
+    ``same_dtype=(ufunc, kinds)`` declares that on two plain tensors of one dtype of
+    those kinds, with no gradient to record, ``func`` computes exactly ``ufunc``:
+    the operator then calls it directly (the per-call cost of small tensors).
+    """
+    if same_dtype is not None:
+        ufunc, kinds = same_dtype
+
+        def op(self: Tensor, other: Any) -> Tensor:
+            if type(other) is Tensor and type(self) is Tensor:
+                a = self._data
+                b = other._data
+                dt = a.dtype
+                if dt is b.dtype and dt.kind in kinds and not (self._requires_grad or other._requires_grad):
+                    try:
+                        r = ufunc(a, b)
+                    except ValueError:
+                        raise broadcast_error(a, b) from None
+                    return _wrap(r if type(r) is ndarray else np.asarray(r))
+            elif type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
+                return NotImplemented
+            return func(self, other)
+
+    elif reflected:
 
         def op(self: Tensor, other: Any) -> Tensor:
             if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
@@ -426,10 +451,10 @@ _rmatmul_op.__name__ = _rmatmul_op.__qualname__ = "__rmatmul__"
 _rtruediv_op = _binary("__rtruediv__", div, reflected=True)
 
 for _operator in (
-    _binary("__add__", add), _binary("__radd__", add, reflected=True), _inplace("__iadd__", add_),
-    _binary("__sub__", sub), _binary("__rsub__", sub, reflected=True), _inplace("__isub__", sub_),
-    _binary("__mul__", mul), _binary("__rmul__", mul, reflected=True), _inplace("__imul__", mul_),
-    _binary("__truediv__", div), _inplace("__itruediv__", div_),
+    _binary("__add__", add, same_dtype=(np.add, "biufc")), _binary("__radd__", add, reflected=True), _inplace("__iadd__", add_),
+    _binary("__sub__", sub, same_dtype=(np.subtract, "iufc")), _binary("__rsub__", sub, reflected=True), _inplace("__isub__", sub_),
+    _binary("__mul__", mul, same_dtype=(np.multiply, "biufc")), _binary("__rmul__", mul, reflected=True), _inplace("__imul__", mul_),
+    _binary("__truediv__", div, same_dtype=(np.true_divide, "fc")), _inplace("__itruediv__", div_),
     _binary("__floordiv__", floor_divide), _binary("__rfloordiv__", floor_divide, reflected=True),
     _inplace("__ifloordiv__", floor_divide_),
     _binary("__mod__", remainder), _binary("__rmod__", remainder, reflected=True),
@@ -446,8 +471,9 @@ for _operator in (
     _inplace("__ior__", _bitwise_inplace(bitwise_or, "bitwise_or_")),
     _binary("__xor__", bitwise_xor), _binary("__rxor__", bitwise_xor, reflected=True),
     _inplace("__ixor__", _bitwise_inplace(bitwise_xor, "bitwise_xor_")),
-    _binary("__eq__", eq), _binary("__ne__", ne), _binary("__lt__", lt), _binary("__le__", le),
-    _binary("__gt__", gt), _binary("__ge__", ge),
+    _binary("__eq__", eq, same_dtype=(np.equal, "biufc")), _binary("__ne__", ne, same_dtype=(np.not_equal, "biufc")),
+    _binary("__lt__", lt, same_dtype=(np.less, "biuf")), _binary("__le__", le, same_dtype=(np.less_equal, "biuf")),
+    _binary("__gt__", gt, same_dtype=(np.greater, "biuf")), _binary("__ge__", ge, same_dtype=(np.greater_equal, "biuf")),
     _unary_op("__neg__", neg), _unary_op("__pos__", positive), _unary_op("__abs__", unary.abs),
     _unary_op("__invert__", bitwise_not),
     _contains, _reversed,

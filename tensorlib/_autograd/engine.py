@@ -143,7 +143,9 @@ def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any] | None) -> list[
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t.dtype!r}"
                 )
-            g = _wrap(np.ones(t._data.shape, dtype=t._data.dtype))
+            shape = t._data.shape
+            # np.array(1) is several times cheaper than np.ones for the usual 0-d loss
+            g = _wrap(np.array(1, dtype=t._data.dtype) if not shape else np.ones(shape, dtype=t._data.dtype))
         elif isinstance(g, Tensor):
             if g._data.shape != t._data.shape:
                 raise RuntimeError(
@@ -315,19 +317,23 @@ def grad(
     return tuple(result)
 
 
-def _dependencies(roots: Iterable[Node]) -> dict[Node, int]:
+def _dependencies(roots: list[Node]) -> dict[Node, int]:
+    """How many edges lead into each node reachable from ``roots`` (a root is walked once even if also reached)."""
     deps: dict[Node, int] = {}
-    stack = list(dict.fromkeys(roots))
-    seen = set(stack)
+    stack = list(dict.fromkeys(roots)) if len(roots) > 1 else list(roots)
+    also_roots = set(stack) if len(stack) > 1 else ()
+    get = deps.get
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            d = get(nxt)
+            if d is None:
+                deps[nxt] = 1
+                if nxt not in also_roots:
+                    stack.append(nxt)
+            else:
+                deps[nxt] = d + 1
     return deps
 
 
@@ -376,6 +382,9 @@ def _execute(
         needed = _needed(root_nodes, deps, target_nodes)
         capture_keys = set(targets)
     ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
+    if targets is None and accumulate:
+        _run_all(ready, buffers, deps, retain_graph)
+        return captured
     while ready:
         node = ready.pop()
         grads = buffers.pop(node, None)
@@ -426,6 +435,64 @@ def _execute(
             if d == 0:
                 ready.append(nxt)
     return captured
+
+
+def _run_all(ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int], retain_graph: bool) -> None:
+    """The loop of :func:`_execute` when every reachable node runs (``backward()`` without ``inputs``).
+
+    The same steps as the general loop, minus its target bookkeeping: this is
+    the engine's hot path for training loops on small tensors.
+    """
+    pop_buffer = buffers.pop
+    get_buffer = buffers.get
+    while ready:
+        node = ready.pop()
+        grads = pop_buffer(node, None)
+        if grads is None and node.runs_without_grads:
+            grads = [None] * node.num_outputs
+        if grads is not None:
+            hooks = node._hooks
+            if hooks is not None:
+                grads = _pre_hooks(node, hooks, grads)
+            if type(node) is AccumulateGrad:
+                node.apply(grads)
+                outs: Any = ()
+            else:
+                outs = node.apply(grads)
+                if ANOMALY.active:
+                    check_outputs(node, outs)
+                if hooks is not None and hooks.post:
+                    for hook in list(hooks.post.values()):
+                        r = hook(outs, tuple(grads))
+                        if r is not None:
+                            outs = tuple(r)
+            if not retain_graph:
+                node.release()
+        else:
+            outs = ()
+        n_outs = len(outs)
+        i = -1
+        for nxt, nr in node.next_functions:
+            i += 1
+            if nxt is None:
+                continue
+            if i < n_outs:
+                g = outs[i]
+                if g is not None:
+                    buf = get_buffer(nxt)
+                    if buf is None:
+                        if nxt.num_outputs == 1:
+                            buffers[nxt] = [g]
+                        else:
+                            buf = buffers[nxt] = [None] * nxt.num_outputs
+                            buf[nr] = g
+                    else:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else _add(old, g)
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                ready.append(nxt)
 
 
 def _pre_hooks(node: Node, hooks: Any, grads: list) -> list:

@@ -7,6 +7,7 @@ binary op's backward uses to sum a gradient back to a broadcast operand's shape.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -155,8 +156,18 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     return tuple(grids)
 
 
+# Up to this many elements, the gradient of a full reduction is filled in rather than broadcast: a fresh
+# array costs less to make than a read-only zero-stride view, and later formulas may reuse its memory.
+_FILL_LIMIT = 4096
+
+
 def _expand_back(g: Tensor, dims: tuple, shape: tuple, keepdim: bool) -> Tensor:
     """Undo a reduction's shape change on a gradient: re-insert reduced dims and broadcast."""
+    a = g._data
+    if not a.ndim and not g._requires_grad and shape and math.prod(shape) <= _FILL_LIMIT:
+        filled = _empty(shape, a.dtype)
+        filled[...] = a
+        return wrap(filled)
     if not keepdim and dims and len(shape) and g._data.ndim:
         kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
         g = reshape(g, kept)
