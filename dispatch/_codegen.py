@@ -29,7 +29,6 @@ import inspect
 import marshal
 import os
 import sys
-import tempfile
 import types
 import zlib
 from typing import Any, Callable
@@ -168,9 +167,12 @@ def save_code_cache() -> None:
         return
     try:
         os.makedirs(os.path.dirname(_CODE_FILE), exist_ok=True)
+        import tempfile  # here, not at the top: a warm import never saves, and tempfile takes ~5 ms to import
+
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(_CODE_FILE), suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            marshal.dump(_used, f)
+            # what this process used, and what the file held for parts it has not loaded (yet)
+            marshal.dump({**_load_codes(), **_used}, f)
         os.chmod(tmp, 0o644)  # readable by whoever imports the package next, as .pyc files are
         os.replace(tmp, _CODE_FILE)  # atomic: processes saving at once each write a whole file
         _compiled_new = False

@@ -27,6 +27,7 @@ from ._C import (
     _pop_torch_function_stack,
     _push_on_torch_function_stack,
 )
+from . import nn as _nn
 from ._protocol import protocol
 from ._tensor import _NO_WRAP, Tensor
 
@@ -49,11 +50,13 @@ class BaseTorchFunctionMode(TorchFunctionMode):  # type: ignore[misc, valid-type
 
 def get_overridable_functions() -> dict[Any, list[Callable]]:
     """Namespace (``tensorlib``, ``tensorlib.Tensor``, ``tensorlib.nn.functional``, ...) -> its overridable functions."""
+    _nn.load()  # nn's namespaces are built on first use
     return protocol.registry.overridable_functions()
 
 
 def get_testing_overrides() -> dict[Callable, Callable]:
     """Every overridable function -> a function with its exact signature that returns -1."""
+    _nn.load()
     return protocol.registry.testing_overrides()
 
 
@@ -62,6 +65,7 @@ def get_ignored_functions() -> set[Callable]:
 
     As in torch, active modes still see calls to the factories among them (``tensorlib.zeros``, ``tensorlib.tensor``).
     """
+    _nn.load()
     return protocol.registry.ignored_functions()
 
 

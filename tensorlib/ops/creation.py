@@ -31,7 +31,15 @@ class Generator:
         if _device(device).type != "cpu":
             raise RuntimeError(f"tensorlib has no {_device(device).type} generator: only the CPU exists")
         self._initial_seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._initial_seed))
+        self._stream: np.random.Generator | None = None
+
+    @property
+    def _rng(self) -> np.random.Generator:
+        """The NumPy stream, made on first use: importing ``numpy.random`` is a tenth of ``import tensorlib``."""
+        stream = self._stream
+        if stream is None:
+            stream = self._stream = np.random.Generator(np.random.PCG64(self._initial_seed & 0xFFFF_FFFF_FFFF_FFFF))
+        return stream
 
     def manual_seed(self, seed: int) -> "Generator":
         """Reseed; the same seed replays the same numbers."""
@@ -41,7 +49,7 @@ class Generator:
         if not -0x8000_0000_0000_0000 <= seed <= 0xFFFF_FFFF_FFFF_FFFF:
             raise RuntimeError(f"Overflow when unpacking long: seed {seed} is out of range")
         self._initial_seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed & 0xFFFF_FFFF_FFFF_FFFF))
+        self._stream = None  # the stream restarts from the new seed on next use
         return self
 
     def seed(self) -> int:

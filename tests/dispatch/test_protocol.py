@@ -435,6 +435,41 @@ def test_cached_wrappers_are_dropped_when_the_generator_changes(tmp_path, monkey
     assert _codegen._compiled_new and again(1, 2, scale=4) == (1, (2,), 4)
 
 
+def test_saving_keeps_cached_wrappers_this_process_did_not_use(tmp_path, monkeypatch):
+    # a library that builds some namespaces later (on first use) saves twice; a process that never loads
+    # them must not drop what an earlier process cached for them
+    from dispatch import _codegen
+
+    monkeypatch.setattr(_codegen, "_CODE_FILE", str(tmp_path / "wrappers.marshal"))
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_used", {})
+
+    def early(a, b=1):
+        return a + b
+
+    def late(x, *, y=None, z=0):
+        return (x, y, z)
+
+    Protocol("__union_function__").wrap(early)
+    Protocol("__union_function__").wrap(late)
+    _codegen.save_code_cache()
+    # the next process uses only `early`, and something new: its save must keep `late`'s entry
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_used", {})
+    Protocol("__union_function__").wrap(early)
+
+    def new(p, q, r, s):
+        return p
+
+    Protocol("__union_function__").wrap(new)
+    assert _codegen._compiled_new
+    _codegen.save_code_cache()
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_compiled_new", False)
+    assert Protocol("__union_function__").wrap(late)(1, z=2) == (1, None, 2)
+    assert not _codegen._compiled_new
+
+
 def _shapes_of(fn):
     from dispatch import _codegen
 

@@ -22,6 +22,7 @@ PACKAGES = ("tensorlib", "dispatch")
 # Function-level imports kept on purpose: (module, imported module) -> why.
 DELIBERATE_LATE_IMPORTS = {
     ("tensorlib", "importlib"): "tensorlib.distributions loads on first attribute access (module __getattr__)",
+    ("dispatch._codegen", "tempfile"): "only a cold import writes the wrapper cache; tempfile costs ~5 ms to import",
 }
 
 

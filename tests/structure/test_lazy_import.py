@@ -1,0 +1,78 @@
+"""``import tensorlib`` does not load what a program may never use, and everything is still reachable.
+
+The public parts of ``tensorlib.nn`` (module classes, ``functional``, ``init``, ``utils``) and NumPy's random
+module load on first use; the introspection helpers of ``tensorlib.overrides`` see nn's functions without the
+program touching nn first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(code: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_import_leaves_nn_and_numpy_random_for_later():
+    out = _run(
+        "import sys, json, tensorlib\n"
+        "lazy = ['tensorlib.nn.modules', 'tensorlib.nn.functional', 'tensorlib.nn.init', 'tensorlib.nn.utils',"
+        " 'numpy.random']\n"
+        "before = {m: m in sys.modules for m in lazy}\n"
+        "t = tensorlib.conv2d(tensorlib.ones(1, 1, 3, 3), tensorlib.ones(1, 1, 2, 2))  # declared by nn's private parts\n"
+        "r = tensorlib.rand(2)\n"
+        "print(json.dumps({'before': before, 'random_after_rand': 'numpy.random' in sys.modules,"
+        " 'conv': t.tolist()}))"
+    )
+    assert out["before"] == dict.fromkeys(out["before"], False)
+    assert out["random_after_rand"]
+    assert out["conv"] == [[[[4.0, 4.0], [4.0, 4.0]]]]
+
+
+def test_nn_loads_on_first_use_by_any_route():
+    out = _run(
+        "import json, tensorlib\n"
+        "linear = tensorlib.nn.Linear(3, 2)\n"
+        "import tensorlib.nn as nn\n"
+        "from tensorlib.nn import *  # noqa\n"
+        "print(json.dumps({'linear': type(linear).__name__, 'star': 'Conv2d' in globals() and 'Parameter' in globals(),"
+        " 'all': len(nn.__all__), 'dir': 'Sequential' in dir(nn), 'F': nn.functional.relu(tensorlib.tensor([-1., 2.])).tolist(),"
+        " 'missing': hasattr(nn, 'NoSuchLayer')}))"
+    )
+    assert out["linear"] == "Linear" and out["star"] and out["dir"] and out["F"] == [0.0, 2.0]
+    assert out["all"] > 100 and not out["missing"]
+
+
+def test_submodule_import_first_then_the_rest():
+    out = _run(
+        "import json\n"
+        "import tensorlib.nn.functional as F\n"
+        "from tensorlib.nn import Module, init\n"
+        "print(json.dumps({'F': F.__name__, 'module': Module.__name__, 'init': init.__name__}))"
+    )
+    assert out == {"F": "tensorlib.nn.functional", "module": "Module", "init": "tensorlib.nn.init"}
+
+
+def test_overrides_listings_include_nn_without_touching_it_first():
+    out = _run(
+        "import json, tensorlib\n"
+        "from tensorlib.overrides import get_overridable_functions, get_testing_overrides, get_ignored_functions\n"
+        "funcs = get_overridable_functions()\n"
+        "names = sorted(getattr(ns, '__name__', str(ns)) for ns in funcs)\n"
+        "import tensorlib.nn.functional as F\n"
+        "print(json.dumps({'names': names, 'relu': F.relu in get_testing_overrides(),"
+        " 'ignored': len(get_ignored_functions())}))"
+    )
+    assert {"tensorlib.nn.functional", "tensorlib.nn.init"} <= set(out["names"])
+    assert out["relu"] and out["ignored"] > 0
