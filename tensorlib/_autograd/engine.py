@@ -48,11 +48,29 @@ class AccumulateGrad(Node):
                 r = hook(g)
                 if r is not None:
                     g = r
+            g = _unshared(g)
         _accumulate(var, meta, g)
         if meta.post_acc_hooks:
             for hook in list(meta.post_acc_hooks.values()):
                 hook(var)
         return ()
+
+
+def _unshared(g: Any) -> Any:
+    """``g`` after user code (a hook) has seen it: a fresh tensor around the same array.
+
+    A hook may keep the tensor it saw; if it does, the tensor still refers to the
+    array, so the array's reference count tells :func:`_accumulate` that it must
+    not be stored as ``.grad`` and updated in place (as torch clones a gradient
+    someone else holds). Recorded gradients (``create_graph``) keep their history.
+    """
+    if type(g) is Tensor and not STATE.enabled:
+        return _wrap(g._data)
+    return g
+
+
+def _unshared_all(grads: Any) -> tuple:
+    return tuple(_unshared(g) for g in grads)
 
 
 def _like_layout(data: np.ndarray, like: np.ndarray) -> np.ndarray:
@@ -98,6 +116,8 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
         # its memory and the gradient tensor is its only referrer. A copy, or (under the
         # layout policy) a gradient laid out unlike a dense leaf, takes the leaf's strides.
         vd = var._data
+        if data.base is not None and sys.getrefcount(data) <= 3:  # g's and this variable's, and the argument's
+            data = _exclusive_base(data)
         if data.base is not None or sys.getrefcount(data) > 3 or not data.flags.writeable:
             data = _like_layout(data, vd)
         elif (ENGINE.grad_layout and data.shape == vd.shape
@@ -113,6 +133,20 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
             c[0] += 1
     else:
         meta.grad = _wrap(od + data)
+
+
+def _exclusive_base(view: np.ndarray) -> np.ndarray:
+    """``view``'s base if the view is all of it, laid out as it is, and nothing else refers to the base; else ``view``.
+
+    The base can then be stored as the gradient itself: the usual case of a
+    gradient transposed twice on its way (``x @ w.T``'s weight gradient).
+    """
+    base = view.base
+    # references to base: the view's, this variable's and getrefcount's argument
+    if (type(base) is np.ndarray and base.base is None and base.shape == view.shape and base.strides == view.strides
+            and base.dtype == view.dtype and sys.getrefcount(base) == 3):
+        return base
+    return view
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
@@ -416,6 +450,7 @@ def _execute(
                         r = hook(outs, tuple(grads))
                         if r is not None:
                             outs = tuple(r)
+                    outs = _unshared_all(outs)
             if not retain_graph:
                 node.release()
         else:
@@ -466,6 +501,7 @@ def _run_all(ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int]
                         r = hook(outs, tuple(grads))
                         if r is not None:
                             outs = tuple(r)
+                    outs = _unshared_all(outs)
             if not retain_graph:
                 node.release()
         else:
@@ -519,6 +555,8 @@ def _pre_hooks(node: Node, hooks: Any, grads: list) -> list:
         r = hook(tuple(grads))
         if r is not None:
             grads = list(r)
+    if hooks.tensor_pre or hooks.pre:  # user code saw these gradients
+        grads = [_unshared(g) for g in grads]
     return grads
 
 

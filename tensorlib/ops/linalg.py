@@ -49,15 +49,30 @@ def _same_dtype(x: Tensor, y: Tensor, fname: str) -> tuple[np.ndarray, np.ndarra
 
 
 class MmBackward0(Node):
-    __slots__ = ("self_", "mat2")
+    __slots__ = ("self_", "mat2", "mat2_layout")
     _saved_slots = ("self_", "mat2")
     self_: SavedTensor | None
     mat2: SavedTensor | None
+    mat2_layout: tuple[int, ...]  # mat2's strides
 
     def backward(self, g: Tensor) -> tuple:
-        ga = mm(g, conj(shape_ops.t(unpack(self, self.mat2)))) if self.needs(0) else None
-        gb = mm(conj(shape_ops.t(unpack(self, self.self_))), g) if self.needs(1) else None
+        ga = gb = None
+        if self.needs(0):
+            ga = mm(g, conj(shape_ops.t(unpack(self, self.mat2))))
+        if self.needs(1):
+            x = unpack(self, self.self_)
+            if _column_major(self.mat2_layout):
+                # mat2 is a transposed view (``x @ w.T``): compute its gradient transposed too, so that it reaches
+                # ``w`` row-major, as ``w`` is, and is stored without a copy (torch does the same)
+                gb = shape_ops.t(mm(shape_ops.t(g), conj(x)))
+            else:
+                gb = mm(conj(shape_ops.t(x)), g)
         return ga, gb
+
+
+def _column_major(strides: tuple[int, ...]) -> bool:
+    """Whether a matrix with these (byte) strides is stored column by column and not also row by row."""
+    return strides[0] < strides[1]
 
 
 @op(variants="function method")
@@ -77,6 +92,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
         res, node = record(MmBackward0, r, (x, y))
         node.self_ = save_input(x) if node.needs(1) else None
         node.mat2 = save_input(y) if node.needs(0) else None
+        node.mat2_layout = b.strides
         return _finish(res, out, "mm")
     return _finish(wrap(r), out, "mm")
 
@@ -121,6 +137,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
             res, node = record(MmBackward0, r, (x, y))
             node.self_ = save_input(x) if node.needs(1) else None
             node.mat2 = save_input(y) if node.needs(0) else None
+            node.mat2_layout = b.strides
             return _finish(res, out, "matmul")
         return wrap(r) if out is None else write_out(out, wrap(r), "matmul")
     if a.ndim == 0 or b.ndim == 0:

@@ -539,3 +539,68 @@ def test_failed_function_forward_restores_grad_mode():
     with pytest.raises(ValueError, match="forward failed"):
         Fails.apply(tensorlib.ones(1, requires_grad=True))
     assert tensorlib.is_grad_enabled()
+
+
+# -- gradients stored without a copy, unless someone else holds them ----------------------------------------------
+
+
+def _twice(x: tensorlib.Tensor) -> None:
+    (x * 2).sum().backward()
+    (x * 2).sum().backward()
+
+
+def test_a_gradient_a_leaf_hook_kept_is_not_changed_by_later_accumulation():
+    x = tensorlib.ones(3, requires_grad=True)
+    seen = []
+    x.register_hook(seen.append)
+    _twice(x)
+    assert seen[0].tolist() == [2.0, 2.0, 2.0] and seen[1].tolist() == [2.0, 2.0, 2.0]
+    assert x.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_a_gradient_a_hook_returned_and_kept_is_not_changed_either():
+    x = tensorlib.ones(3, requires_grad=True)
+    kept = []
+
+    def hook(g):
+        kept.append(g * 1)
+        return kept[-1]
+
+    x.register_hook(hook)
+    _twice(x)
+    assert kept[0].tolist() == [2.0, 2.0, 2.0] and x.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_gradients_node_hooks_kept_are_not_changed():
+    x = tensorlib.ones(3, requires_grad=True)
+    post, pre = [], []
+    y = x * 2
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: post.append(grad_inputs[0]))
+    y.grad_fn.next_functions[0][0].register_prehook(lambda grad_outputs: pre.append(grad_outputs[0]))
+    y.sum().backward()
+    (x * 2).sum().backward()
+    assert post[0].tolist() == pre[0].tolist() == [2.0, 2.0, 2.0]
+    assert x.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_without_hooks_the_first_gradient_is_stored_as_computed():
+    x = tensorlib.ones(3, requires_grad=True)
+    _twice(x)
+    g = x.grad
+    (x * 2).sum().backward()
+    assert x.grad is g and g.tolist() == [6.0, 6.0, 6.0]  # accumulated in place
+
+
+@pytest.mark.parametrize("transposed", [True, False], ids=["x @ w.T", "x @ w"])
+def test_weight_gradient_of_a_matrix_product_is_row_major_like_the_weight(transposed):
+    rng = np.random.default_rng(0)
+    x = tensorlib.tensor(rng.standard_normal((5, 4)))
+    w = tensorlib.tensor(rng.standard_normal((3, 4) if transposed else (4, 3)), requires_grad=True)
+    out = x @ (w.T if transposed else w)
+    g = tensorlib.tensor(rng.standard_normal((5, 3)))
+    out.backward(g)
+    expected = (g.numpy().T @ x.numpy()) if transposed else (x.numpy().T @ g.numpy())
+    np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-12)
+    assert w.grad.numpy().flags.c_contiguous and w.grad.stride() == w.stride()
+    assert tensorlib.autograd.gradcheck(lambda a, b: a @ (b.T if transposed else b), (x.requires_grad_(), w))
+    assert tensorlib.autograd.gradgradcheck(lambda a, b: a @ (b.T if transposed else b), (x, w))
