@@ -759,16 +759,20 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         t = reshape(t, (1,))
         ta = t._data
     n, c = x._data.shape[0], x._data.shape[1]
-    valid = ta != ignore_index
-    invalid = ((ta < 0) | (ta >= c)) & valid
-    if invalid.any():
-        raise IndexError(f"Target {ta[invalid].reshape(-1)[0]} is out of bounds.")
-    safe = np.where(valid, ta, 0)
+    if not 0 <= ignore_index < c and ta.size and (ta.view(_UNSIGNED[ta.dtype.itemsize]) < c).all():
+        # every target is a class index (none ignored): one comparison instead of five array passes
+        safe, valid = ta, None
+    else:
+        valid = ta != ignore_index
+        invalid = ((ta < 0) | (ta >= c)) & valid
+        if invalid.any():
+            raise IndexError(f"Target {ta[invalid].reshape(-1)[0]} is out of bounds.")
+        safe = np.where(valid, ta, 0)
     if x._data.ndim == 2 and (weight is None or not weight._requires_grad):
         return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
     picked = squeeze(gather(x, 1, wrap(np.expand_dims(safe, 1))), 1)
     w = np.ones(c, dtype=x._data.dtype) if weight is None else weight._data
-    wt = (w[safe] * valid).astype(x._data.dtype)
+    wt = (w[safe] if valid is None else w[safe] * valid).astype(x._data.dtype)
     loss = neg(mul(picked, wrap(wt)))
     if red == "none":
         return squeeze(loss, 0) if unbatched else loss
@@ -795,11 +799,31 @@ class NllLossBackward0(Node):
         return (mul(g, wrap(self.coef)),)
 
 
-def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray, weight: Tensor | None, red: str, unbatched: bool) -> Tensor:
-    """nll_loss for (N, C) input: one gather and one node instead of a chain of ops."""
+# the unsigned type of each integer item size: a negative target read as unsigned is larger than any class count
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: Tensor | None, red: str,
+                 unbatched: bool) -> Tensor:
+    """nll_loss for (N, C) input: one gather and one node instead of a chain of ops (``valid`` None: all valid)."""
     a = x._data
     n = a.shape[0]
     rows = np.arange(n)
+    if valid is None and weight is None and red == "mean":
+        # the usual classification loss: the mean of the picked log-probabilities, negated
+        out = np.asarray(-a[rows, safe].sum() / n, dtype=a.dtype)
+        scale: Any = -1.0 / n
+        if x._requires_grad and GRAD.enabled:
+            res, node = record(NllLossBackward0, out, (x,))
+            coef = np.zeros(a.shape, dtype=a.dtype)
+            coef[rows, safe] = scale
+            node.coef = coef
+            node.per_sample = False
+            node.unbatched = unbatched
+            return res
+        return wrap(out)
+    if valid is None:
+        valid = np.ones(safe.shape, dtype=bool)
     wt = valid.astype(a.dtype) if weight is None else (weight._data[safe] * valid).astype(a.dtype)
     losses = -a[rows, safe] * wt
     if red == "none":
