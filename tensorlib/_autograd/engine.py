@@ -120,8 +120,9 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
             data = _exclusive_base(data)
         if data.base is not None or sys.getrefcount(data) > 3 or not data.flags.writeable:
             data = _like_layout(data, vd)
-        elif (ENGINE.grad_layout and data.shape == vd.shape
-              and [st // data.itemsize for st in data.strides] != [st // vd.itemsize for st in vd.strides]):
+        elif (ENGINE.grad_layout and data.shape == vd.shape and data.strides != vd.strides
+              and (data.itemsize == vd.itemsize  # same item size: byte strides compare as element strides
+                   or [st // data.itemsize for st in data.strides] != [st // vd.itemsize for st in vd.strides])):
             data = _like_layout(data, vd)
         meta.grad = _wrap(data)
         return

@@ -55,6 +55,17 @@ class AddmmBackward0(Node):
     def apply(self, grads: list) -> tuple:
         g = grads[0]
         gi = gw = gb = None
+        gd = g._data
+        if not GRAD.enabled and type(g) is Tensor and gd.dtype.kind == "f" and gd.ndim == 2:
+            # nothing to record, real operands: the three products on the arrays (the layer's whole backward)
+            nf = self.next_functions
+            if nf[0][0] is not None:
+                gi = wrap(gd.dot(unpack(self, self.weight)._data))
+            if nf[1][0] is not None:
+                gw = wrap(gd.T.dot(unpack(self, self.input)._data))
+            if self.has_bias and nf[2][0] is not None:
+                gb = wrap(np.add.reduce(gd, 0))
+            return gi, gw, gb
         # complex operands enter conjugated: the gradient of a holomorphic product
         if self.needs(0):
             gi = mm(g, _conj(unpack(self, self.weight)))
@@ -796,6 +807,8 @@ class NllLossBackward0(Node):
     def backward(self, g: Tensor) -> tuple:
         if self.per_sample:  # reduction='none': one gradient per sample
             g = reshape(g, (-1, 1))
+        elif not GRAD.enabled and type(g) is Tensor and g._data.dtype is self.coef.dtype:
+            return (wrap(self.coef * g._data),)  # a scalar loss's gradient, nothing recorded
         return (mul(g, wrap(self.coef)),)
 
 
