@@ -23,6 +23,7 @@ from ._codegen import save_code_cache
 from ._collect import BASIC_TYPES
 from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, DisabledImpl, Protocol, disabled_handler
 from ._registry import Registry, namespace_path
+from ._toolkit import Implementations, Rewrap, SignatureError, signature_problems
 
 __all__ = [
     "save_code_cache",
@@ -35,4 +36,8 @@ __all__ = [
     "Registry",
     "disabled_handler",
     "namespace_path",
+    "Implementations",
+    "Rewrap",
+    "SignatureError",
+    "signature_problems",
 ]

@@ -789,6 +789,17 @@ class Protocol:
                 raise ValueError(f"{f!r} is not a wrapper of {self!r}")
         self._specs[wrapper].public = func
 
+    def reported_as(self, func: Any) -> Any:
+        """The object handlers receive as ``func`` for calls of ``func`` (itself, unless :meth:`report_as` changed it).
+
+        Property accessors and other objects that are not wrappers of this protocol are returned as they are.
+        """
+        try:
+            spec = self._specs.get(func)
+        except TypeError:  # unhashable
+            return func
+        return func if spec is None or spec.public is None else spec.public
+
     def overridable(self, impl: F | None = None, **options: Any) -> Any:
         """Decorator form of :meth:`wrap` (``@proto.overridable`` or ``@proto.overridable(namespace=mod)``)."""
         if impl is None:
