@@ -20,8 +20,9 @@ the standard library. See ``README.md`` next to this file for a walk-through.
 """
 
 from ._codegen import save_code_cache
+from ._coverage import CoverageReport, NamespaceCoverage, coverage, implementations_of
 from ._collect import BASIC_TYPES
-from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, DisabledImpl, Protocol, disabled_handler
+from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, DisabledImpl, Protocol, disabled_handler, protocols_for
 from ._registry import Registry, namespace_path
 from ._toolkit import Implementations, Rewrap, SignatureError, signature_problems
 
@@ -36,6 +37,11 @@ __all__ = [
     "Registry",
     "disabled_handler",
     "namespace_path",
+    "CoverageReport",
+    "NamespaceCoverage",
+    "coverage",
+    "implementations_of",
+    "protocols_for",
     "Implementations",
     "Rewrap",
     "SignatureError",

@@ -34,6 +34,7 @@ import functools
 import inspect
 import threading
 import warnings
+import weakref
 import types
 from typing import Any, Callable, Iterable, Literal, TypeVar
 
@@ -129,6 +130,15 @@ class _WrapperSpec:
         self.list_plain = list_plain  # the primary plain type's instances take part once dispatch happens
 
 
+# every protocol alive in this process, so that tools can find one by its method name (see protocols_for)
+_PROTOCOLS: weakref.WeakSet = weakref.WeakSet()
+
+
+def protocols_for(method: str) -> list[Protocol]:
+    """The protocols alive in this process whose implementers define ``method``."""
+    return [p for p in list(_PROTOCOLS) if p.method == method]
+
+
 class Protocol:
     """An override protocol named by the method its implementers define.
 
@@ -207,6 +217,7 @@ class Protocol:
         self.Mode = _make_mode_class(self, mode_class_name)
         #: The plain handler (see :class:`DisabledImpl`): ``_disabled_torch_function_impl`` for ``__torch_function__``.
         self.disabled_impl = DisabledImpl(self, f"_disabled_{method.strip('_')}_impl")
+        _PROTOCOLS.add(self)
 
     def __repr__(self) -> str:
         return f"Protocol({self.method!r})"

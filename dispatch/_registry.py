@@ -30,6 +30,20 @@ class Registry:
         self._ignored: dict[Any, dict[str, Any]] = {}
         self._testing: dict[Any, Callable] | None = None
         self._impls: dict[Any, Callable] = {}
+        self._loaders: list[Callable[[], None]] = []
+
+    def add_loader(self, loader: Callable[[], None]) -> None:
+        """Have ``loader()`` run before the first listing: it registers namespaces a library builds on first use.
+
+        The listings (:meth:`overridable_functions`, :meth:`ignored_functions`,
+        :meth:`testing_overrides`) are then complete without the caller having
+        touched those namespaces. Each loader runs once.
+        """
+        self._loaders.append(loader)
+
+    def _load(self) -> None:
+        while self._loaders:
+            self._loaders.pop(0)()
 
     def add_implementation(self, public: Any, impl: Callable) -> None:
         """Remember the raw implementation behind a public overridable object."""
@@ -67,10 +81,12 @@ class Registry:
 
     def overridable_functions(self) -> dict[Any, list[Any]]:
         """Namespace -> overridable callables, sorted by name."""
+        self._load()
         return {ns: [funcs[k] for k in sorted(funcs)] for ns, funcs in self._overridable.items()}
 
     def ignored_functions(self) -> set[Any]:
         """Every public callable registered as not overridable."""
+        self._load()
         out = set()
         for entries in self._ignored.values():
             for obj in entries.values():
@@ -117,6 +133,7 @@ class Registry:
 
     def testing_overrides(self) -> dict[Any, Callable]:
         """Overridable callable -> a function of identical signature that returns -1."""
+        self._load()
         if self._testing is None:
             table: dict[Any, Callable] = {}
             for funcs in self._overridable.values():

@@ -11,7 +11,7 @@ import functools
 import warnings
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from dispatch import disabled_handler
+from dispatch import CoverageReport, coverage as _coverage, disabled_handler
 
 from ._C import (
     DisableTorchFunction,
@@ -27,7 +27,6 @@ from ._C import (
     _pop_torch_function_stack,
     _push_on_torch_function_stack,
 )
-from . import nn as _nn
 from ._protocol import protocol
 from ._tensor import _NO_WRAP, Tensor
 
@@ -50,13 +49,11 @@ class BaseTorchFunctionMode(TorchFunctionMode):  # type: ignore[misc, valid-type
 
 def get_overridable_functions() -> dict[Any, list[Callable]]:
     """Namespace (``tensorlib``, ``tensorlib.Tensor``, ``tensorlib.nn.functional``, ...) -> its overridable functions."""
-    _nn.load()  # nn's namespaces are built on first use
     return protocol.registry.overridable_functions()
 
 
 def get_testing_overrides() -> dict[Callable, Callable]:
     """Every overridable function -> a function with its exact signature that returns -1."""
-    _nn.load()
     return protocol.registry.testing_overrides()
 
 
@@ -65,8 +62,18 @@ def get_ignored_functions() -> set[Callable]:
 
     As in torch, active modes still see calls to the factories among them (``tensorlib.zeros``, ``tensorlib.tensor``).
     """
-    _nn.load()
     return protocol.registry.ignored_functions()
+
+
+def coverage(type_: type, *, factory: Callable[[], Any] | None = None) -> CoverageReport:
+    """Which of tensorlib's overridable functions ``type_`` handles, per namespace, and how well it is signed.
+
+    Read from the type's ``dispatch.Implementations`` table when it has one,
+    else probed (see :func:`dispatch.coverage`; ``factory`` makes the instance
+    to probe with). Print ``report.to_text()`` or ``to_markdown()``; the same
+    report is ``python -m dispatch coverage MODULE:TYPE``.
+    """
+    return _coverage(type_, protocol, factory=factory)
 
 
 def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args: Any, **kwargs: Any) -> Any:

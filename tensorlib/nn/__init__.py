@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from dispatch import save_code_cache as _save_code_cache
 
+from .._protocol import protocol as _protocol
+
 if TYPE_CHECKING:
     from . import functional as functional, init as init, modules as modules, parallel as parallel, utils as utils
     from .modules import *  # noqa: F403
@@ -47,6 +49,10 @@ def load() -> None:
     finally:
         _state["loading"] = False
     _save_code_cache()  # keep the wrappers of the namespaces built just now, as tensorlib/__init__ does
+
+
+# listing the overridable functions (tensorlib.overrides, python -m dispatch coverage) includes nn's
+_protocol.registry.add_loader(load)
 
 
 def __getattr__(name: str) -> Any:
