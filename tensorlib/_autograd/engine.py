@@ -443,15 +443,7 @@ def _execute(
             ):
                 outs = ()
             else:
-                outs = node.apply(grads)
-                if ANOMALY.active:
-                    check_outputs(node, outs)
-                if hooks is not None and hooks.post:
-                    for hook in list(hooks.post.values()):
-                        r = hook(outs, tuple(grads))
-                        if r is not None:
-                            outs = tuple(r)
-                    outs = _unshared_all(outs)
+                outs = _apply(node, grads, hooks)
             if not retain_graph:
                 node.release()
         else:
@@ -471,6 +463,20 @@ def _execute(
             if d == 0:
                 ready.append(nxt)
     return captured
+
+
+def _apply(node: Node, grads: list, hooks: Any) -> Any:
+    """Run ``node`` on ``grads``, with the anomaly check and its post hooks: one gradient per input edge."""
+    outs = node.apply(grads)
+    if ANOMALY.active:
+        check_outputs(node, outs)
+    if hooks is not None and hooks.post:
+        for hook in list(hooks.post.values()):
+            r = hook(outs, tuple(grads))
+            if r is not None:
+                outs = tuple(r)
+        outs = _unshared_all(outs)
+    return outs
 
 
 def _run_all(ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int], retain_graph: bool) -> None:
@@ -494,15 +500,7 @@ def _run_all(ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int]
                 node.apply(grads)
                 outs: Any = ()
             else:
-                outs = node.apply(grads)
-                if ANOMALY.active:
-                    check_outputs(node, outs)
-                if hooks is not None and hooks.post:
-                    for hook in list(hooks.post.values()):
-                        r = hook(outs, tuple(grads))
-                        if r is not None:
-                            outs = tuple(r)
-                    outs = _unshared_all(outs)
+                outs = _apply(node, grads, hooks)
             if not retain_graph:
                 node.release()
         else:
