@@ -19,6 +19,9 @@ SECTIONS = [
     ("Extending torch with a Tensor-like type: ScalarTensor (seed 002)", "seed_scalar_tensor.py"),
     ("Extending torch with a wrapper type: MetadataTensor (seed 002)", "seed_metadata_tensor.py"),
     ("Testing coverage of overrides (seed 002)", "seed_testing_overrides.py"),
+    ("ScalarTensor on the duck-type toolkit (dispatch.Implementations)", "toolkit_scalar_tensor.py"),
+    ("MetadataTensor on the duck-type toolkit (dispatch.Rewrap)", "toolkit_metadata_tensor.py"),
+    ("A picture of an autograd graph (Graphviz DOT)", "autograd_graph.py"),
 ]
 
 
