@@ -29,6 +29,7 @@ from ._C import (
 )
 from ._protocol import protocol
 from ._tensor import _NO_WRAP, Tensor
+from ._trace import CallRecord, TraceMode
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -239,6 +240,9 @@ def _disable_user_warnings(
 
 __all__ = [
     "BaseTorchFunctionMode",
+    "CallRecord",
+    "TraceMode",
+    "coverage",
     "DisableTorchFunction",
     "DisableTorchFunctionSubclass",
     "TorchFunctionMode",
