@@ -19,12 +19,28 @@ the standard library. See ``README.md`` next to this file for a walk-through.
 (6, 'handled')
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._codegen import save_code_cache
-from ._coverage import CoverageReport, NamespaceCoverage, coverage, implementations_of
 from ._collect import BASIC_TYPES
 from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, DisabledImpl, Protocol, disabled_handler, protocols_for
 from ._registry import Registry, namespace_path
 from ._toolkit import Implementations, Rewrap, SignatureError, signature_problems
+
+if TYPE_CHECKING:
+    from ._coverage import CoverageReport, NamespaceCoverage, coverage, implementations_of
+
+# The coverage tool is loaded on first use: a library that adopts the protocol should not pay for it at import.
+_LAZY = {"CoverageReport", "NamespaceCoverage", "coverage", "implementations_of"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from ._coverage import CoverageReport, NamespaceCoverage, coverage, implementations_of
+
+        return locals()[name]
+    raise AttributeError(f"module 'dispatch' has no attribute {name!r}")
+
 
 __all__ = [
     "save_code_cache",

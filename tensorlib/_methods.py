@@ -18,7 +18,7 @@ from ._layout import check_layout
 from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
 from ._registry import op
 from ._size import Size
-from ._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device, legacy_type_name
+from ._tensor import _CPU, Tensor, _new, _wrap, bump_version, check_device, device as _device, legacy_type_name
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
 from .ops._util import GRAD, broadcast_error, check_inplace, record, tensor_arg, writable
@@ -250,7 +250,15 @@ def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tupl
                         r = ufunc(a, b)
                     except ValueError:
                         raise broadcast_error(a, b) from None
-                    return _wrap(r if type(r) is ndarray else np.asarray(r))
+                    # _wrap, inlined: on small tensors a call frame is a tenth of the operator's cost
+                    t = _new(Tensor)
+                    t._data = r if type(r) is ndarray else np.asarray(r)
+                    t._grad_fn = None
+                    t._requires_grad = False
+                    t._vc = None
+                    t._base = None
+                    t._view_version = None
+                    return t
             elif type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
                 return NotImplemented
             return func(self, other)

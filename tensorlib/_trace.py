@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -109,5 +108,7 @@ class TraceMode(protocol.Mode):  # type: ignore[name-defined]
         """Write :meth:`chrome_trace` as JSON to ``path``; returns the path."""
         path = os.fspath(path)
         with open(path, "w") as f:
+            import json  # here: only writing a trace file needs it
+
             json.dump(self.chrome_trace(), f)
         return path

@@ -9,9 +9,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import warnings
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
 
-from dispatch import CoverageReport, coverage as _coverage, disabled_handler
+from dispatch import disabled_handler
 
 from ._C import (
     DisableTorchFunction,
@@ -28,6 +28,9 @@ from ._C import (
     _push_on_torch_function_stack,
 )
 from ._protocol import protocol
+
+if TYPE_CHECKING:
+    from dispatch import CoverageReport
 from ._tensor import _NO_WRAP, Tensor
 from ._trace import CallRecord, TraceMode
 
@@ -74,7 +77,9 @@ def coverage(type_: type, *, factory: Callable[[], Any] | None = None) -> Covera
     to probe with). Print ``report.to_text()`` or ``to_markdown()``; the same
     report is ``python -m dispatch coverage MODULE:TYPE``.
     """
-    return _coverage(type_, protocol, factory=factory)
+    import dispatch  # the coverage tool loads on first use
+
+    return dispatch.coverage(type_, protocol, factory=factory)
 
 
 def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any], *args: Any, **kwargs: Any) -> Any:

@@ -11,8 +11,6 @@ digraph autograd {
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from typing import Any, Iterable, Mapping
 
 from .._autograd.engine import AccumulateGrad, grad_accumulator
@@ -135,6 +133,9 @@ def render(outputs: Tensor | Iterable[Tensor], path: str | os.PathLike, *, forma
     """
     path = os.fspath(path)
     fmt = format or os.path.splitext(path)[1].lstrip(".") or "svg"
+    import shutil  # here: rendering is rare, and subprocess costs ~3 ms to import
+    import subprocess
+
     dot = shutil.which("dot")
     if dot is None:
         raise RuntimeError("render() needs Graphviz's `dot` program on the PATH (e.g. apt install graphviz); "

@@ -23,6 +23,11 @@ PACKAGES = ("tensorlib", "dispatch")
 DELIBERATE_LATE_IMPORTS = {
     ("tensorlib", "importlib"): "tensorlib.distributions loads on first attribute access (module __getattr__)",
     ("dispatch._codegen", "tempfile"): "only a cold import writes the wrapper cache; tempfile costs ~5 ms to import",
+    ("dispatch", "dispatch._coverage"): "the coverage tool loads on first use (module __getattr__): ~5 ms at import",
+    ("tensorlib.overrides", "dispatch"): "tensorlib.overrides.coverage loads dispatch's coverage tool on first use",
+    ("tensorlib.autograd.graph", "shutil"): "only render() runs a program; shutil and subprocess cost ~5 ms to import",
+    ("tensorlib.autograd.graph", "subprocess"): "as shutil, for render()",
+    ("tensorlib._trace", "json"): "only writing a trace file needs json (~2 ms to import)",
 }
 
 
