@@ -27,6 +27,9 @@ DELIBERATE_LATE_IMPORTS = {
     ("tensorlib.overrides", "dispatch"): "tensorlib.overrides.coverage loads dispatch's coverage tool on first use",
     ("tensorlib.autograd.graph", "shutil"): "only render() runs a program; shutil and subprocess cost ~5 ms to import",
     ("tensorlib.autograd.graph", "subprocess"): "as shutil, for render()",
+    ("dispatch.pytest_plugin", "dispatch._coverage"): "the pytest plugin loads nothing unless its options are used",
+    ("dispatch.pytest_plugin", "dispatch.__main__"): "as dispatch._coverage, for the plugin (MODULE:TYPE loading)",
+    ("dispatch.pytest_plugin", "dispatch.testing"): "as dispatch._coverage, for the plugin's assert_covers fixture",
     ("tensorlib._trace", "json"): "only writing a trace file needs json (~2 ms to import)",
 }
 
