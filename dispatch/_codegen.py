@@ -110,15 +110,85 @@ def keyed_factory(key: tuple, body: Callable[[], str], free: tuple[str, ...], ns
 _NO_DEFAULT, _NONE_DEFAULT, _OTHER_DEFAULT = 0, 1, 2
 
 
+class DerivedSignature(inspect.Signature):
+    """The signature of ``source`` with its first positional parameter renamed ``first`` and ``drop`` removed,
+    built only when something reads it (a method form of a function: ``(input, dim, *, out)`` as ``(self, dim)``).
+
+    Wrapping hundreds of methods at import then builds no ``inspect.Signature``:
+    :func:`signature_shape` reads the derived shape from ``source``'s code object.
+    Behaves as the signature it stands for (``str``, ``parameters``, ``bind``, ``==``);
+    ``replace`` returns a plain :class:`inspect.Signature`.
+    """
+
+    __slots__ = ("_source", "_first", "_drop")
+
+    def __init__(self, source: Callable, *, first: str | None = None, drop: tuple[str, ...] = ()) -> None:
+        # Signature.__init__ is not called: its two slots stay unset until __getattr__ fills them
+        self._source = source
+        self._first = first
+        self._drop = drop
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("_parameters", "_return_annotation"):  # reached only for slots that are not set yet
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        sig = inspect.signature(self._source)
+        params = list(sig.parameters.values())
+        if self._first is not None and params and params[0].kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD):
+            params[0] = params[0].replace(name=self._first)
+        built = inspect.Signature([p for p in params if p.name not in self._drop],
+                                  return_annotation=sig.return_annotation)
+        for slot in ("_parameters", "_return_annotation"):
+            object.__setattr__(self, slot, getattr(built, slot))
+        return getattr(built, name)
+
+    def replace(self, **changes: Any) -> inspect.Signature:  # type: ignore[override]
+        plain = inspect.Signature(list(self.parameters.values()), return_annotation=self.return_annotation)
+        return plain.replace(**changes)
+
+    def __reduce__(self) -> tuple:
+        return _derived, (self._source, self._first, self._drop)
+
+    def shape(self) -> tuple[tuple, list] | None:
+        """:func:`signature_shape`'s ``(shape, defaults)``, from the code object; None if ``source`` has none."""
+        fn = self._source
+        if not _plain_function(fn):
+            return None
+        shape, defaults = _function_shape(fn)  # type: ignore[arg-type]
+        out_shape, out_defaults = [], []
+        values = iter(defaults)
+        for i, (name, kind, state) in enumerate(shape):
+            value = next(values) if state else None
+            if name in self._drop:
+                continue
+            if i == 0 and self._first is not None and kind in (int(_P.POSITIONAL_ONLY), int(_P.POSITIONAL_OR_KEYWORD)):
+                name = self._first
+            out_shape.append((name, kind, state))
+            if state:
+                out_defaults.append(value)
+        return tuple(out_shape), out_defaults
+
+
+def _derived(source: Callable, first: str | None, drop: tuple[str, ...]) -> DerivedSignature:
+    return DerivedSignature(source, first=first, drop=drop)
+
+
+def _plain_function(fn: Any) -> bool:
+    """Whether ``fn``'s signature is its code object's: a Python function without ``__wrapped__``/``__signature__``."""
+    return type(fn) is types.FunctionType and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__")
+
+
 def signature_shape(impl: Callable, signature: inspect.Signature | None) -> tuple[tuple, list]:
     """``(shape, defaults)`` of the signature a wrapper of ``impl`` gets: everything its generated source depends
     on, as ``((name, kind, default state), ...)``, and the default values in signature order.
 
     A plain Python function's is read from its code object, without building an ``inspect.Signature``.
     """
-    if signature is None and type(impl) is types.FunctionType and not hasattr(impl, "__wrapped__") \
-            and not hasattr(impl, "__signature__"):
-        return _function_shape(impl)
+    if signature is None and _plain_function(impl):
+        return _function_shape(impl)  # type: ignore[arg-type]
+    if type(signature) is DerivedSignature:
+        derived = signature.shape()
+        if derived is not None:
+            return derived
     sig = signature if signature is not None else inspect.signature(impl)
     shape, defaults = [], []
     for p in sig.parameters.values():

@@ -12,19 +12,19 @@ import inspect
 import sys
 from typing import Any, Callable
 
+from dispatch._codegen import DerivedSignature
+
 from . import _calling, _registry
 from ._protocol import protocol
 from .ops._pointwise import inplace_apply
 
 
 def method_signature(func: Callable) -> inspect.Signature:
-    """The method form of a function's signature: first parameter renamed ``self``, no ``out``."""
-    sig = inspect.signature(func)
-    params = list(sig.parameters.values())
-    if params and params[0].kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-        params[0] = params[0].replace(name="self")
-    params = [p for p in params if p.name != "out"]
-    return sig.replace(parameters=params, return_annotation=sig.return_annotation)
+    """The method form of a function's signature: first parameter renamed ``self``, no ``out``.
+
+    Built when first read: wrapping uses only its shape, read from ``func``'s code object.
+    """
+    return DerivedSignature(func, first="self", drop=("out",))
 
 
 def inplace_variant(func: Callable, name: str) -> Callable:

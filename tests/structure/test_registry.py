@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import pickle
 import types
 
 import pytest
@@ -127,3 +128,26 @@ def test_declaring_two_implementations_under_one_name_fails(monkeypatch: pytest.
 def test_unknown_variant_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown variant"):
         _registry.op(variants="function methods")
+
+
+
+def _reduce_like(input: object, dim: int = 0, *, keepdim: bool = False, out: object = None) -> None:
+    pass
+
+
+def test_a_method_signature_is_built_when_read_and_its_shape_comes_from_the_code() -> None:
+    from dispatch._codegen import DerivedSignature, signature_shape
+
+    sig = method_signature(_reduce_like)
+    assert isinstance(sig, DerivedSignature)
+    shape, defaults = signature_shape(_reduce_like, sig)
+    assert shape == (("self", 1, 0), ("dim", 1, 2), ("keepdim", 3, 2)) and defaults == [0, False]
+    with pytest.raises(AttributeError):  # the shape came from the code object: the signature is still unbuilt
+        inspect.Signature._parameters.__get__(sig)  # type: ignore[attr-defined]
+    assert str(sig) == "(self: 'object', dim: 'int' = 0, *, keepdim: 'bool' = False) -> 'None'"
+    plain = inspect.Signature(list(sig.parameters.values()), return_annotation=sig.return_annotation)
+    assert signature_shape(_reduce_like, plain) == (shape, defaults)  # the same shape as the built signature's
+    assert sig == plain and hash(sig) == hash(plain)
+    assert type(sig.replace(return_annotation=None)) is inspect.Signature
+    assert pickle.loads(pickle.dumps(sig)) == sig
+    assert list(inspect.signature(tensorlib.Tensor.sum).parameters)[:3] == ["self", "dim", "keepdim"]
