@@ -239,3 +239,18 @@ def test_small_cnn_trains():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0] * 0.5
+
+
+def test_linear_finds_its_weight_wherever_attribute_lookup_would():
+    lin = tensorlib.nn.Linear(3, 2)
+    x = tensorlib.randn(4, 3)
+    w = tensorlib.randn(2, 3)
+    del lin.weight  # a plain tensor in its place (as functional-call helpers do)
+    lin.weight = w
+    assert tensorlib.equal(lin(x), x @ w.T + lin.bias)
+
+    n = tensorlib.nn.utils.weight_norm(tensorlib.nn.Linear(3, 2))  # weight recomputed into a plain attribute
+    with tensorlib.no_grad():
+        n.weight_g.mul_(3)
+    expected = x @ (n.weight_g * n.weight_v / n.weight_v.norm(dim=1, keepdim=True)).T + n.bias
+    assert tensorlib.allclose(n(x), expected)
