@@ -138,6 +138,8 @@ SAFE_VALUES: dict[tuple[str, str], Any] = {
     ("numpy", "dtype"): np.dtype,
     ("numpy._core.multiarray", "_reconstruct"): rebuild.safe_np_reconstruct,
     ("numpy.core.multiarray", "_reconstruct"): rebuild.safe_np_reconstruct,
+    ("numpy._core.numeric", "_frombuffer"): rebuild.safe_np_frombuffer,
+    ("numpy.core.numeric", "_frombuffer"): rebuild.safe_np_frombuffer,
     ("numpy._core.multiarray", "scalar"): rebuild.safe_np_scalar,
     ("numpy.core.multiarray", "scalar"): rebuild.safe_np_scalar,
 }
@@ -157,6 +159,7 @@ SAFE_CALLS: dict[Any, Any] = {
     np.dtype: rebuild.safe_np_dtype,
     rebuild.safe_np_reconstruct: rebuild.safe_np_reconstruct,
     rebuild.safe_np_scalar: rebuild.safe_np_scalar,
+    rebuild.safe_np_frombuffer: rebuild.safe_np_frombuffer,
     Size: rebuild.safe_size,
     device: rebuild.safe_device,
 }

@@ -529,6 +529,19 @@ def np_array_setstate(inst: np.ndarray, state: Any) -> None:
     inst.__setstate__(state)
 
 
+def safe_np_frombuffer(buf: Any, dt: Any, shape: Any, order: Any) -> np.ndarray:
+    """NumPy's protocol-5 array reconstruction, for plain numeric arrays."""
+    dt = _numeric(dt)
+    shape = _dims(shape, "shape")
+    if not isinstance(buf, (bytes, bytearray)) or order not in ("C", "F"):
+        raise UnpicklingError("a NumPy array is built from bytes and an order 'C' or 'F'")
+    if len(buf) != math.prod(shape) * dt.itemsize:
+        raise UnpicklingError(f"a NumPy array of shape {shape} and dtype {dt} needs {math.prod(shape) * dt.itemsize} "
+                              "bytes of data")
+    arr = np.frombuffer(buf, dtype=dt).reshape(shape, order=order)
+    return arr if arr.flags.writeable else arr.copy(order="K")
+
+
 def safe_np_scalar(dt: Any, raw: Any = None) -> Any:
     dt = _numeric(dt)
     if not isinstance(raw, bytes) or len(raw) != dt.itemsize:

@@ -304,7 +304,8 @@ class WeightsUnpickler:
                     raise UnpicklingError(f"Can only add items to sets, but got {type(target).__name__}")
                 target.update(items)
             elif op == 0x91:  # FROZENSET
-                push(frozenset(pop_mark()))
+                items = pop_mark()  # before reading ``push``: pop_mark rebinds it
+                push(frozenset(items))
             elif op == 0x81:  # NEWOBJ
                 args = stack.pop()
                 cls = stack.pop()
@@ -365,7 +366,8 @@ class WeightsUnpickler:
                     raise UnpicklingError("DICT needs key/value pairs")
                 push({items[i]: items[i + 1] for i in range(0, len(items), 2)})
             elif op == 0x6C:  # LIST
-                push(pop_mark())
+                items = pop_mark()
+                push(items)
             elif op == 0x50:  # PERSID
                 push(policy.persistent_load(line().decode("ascii")))
             elif op == 0x49:  # INT
