@@ -27,7 +27,7 @@ from ._serialization import writer
 from ._serialization.archive import ArchiveReader, readable_copy
 from ._serialization.names import torch_globals
 from ._serialization.rebuild import Loader
-from ._serialization.unpickler import UnsupportedGlobal, WeightsOnlyPolicy, WeightsUnpickler
+from ._serialization.unpickler import MalformedPickle, UnsupportedGlobal, WeightsOnlyPolicy, WeightsUnpickler
 from ._tensor import device
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals", "save"]
@@ -37,8 +37,6 @@ __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load",
 DEFAULT_PROTOCOL = 2
 
 _USER_SAFE: dict[tuple[str, str], Any] = {}
-_ZIP_MAGIC = b"PK\x03\x04"
-_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
 # the start of a file torch.save writes with _use_new_zipfile_serialization=False: the pickled magic number
 _TORCH_LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"
 
@@ -189,7 +187,8 @@ def _load(fh: Any, source: str, map_location: Any, pickle_module: Any, weights_o
     fh.seek(start)
     if not magic:
         raise EOFError(f"cannot load {source}: the file is empty")
-    if magic in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
+    if magic[:2] == b"PK" or b"PK".startswith(magic):  # a zip archive, possibly cut short
+
         return _load_zip(fh, source, map_location, pickle_module, weights_only, mmap, kwargs)
     if mmap:
         raise RuntimeError(f"cannot load {source} with mmap=True: only zip checkpoints (what save writes) can be "
@@ -200,7 +199,10 @@ def _load(fh: Any, source: str, map_location: Any, pickle_module: Any, weights_o
                            "_use_new_zipfile_serialization=False (PyTorch's format before 1.6), which tensorlib does "
                            "not read; load it with torch and save it again with torch.save's default format")
     loader = Loader(None, source, map_location, weights_only)
-    return _unpickle(data, loader, pickle_module, weights_only, kwargs)
+    try:
+        return _unpickle(data, loader, pickle_module, weights_only, kwargs)
+    except MalformedPickle as e:
+        raise MalformedPickle(f"cannot load {source}: it is neither a checkpoint archive nor a pickle ({e})") from None
 
 
 def _seekable(fh: Any) -> bool:
@@ -231,7 +233,10 @@ def _load_zip(fh: Any, source: str, map_location: Any, pickle_module: Any, weigh
         else:
             byteorder = "little"  # torch's default for files without the record
         loader = Loader(archive, source, map_location, weights_only, byteswap=byteorder != sys.byteorder)
-        return _unpickle(archive.get_record("data.pkl"), loader, pickle_module, weights_only, kwargs)
+        try:
+            return _unpickle(archive.get_record("data.pkl"), loader, pickle_module, weights_only, kwargs)
+        except MalformedPickle as e:
+            raise MalformedPickle(f"cannot load {source}: its data.pkl is not a valid pickle ({e})") from None
     finally:
         archive.close()
 
@@ -241,6 +246,8 @@ def _unpickle(data: bytes, loader: Loader, pickle_module: Any, weights_only: boo
         policy = WeightsOnlyPolicy(loader, dict(_USER_SAFE))
         try:
             return WeightsUnpickler(data, policy, **kwargs).load()
+        except MalformedPickle:
+            raise
         except pickle.UnpicklingError as e:
             raise pickle.UnpicklingError(_weights_only_message(e)) from None
     return _full_unpickler(pickle_module, loader)(io.BytesIO(data), **kwargs).load()

@@ -38,6 +38,10 @@ class UnsupportedGlobal(UnpicklingError):
     """A weights-only load met a global outside the allowlist."""
 
 
+class MalformedPickle(UnpicklingError):
+    """The data is not a well-formed pickle (truncated, unknown opcodes, inconsistent stack or memo)."""
+
+
 class WeightsOnlyPolicy:
     """What a weights-only pickle may name, call, create and set state on."""
 
@@ -159,11 +163,14 @@ class WeightsUnpickler:
     def load(self) -> Any:
         try:
             return self._run()
-        except (IndexError, KeyError, TypeError, ValueError, struct.error, OverflowError, UnicodeDecodeError,
-                AttributeError) as e:
+        except IndexError:
+            raise MalformedPickle("malformed pickle data: an opcode found too few items on the stack") from None
+        except KeyError as e:
+            raise MalformedPickle(f"malformed pickle data: it refers to memo entry {e}, which was never stored") from None
+        except (TypeError, ValueError, struct.error, OverflowError, UnicodeDecodeError, AttributeError) as e:
             if isinstance(e, UnpicklingError):
                 raise
-            raise UnpicklingError(f"malformed pickle data ({type(e).__name__}: {e})") from None
+            raise MalformedPickle(f"malformed pickle data ({type(e).__name__}: {e})") from None
 
     def _run(self) -> Any:  # noqa: C901 - one flat dispatch is the fastest form in Python
         data = self.data
@@ -178,7 +185,7 @@ class WeightsUnpickler:
         def take(n: int) -> bytes:
             nonlocal pos
             if n < 0 or pos + n > end:
-                raise UnpicklingError("pickle data was truncated")
+                raise MalformedPickle("pickle data was truncated")
             chunk = data[pos:pos + n]
             pos += n
             return chunk
@@ -187,7 +194,7 @@ class WeightsUnpickler:
             nonlocal pos
             i = data.find(b"\n", pos)
             if i < 0:
-                raise UnpicklingError("pickle data was truncated")
+                raise MalformedPickle("pickle data was truncated")
             text = data[pos:i]
             pos = i + 1
             return text
@@ -195,7 +202,7 @@ class WeightsUnpickler:
         def pop_mark() -> list[Any]:
             nonlocal stack, push
             if not metastack:
-                raise UnpicklingError("could not find MARK")
+                raise MalformedPickle("could not find MARK")
             items = stack
             stack = metastack.pop()
             push = stack.append
@@ -203,7 +210,7 @@ class WeightsUnpickler:
 
         while True:
             if pos >= end:
-                raise UnpicklingError("pickle data was truncated")
+                raise MalformedPickle("pickle data was truncated")
             op = data[pos]
             pos += 1
             if op == 0x71:  # BINPUT
@@ -349,7 +356,7 @@ class WeightsUnpickler:
                 take(8)
             elif op == 0x2E:  # STOP
                 if not stack:
-                    raise UnpicklingError("pickle data ended with an empty stack")
+                    raise MalformedPickle("pickle data ended with an empty stack")
                 return stack.pop()
             elif op == 0x30:  # POP
                 if stack:
@@ -398,7 +405,7 @@ class WeightsUnpickler:
                 what = names.get(op)
                 if what is not None:
                     raise UnpicklingError(f"the {what} opcode is not allowed in a weights-only load")
-                raise UnpicklingError(f"invalid load key, {chr(op)!r} (0x{op:02x}) at byte {pos - 1}")
+                raise MalformedPickle(f"invalid load key, {chr(op)!r} (0x{op:02x}) at byte {pos - 1}")
 
 
 def _list_target(target: Any, policy: WeightsOnlyPolicy) -> list:
