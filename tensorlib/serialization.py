@@ -224,7 +224,7 @@ def _load_zip(fh: Any, source: str, map_location: Any, pickle_module: Any, weigh
         if not archive.has_record("data.pkl"):
             raise archive.error("the archive has no data.pkl record: it was not written by torch.save or "
                                 "tensorlib.save")
-        byteorder = sys.byteorder
+        byteorder: str
         if archive.has_record("byteorder"):
             recorded = archive.get_record("byteorder", limit=16)
             if recorded not in (b"little", b"big"):
@@ -274,7 +274,7 @@ def _weights_only_message(e: pickle.UnpicklingError) -> str:
 def _full_unpickler(pickle_module: Any, loader: Loader) -> Any:
     """``pickle_module``'s unpickler, with PyTorch's names mapped to tensorlib's and storages read from the file."""
 
-    class _Unpickler(pickle_module.Unpickler):  # type: ignore[name-defined,misc]
+    class _Unpickler(pickle_module.Unpickler):
         def find_class(self, module: str, name: str) -> Any:
             found = torch_globals(loader, module, name)
             if found is not None:

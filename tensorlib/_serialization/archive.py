@@ -72,7 +72,7 @@ class ArchiveWriter:
             crc = zlib.crc32(data)
             self._write(data)
         else:
-            view = memoryview(data).cast("B")
+            view = data.data.cast("B")
             for i in range(0, size, CHUNK):
                 chunk = view[i:i + CHUNK]
                 crc = zlib.crc32(chunk, crc)
@@ -170,7 +170,7 @@ class ArchiveReader:
         nbytes = int(out.nbytes)
         if info.file_size != nbytes:
             raise self.error(f"record {name} holds {info.file_size} bytes but its storage needs {nbytes}")
-        view = memoryview(out.reshape(-1).view(np.uint8))
+        view = out.reshape(-1).view(np.uint8).data
         if info.compress_type == zipfile.ZIP_STORED:
             self._read_stored(name, info, view)
         else:

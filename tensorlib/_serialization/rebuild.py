@@ -506,7 +506,7 @@ def np_dtype_setstate(inst: np.dtype, state: Any) -> None:
     if (not isinstance(state, tuple) or len(state) != 8 or state[1] not in ("<", ">", "|", "=")
             or state[2:5] != (None, None, None) or state[5:7] != (-1, -1) or type(state[7]) is not int):
         raise UnpicklingError(f"unsupported NumPy dtype state {state!r}")
-    inst.__setstate__(state)
+    inst.__setstate__(state)  # type: ignore[attr-defined]  # NumPy's own, on a copy (safe_np_dtype)
 
 
 def safe_np_reconstruct(cls: Any, shape: Any, typecode: Any) -> np.ndarray:

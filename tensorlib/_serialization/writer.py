@@ -207,7 +207,11 @@ class _CPickler(_Reductions, pickle.Pickler):
     pass
 
 
-class _PythonPickler(_Reductions, pickle._Pickler):  # type: ignore[name-defined,misc]
+# the pure-Python pickler, whose methods (save, write, memoize) typeshed does not describe
+_PurePickler: Any = getattr(pickle, "_Pickler")
+
+
+class _PythonPickler(_Reductions, _PurePickler):
     """The pure-Python pickler, writing PyTorch's names directly."""
 
     def save_global(self, obj: Any, name: Any = None) -> None:
@@ -248,12 +252,10 @@ def _rename(raw: bytes, pickler: _Reductions) -> bytes | None:
 def pickle_object(obj: Any, pickle_module: Any, protocol: int) -> tuple[bytes, list[Storage]]:
     """``data.pkl`` for ``obj`` and the storages it references."""
     if pickle_module is pickle or pickle_module is None:
-        base_c, base_py = pickle.Pickler, pickle._Pickler  # type: ignore[attr-defined]
         c_class: type = _CPickler
         py_class: type | None = _PythonPickler
     else:
-        base_c = pickle_module.Pickler
-        c_class = type("_ModulePickler", (_Reductions, base_c), {})
+        c_class = type("_ModulePickler", (_Reductions, pickle_module.Pickler), {})
         py_class = None
     if protocol <= 3 or py_class is None:
         buf = io.BytesIO()
