@@ -330,7 +330,10 @@ class Loader:
         except TypeError as e:
             raise UnpicklingError(f"malformed tensor record: {e}") from None
         if type(ret) is not new_type:
-            ret = ret.as_subclass(new_type)
+            try:
+                ret.__class__ = new_type  # a fresh tensor simply changes class, as the saved one had it
+            except TypeError:  # a subclass with a layout of its own (__slots__)
+                ret = ret.as_subclass(new_type)
         if (not self.weights_only and state is not None
                 and getattr(new_type, "__setstate__", Tensor.__setstate__) is not Tensor.__setstate__):
             ret.__setstate__(state)

@@ -188,9 +188,12 @@ class _Reductions:
         return (storage, offset, size, stride, requires_grad, OrderedDict())
 
     def _reduce_tensor(self, t: Tensor) -> Any:
-        if isinstance(t, UninitializedTensorMixin):
-            return NotImplemented  # a lazy module's placeholder has no data: pickled as it pickles itself
         cls = type(t)
+        own = cls.__reduce_ex__
+        if isinstance(t, UninitializedTensorMixin) or (own is not Tensor.__reduce_ex__
+                                                       and own is not Parameter.__reduce_ex__):
+            # a lazy module's placeholder has no data, and a subclass may pickle itself its own way
+            return NotImplemented
         state = _user_state(t)
         if issubclass(cls, Parameter):
             data = _wrap(t._data)

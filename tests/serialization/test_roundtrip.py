@@ -194,6 +194,33 @@ def test_tensor_subclass_needs_allowlisting():
     assert t.serialization.get_safe_globals() == []
 
 
+class OwnPickling(t.Tensor):
+    def __reduce_ex__(self, protocol):
+        return (_make_own, (self.tolist(),))
+
+
+def _make_own(values):
+    return t.tensor(values).as_subclass(OwnPickling)
+
+
+def test_subclass_that_pickles_itself_is_respected():
+    x = t.tensor([1.0, 2.0]).as_subclass(OwnPickling)
+    buf = io.BytesIO()
+    t.save(x, buf)
+    assert b"/data/" not in buf.getvalue()  # its own reduction: no storage record
+    buf.seek(0)
+    out = t.load(buf, weights_only=False)
+    assert type(out) is OwnPickling and out.tolist() == [1.0, 2.0]
+
+
+def test_loaded_subclass_tensors_are_not_views():
+    buf = io.BytesIO()
+    t.save(t.ones(2).as_subclass(MyTensor), buf)
+    buf.seek(0)
+    out = t.load(buf, weights_only=False)
+    assert type(out) is MyTensor and out._base is None and not out._is_view()
+
+
 def test_whole_modules_and_optimizers_with_weights_only_false(tmp_path):
     net = t.nn.Sequential(t.nn.Linear(3, 4), t.nn.ReLU(), t.nn.Linear(4, 2))
     opt = t.optim.Adam(net.parameters(), lr=0.01)

@@ -28,8 +28,8 @@ def glob(module: str, name: str) -> bytes:
 
 
 def tensor_opcodes(storage="FloatStorage", key="0", numel=4, offset=0, size=(4,), stride=(1,), requires_grad=False,
-                   metadata=None) -> bytes:
-    pid = b"(" + body("storage") + glob("torch", storage) + body(key) + body("cpu") + body(numel) + b"tQ"
+                   metadata=None, location="cpu", storage_module="torch") -> bytes:
+    pid = b"(" + body("storage") + glob(storage_module, storage) + body(key) + body(location) + body(numel) + b"tQ"
     args = (b"(" + pid + body(offset) + body(size) + body(stride) + body(requires_grad)
             + glob("collections", "OrderedDict") + b")R" + (body(metadata) if metadata is not None else b"") + b"t")
     return glob("torch._utils", "_rebuild_tensor_v2") + args + b"R"
@@ -226,6 +226,34 @@ def test_storage_referenced_with_two_dtypes():
 def test_unknown_torch_dtype_global():
     with pytest.raises(RuntimeError, match="torch.bfloat16 values; tensorlib has no such dtype"):
         t.load(archive(pkl(glob("torch", "bfloat16"))))
+
+
+def test_storages_saved_on_a_gpu():
+    gpu = pkl(tensor_opcodes(location="cuda:0", storage_module="torch.cuda"))
+    with pytest.raises(RuntimeError, match="CUDA device .* map_location='cpu'"):
+        t.load(archive(gpu, {"0": FLOATS}))
+    for ml in ("cpu", {"cuda:0": "cpu"}, t.device("cpu"), lambda storage, location: storage):
+        assert t.load(archive(gpu, {"0": FLOATS}), map_location=ml).tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="'mps'"):
+        t.load(archive(pkl(tensor_opcodes(location="mps")), {"0": FLOATS}))
+
+
+def test_big_endian_files_are_swapped():
+    data = np.arange(4, dtype=">f4").tobytes()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("archive/data.pkl", pkl(tensor_opcodes()))
+        z.writestr("archive/byteorder", "big")
+        z.writestr("archive/data/0", data)
+    buf.seek(0)
+    assert t.load(buf).tolist() == [0.0, 1.0, 2.0, 3.0]
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("archive/data.pkl", pkl(tensor_opcodes()))
+        z.writestr("archive/byteorder", "middle")
+        z.writestr("archive/data/0", data)
+    buf.seek(0)
+    with pytest.raises(RuntimeError, match="unknown byte order"):
+        t.load(buf)
 
 
 def test_conj_and_neg_metadata_as_torch_writes_them():
