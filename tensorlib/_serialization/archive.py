@@ -136,6 +136,24 @@ class ArchiveReader:
                 raise self.error(f"record {info.filename!r} is not in the archive's folder {prefix!r}")
             self.records[rest] = info
         self.archive_name = prefix
+        try:
+            self._length = fh.seek(0, io.SEEK_END)
+        except (OSError, ValueError) as e:
+            raise self.error(f"cannot seek in the file ({e})") from None
+
+    def check_record(self, name: str, nbytes: int) -> None:
+        """Check, before any memory is reserved for it, that record ``name`` holds exactly ``nbytes`` bytes that the
+        file can contain (a stored record within the file, a compressed one within deflate's ratio)."""
+        info = self._info(name)
+        if info.file_size != nbytes:
+            raise self.error(f"record {name} holds {info.file_size} bytes but its storage needs {nbytes}")
+        if info.compress_type == zipfile.ZIP_STORED:
+            end = info.header_offset + _LOCAL.size + nbytes
+            if end > self._length:
+                raise self.error(f"record {name} claims {nbytes} bytes, more than the file holds; the file is "
+                                 "truncated or corrupted")
+        elif nbytes > 1100 * info.compress_size + 1024:
+            raise self.error(f"record {name} claims {nbytes} bytes from {info.compress_size} compressed ones")
 
     def close(self) -> None:
         self._zip.close()
@@ -167,9 +185,7 @@ class ArchiveReader:
     def read_into(self, name: str, out: np.ndarray) -> None:
         """Fill the contiguous array ``out`` with the bytes of record ``name``, which must have exactly its size."""
         info = self._info(name)
-        nbytes = int(out.nbytes)
-        if info.file_size != nbytes:
-            raise self.error(f"record {name} holds {info.file_size} bytes but its storage needs {nbytes}")
+        self.check_record(name, int(out.nbytes))
         view = out.reshape(-1).view(np.uint8).data
         if info.compress_type == zipfile.ZIP_STORED:
             self._read_stored(name, info, view)
@@ -191,8 +207,7 @@ class ArchiveReader:
             return None
         info = self._info(name)
         nbytes = numel * dtype.itemsize
-        if info.file_size != nbytes:
-            raise self.error(f"record {name} holds {info.file_size} bytes but its storage needs {nbytes}")
+        self.check_record(name, nbytes)
         if info.compress_type != zipfile.ZIP_STORED or nbytes == 0:
             return None
         try:
@@ -211,18 +226,17 @@ class ArchiveReader:
         fh = self._fh
         try:
             fh.seek(self._data_offset(name, info))
-            done = 0
+            done = crc = 0
             while done < view.nbytes:
-                n = fh.readinto(view[done:done + CHUNK])
+                chunk = view[done:done + CHUNK]
+                n = fh.readinto(chunk)
                 if not n:
                     raise self.error(f"record {name} is cut short ({done} of {view.nbytes} bytes); the file is "
                                      "truncated")
+                crc = zlib.crc32(chunk[:n], crc)  # while the chunk is in the cache
                 done += n
         except (OSError, ValueError) as e:
             raise self.error(f"record {name} cannot be read ({e})") from None
-        crc = 0
-        for i in range(0, view.nbytes, CHUNK):
-            crc = zlib.crc32(view[i:i + CHUNK], crc)
         if crc != info.CRC:
             raise self.error(f"record {name} fails its CRC check; the file is corrupted")
 

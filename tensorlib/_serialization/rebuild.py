@@ -186,17 +186,20 @@ class Loader:
             raise UnpicklingError("this file references storages but is not a zip checkpoint")
         assert stype.dtype is not None
         name = f"data/{key}"
-        info = archive.records.get(name)
-        if info is None:
+        if name not in archive.records:
             raise self.error(f"storage {key} has no record {archive.archive_name}/{name}")
         nbytes = numel * stype.dtype.itemsize
         # checked before allocating: a record cannot make the loader reserve memory its bytes do not back
-        if info.file_size != nbytes:
+        if archive.records[name].file_size != nbytes:
             raise self.error(f"storage {key} claims {numel} elements of {stype.dtype} ({nbytes} bytes) but its record "
-                             f"holds {info.file_size} bytes")
+                             f"holds {archive.records[name].file_size} bytes")
+        archive.check_record(name, nbytes)
         array = archive.mapped(name, stype.dtype.np, numel)
         if array is None:
-            array = np.empty(numel, dtype=stype.dtype.np)
+            try:
+                array = np.empty(numel, dtype=stype.dtype.np)
+            except MemoryError:
+                raise self.error(f"not enough memory for storage {key} ({nbytes} bytes)") from None
             archive.read_into(name, array)
         if self.byteswap and stype is not UNTYPED:
             array.byteswap(inplace=True)

@@ -217,6 +217,16 @@ def test_invalid_tensor_records(fields, storages, match):
         assert "cannot load" in str(info.value)
 
 
+def test_directory_claiming_more_bytes_than_the_file_holds():
+    # the pickle and the zip directory agree on 4 GB, but the file is tiny: refused before memory is reserved
+    buf = archive(pkl(tensor_opcodes(numel=10**9)), {"0": FLOATS})
+    raw = bytearray(buf.getvalue())
+    entry = raw.find(b"archive/data/0", raw.find(b"PK\x01\x02")) - 46
+    raw[entry + 20:entry + 28] = struct.pack("<II", 4 * 10**9, 4 * 10**9)
+    with pytest.raises(RuntimeError, match="claims 4000000000 bytes, more than the file holds"):
+        t.load(io.BytesIO(bytes(raw)))
+
+
 def test_storage_referenced_with_two_dtypes():
     two = b"(" + tensor_opcodes() + tensor_opcodes(storage="IntStorage") + b"l"
     with pytest.raises(RuntimeError, match="storage 0 is referenced as 4 x tensorlib.int32"):
