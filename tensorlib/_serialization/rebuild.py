@@ -20,7 +20,7 @@ from .. import _dtype
 from .._dtype import FROM_NP, dtype as DType
 from .._size import Size
 from .._tensor import Tensor, _rebuild as _legacy_tensor_rebuild, _wrap, device
-from ..nn.parameter import Parameter
+from ..nn.parameter import Buffer, Parameter
 from .archive import ArchiveReader
 
 UnpicklingError = pickle.UnpicklingError
@@ -332,6 +332,9 @@ class Loader:
             ret = func(*args)
         except TypeError as e:
             raise UnpicklingError(f"malformed tensor record: {e}") from None
+        if new_type is Tensor and isinstance(state, dict) and state.get("_is_buffer") is True:
+            new_type = Buffer  # torch marks a buffer with an attribute; tensorlib's Buffer is a class
+            state = {k: v for k, v in state.items() if k != "_is_buffer"}
         if type(ret) is not new_type:
             try:
                 ret.__class__ = new_type  # a fresh tensor simply changes class, as the saved one had it

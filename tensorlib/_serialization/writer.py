@@ -30,7 +30,7 @@ import numpy as np
 from .._dtype import FROM_NP, dtype as DType
 from .._size import Size
 from .._tensor import Tensor, _user_state, _wrap, device
-from ..nn.parameter import Parameter, UninitializedTensorMixin
+from ..nn.parameter import Buffer, Parameter, UninitializedTensorMixin
 from . import names
 from .archive import ArchiveWriter
 from .names import (
@@ -201,6 +201,9 @@ class _Reductions:
                 return (REBUILD_PARAMETER, (data, t.requires_grad, OrderedDict()))
             return (REBUILD_PARAMETER_WITH_STATE, (data, t.requires_grad, OrderedDict(), state))
         args = self._tensor_args(t, t.requires_grad)
+        if cls is Buffer:  # torch's Buffer is a plain tensor marked by an attribute
+            cls = Tensor
+            state = {**(state or {}), "_is_buffer": True}
         if cls is Tensor and state is None:
             return (REBUILD_TENSOR_V2, args)
         return (REBUILD_FROM_TYPE_V2, (REBUILD_TENSOR_V2, TORCH_TENSOR if cls is Tensor else cls, args, state))

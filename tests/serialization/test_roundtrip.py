@@ -174,6 +174,12 @@ def test_tensor_attributes_and_subclasses():
     assert roundtrip(p).tag == 3
 
 
+def test_buffers():
+    out = roundtrip({"b": t.nn.Buffer(t.zeros(2), persistent=False), "c": t.nn.Buffer(t.ones(1))})
+    assert type(out["b"]) is t.nn.Buffer and out["b"].persistent is False and out["c"].persistent is True
+    assert out["b"].tolist() == [0.0, 0.0] and not hasattr(out["b"], "_is_buffer")
+
+
 class MyTensor(t.Tensor):
     pass
 

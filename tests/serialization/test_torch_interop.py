@@ -112,6 +112,13 @@ def test_views_torch_to_tensorlib_share_memory():
     assert ours[0][8].item() == 0.0 and ours[4][2, 1].item() == 0.0 and ours[9][2].item() == 0.0
 
 
+def test_buffers_both_ways():
+    theirs = to_torch_file(t.nn.Buffer(t.ones(2), persistent=False))
+    assert isinstance(theirs, torch.nn.Buffer) and theirs.persistent is False
+    ours = to_tensorlib_file(torch.nn.Buffer(torch.zeros(1)))
+    assert type(ours) is t.nn.Buffer and ours.persistent is True and ours.tolist() == [0.0]
+
+
 def test_conj_and_neg_views_from_torch():
     z = torch.tensor([1 + 2j, 3 - 1j])
     assert to_tensorlib_file(z.conj()).tolist() == [1 - 2j, 3 + 1j]
