@@ -75,6 +75,9 @@ _DTYPES = {d.name: d for d in _dtype.ALL} | dict(_dtype.ALIASES)
 
 def torch_globals(loader: Loader, module: str, name: str) -> Any:
     """What PyTorch's global ``module.name`` (or an earlier tensorlib file's) is in tensorlib, or None."""
+    if module == __name__ and name in PLACEHOLDERS:  # a stand-in left unrenamed (another pickle module's output)
+        p = PLACEHOLDERS[name]
+        return torch_globals(loader, p.module, p.name)
     if module == "torch._utils":
         found = {
             "_rebuild_tensor_v2": loader.rebuild_tensor_v2,

@@ -10,6 +10,7 @@ import os
 import pathlib
 import pickle
 import tracemalloc
+import types
 import zipfile
 
 import numpy as np
@@ -323,6 +324,20 @@ def test_pickle_module_and_protocols():
         t.load(io.BytesIO(), pickle_module=pickle, weights_only=True)
     with pytest.raises(TypeError, match="pickle_protocol"):
         t.save(x, io.BytesIO(), pickle_protocol="2")
+
+
+def test_another_pickle_module():
+    # a pickle module of the user's (here the pure-Python pickler under another name)
+    module = types.SimpleNamespace(Pickler=pickle._Pickler, Unpickler=pickle._Unpickler, dumps=pickle.dumps)
+    x = {"w": t.arange(3.0), "d": t.float64}
+    for protocol in (2, 4):
+        buf = io.BytesIO()
+        t.save(x, buf, pickle_module=module, pickle_protocol=protocol)
+        buf.seek(0)
+        assert t.equal(t.load(buf)["w"], x["w"])
+        buf.seek(0)
+        out = t.load(buf, pickle_module=module, weights_only=False)
+        assert t.equal(out["w"], x["w"]) and out["d"] is t.float64
 
 
 def test_user_bytes_that_look_like_a_stand_in_global():
