@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import struct
+import threading
 import zipfile
 import zlib
 from typing import Any
@@ -21,6 +22,9 @@ import numpy as np
 
 ALIGNMENT = 64
 CHUNK = 8 << 20  # bytes written (and checksummed) at a time: large enough to amortise the calls, small for the cache
+# From this size a record's CRC is computed on a second thread while the first writes it: both calls release the
+# GIL, and the checksum then costs no time next to the write.
+PARALLEL_CRC = 32 << 20
 # Past this size or offset a record needs zip64 fields. A module variable so that tests can exercise that layout.
 ZIP64_LIMIT = 0xFFFFFFFF
 
@@ -71,6 +75,17 @@ class ArchiveWriter:
         if isinstance(data, bytes):
             crc = zlib.crc32(data)
             self._write(data)
+        elif size >= PARALLEL_CRC:
+            view = data.data.cast("B")
+            result: list[int] = []
+            worker = threading.Thread(target=lambda: result.append(zlib.crc32(view)), daemon=True)
+            worker.start()
+            try:
+                for i in range(0, size, CHUNK):
+                    self._write(view[i:i + CHUNK])
+            finally:
+                worker.join()
+            crc = result[0]
         else:
             view = data.data.cast("B")
             for i in range(0, size, CHUNK):

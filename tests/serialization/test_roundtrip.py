@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import tensorlib as t
+from tensorlib._serialization import archive as archive_module
 
 
 def roundtrip(obj, **save_kw):
@@ -409,6 +410,18 @@ def test_files_are_not_inflated():
     buf = io.BytesIO()
     t.save(x, buf)
     assert x.numel() * 4 <= len(buf.getvalue()) <= x.numel() * 4 + 2048
+
+
+def test_checksum_computed_alongside_the_write(monkeypatch):
+    # large records get their CRC from a second thread while the first writes: exercised here at 64 KiB
+    monkeypatch.setattr(archive_module, "PARALLEL_CRC", 1 << 16)
+    monkeypatch.setattr(archive_module, "CHUNK", 1 << 12)
+    x = t.randn(300, 100)
+    buf = io.BytesIO()
+    t.save({"x": x, "small": t.ones(3)}, buf)
+    assert zipfile.ZipFile(io.BytesIO(buf.getvalue())).testzip() is None
+    buf.seek(0)
+    assert t.equal(t.load(buf)["x"], x)
 
 
 def test_saving_copies_no_tensor_memory():
