@@ -119,7 +119,9 @@ def save(obj: object, f: Any, pickle_module: Any = pickle, pickle_protocol: int 
     if type(pickle_protocol) is not int:
         raise TypeError(f"save(): pickle_protocol must be an int, got {type(pickle_protocol).__name__}")
     if not _use_new_zipfile_serialization:
-        data = pickle_module.dumps(obj, protocol=pickle_protocol)
+        out = io.BytesIO()
+        pickle_module.dump(obj, out, protocol=pickle_protocol)
+        data = out.getvalue()
         if isinstance(f, (str, os.PathLike)):
             with builtins.open(f, "wb") as fh:
                 fh.write(data)
