@@ -3,8 +3,8 @@
     python benchmarks/serialization.py            # a 500 MB float32 tensor
     python benchmarks/serialization.py --mb 50    # smaller
 
-Times are the best of ``--repeat`` interleaved runs, each writing a fresh file in ``--dir`` (the page cache
-absorbs the writes, for both libraries alike). Memory is measured two ways: tracemalloc's peak during
+Times are the best of ``--repeat`` interleaved runs, each writing a new file in ``--dir`` (the page cache
+absorbs the writes, for both libraries alike; the machine's other load makes single runs vary by 2x). Memory is measured two ways: tracemalloc's peak during
 ``tensorlib.save`` (NumPy reports its allocations to it, PyTorch does not), and for both libraries the growth
 of the process's resident high-water mark during one save, each in a fresh interpreter.
 """
@@ -66,7 +66,7 @@ def _rss_growth(lib: str, path: str, n: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=500.0, help="tensor size in MB (float32)")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--dir", default=None, help="where to write the files (default: a temporary directory)")
     args = parser.parse_args()
 
@@ -81,11 +81,17 @@ def main() -> None:
         tensorlib.save(ours[:16], mine)  # warm up
         save_times = {"tensorlib": float("inf"), "torch": float("inf")}
         load_times = dict(save_times)
+
+        def timed_save(lib: str, save, x, path: str) -> None:
+            if os.path.exists(path):
+                os.remove(path)  # each save writes a new file: truncating the old one is not part of the time
+            save_times[lib] = min(save_times[lib], _best(lambda: save(x, path), 1))
+
         for _ in range(args.repeat):  # interleaved: both libraries see the same machine state
-            save_times["tensorlib"] = min(save_times["tensorlib"], _best(lambda: tensorlib.save(ours, mine), 1))
+            timed_save("tensorlib", tensorlib.save, ours, mine)
             load_times["tensorlib"] = min(load_times["tensorlib"], _best(lambda: tensorlib.load(mine), 1))
             if torch is not None:
-                save_times["torch"] = min(save_times["torch"], _best(lambda: torch.save(theirs, ref), 1))  # type: ignore[attr-defined]
+                timed_save("torch", torch.save, theirs, ref)  # type: ignore[attr-defined]
                 load_times["torch"] = min(load_times["torch"], _best(
                     lambda: torch.load(ref, weights_only=True), 1))  # type: ignore[attr-defined]
         assert np.array_equal(tensorlib.load(mine).numpy(), data)
