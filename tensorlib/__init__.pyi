@@ -639,7 +639,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Te
 def linspace(start: Any, end: Any, steps: builtins.int, *, out: Tensor | None = None, dtype: dtype | None = None, layout: Any = None, device: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
 def load(f: Any, map_location: Any = None, pickle_module: Any = None, *, weights_only: builtins.bool | None = None, mmap: builtins.bool | None = None, **pickle_load_args: Any) -> Any:
-    """Rebuild an object written by :func:`save` from a path or file object."""
+    """Load an object saved by :func:`save` or by ``torch.save`` from a path or file object."""
 def lobpcg(A: Tensor, k: builtins.int | None = None, B: Tensor | None = None, X: Tensor | None = None, n: builtins.int | None = None, iK: Tensor | None = None, niter: builtins.int | None = None, tol: builtins.float | None = None, largest: builtins.bool | None = None, method: str | None = None, tracker: Any = None, ortho_iparams: dict[Any, Any] | None = None, ortho_fparams: dict[Any, Any] | None = None, ortho_bparams: dict[Any, Any] | None = None) -> tuple[Any, ...]:
     """The ``k`` largest (smallest with ``largest=False``) eigenpairs of the symmetric generalized problem
     ``A X = B X diag(E)``, as ``(E, X)`` with X B-orthonormal.
@@ -935,7 +935,7 @@ def rsqrt_(self: Tensor) -> Tensor:
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
 def save(obj: object, f: Any, pickle_module: Any = ..., pickle_protocol: builtins.int = 2, _use_new_zipfile_serialization: builtins.bool = True, _disable_byteorder_record: builtins.bool = False) -> None:
-    """Pickle ``obj`` (tensors, state dicts, any picklable object) to the path or file object ``f``."""
+    """Save ``obj`` (tensors, state dicts, any picklable object) to the path or file object ``f``."""
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: builtins.float = 0.0, is_causal: builtins.bool = False, *, scale: builtins.float | None = None, enable_gqa: builtins.bool = False) -> Tensor:
     """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims (batch dims broadcast)."""
 def scatter(input: Tensor, dim: builtins.int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None) -> Tensor:
