@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import enum
 import sys
+import threading
 import warnings
 import weakref
 from types import FrameType
@@ -58,6 +59,9 @@ _TITLE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int
                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
                 "complex128": "ComplexDouble"}
 _SAME_DTYPE: Any = object()  # _TensorMeta.grad_dtype's default: the tensor's own dtype
+
+
+_META_LOCK = threading.Lock()
 
 
 class _TensorMeta:
@@ -801,7 +805,11 @@ class Tensor(_RegisteredMethods):
     def _get_meta(self) -> _TensorMeta:
         m = self._meta
         if m is None:
-            m = self._meta = _TensorMeta()
+            # threads sharing a tensor (a model's leaves) must not each create one and lose the other's state
+            with _META_LOCK:
+                m = self._meta
+                if m is None:
+                    m = self._meta = _TensorMeta()
         return m
 
 
