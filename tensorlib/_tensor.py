@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator, overload
 import numpy as np
 
 from . import _dtype, _layout, _memory_format as _mf
+from ._alloc import allocation_error
 from ._autograd.grad_mode import STATE as _GRAD
 from ._dtype import FROM_NP, dtype as _DType
 from ._hooks import hooks
@@ -141,7 +142,13 @@ class Tensor(_RegisteredMethods):
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
         if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
             return hooks.alias(args[0], cls)  # as torch: Tensor(t) and Subclass(t) are views of t
-        data = _legacy_construct(args, kwargs)
+        try:
+            data = _legacy_construct(args, kwargs)
+        except (MemoryError, ValueError) as exc:
+            alloc = allocation_error(exc)
+            if alloc is not None:
+                raise alloc from exc
+            raise
         t = _new(cls)
         _init(t, data)
         return t
