@@ -98,28 +98,33 @@ ALLOC = r"^DefaultCPUAllocator: can't allocate memory: you tried to allocate {} 
 OVERFLOW = r"^Storage size calculation overflowed"
 
 
+# Sizes far beyond any machine's address space (2**48 bytes and more), so that no overcommit setting lets the
+# allocation succeed (and a tensor of ones be written page by page)
+BIG = 2**48
+
+
 @pytest.mark.parametrize(
     "make, nbytes",
     [
-        (lambda: tensorlib.zeros(2**40), 4 * 2**40),
-        (lambda: tensorlib.ones(10**6, 10**6), 4 * 10**12),
-        (lambda: tensorlib.empty(2**40, dtype=tensorlib.float64), 8 * 2**40),
-        (lambda: tensorlib.zeros(2**40, dtype=tensorlib.int8), 2**40),
-        (lambda: tensorlib.full((2**40,), 1.0), 4 * 2**40),
-        (lambda: tensorlib.rand(2**40), 4 * 2**40),
-        (lambda: tensorlib.randn(2**40), 4 * 2**40),
-        (lambda: tensorlib.randint(0, 5, (2**40,)), 8 * 2**40),
-        (lambda: tensorlib.arange(2**40), 8 * 2**40),
+        (lambda: tensorlib.zeros(BIG), 4 * BIG),
+        (lambda: tensorlib.ones(10**8, 10**8), 4 * 10**16),
+        (lambda: tensorlib.empty(BIG, dtype=tensorlib.float64), 8 * BIG),
+        (lambda: tensorlib.zeros(BIG, dtype=tensorlib.int8), BIG),
+        (lambda: tensorlib.full((BIG,), 1.0), 4 * BIG),
+        (lambda: tensorlib.rand(BIG), 4 * BIG),
+        (lambda: tensorlib.randn(BIG), 4 * BIG),
+        (lambda: tensorlib.randint(0, 5, (BIG,)), 8 * BIG),
+        (lambda: tensorlib.arange(BIG), 8 * BIG),
         (lambda: tensorlib.eye(2**25), 4 * 2**50),
-        (lambda: tensorlib.zeros(2**40, requires_grad=True), 4 * 2**40),
-        (lambda: tensorlib.ones(3).new_zeros(2**40), 4 * 2**40),
-        (lambda: tensorlib.ones(3).new_full((2**40,), 2.0), 4 * 2**40),
-        (lambda: tensorlib.ones(3).expand(2**40, 3).contiguous(), 12 * 2**40),
-        (lambda: tensorlib.ones(3).repeat(2**40), 12 * 2**40),
-        (lambda: tensorlib.ones(2**10, 1) * tensorlib.ones(1, 1).expand(1, 2**30), 4 * 2**40),
-        (lambda: tensorlib.ones(2).resize_(2**40), 4 * 2**40),
-        (lambda: tensorlib.Tensor(2**40), 4 * 2**40),
-        (lambda: tensorlib.FloatTensor(2**40), 4 * 2**40),
+        (lambda: tensorlib.zeros(BIG, requires_grad=True), 4 * BIG),
+        (lambda: tensorlib.ones(3).new_zeros(BIG), 4 * BIG),
+        (lambda: tensorlib.ones(3).new_full((BIG,), 2.0), 4 * BIG),
+        (lambda: tensorlib.ones(3).expand(BIG, 3).contiguous(), 12 * BIG),
+        (lambda: tensorlib.ones(3).repeat(BIG), 12 * BIG),
+        (lambda: tensorlib.ones(2**18, 1) * tensorlib.ones(1, 1).expand(1, 2**30), 4 * BIG),
+        (lambda: tensorlib.ones(2).resize_(BIG), 4 * BIG),
+        (lambda: tensorlib.Tensor(BIG), 4 * BIG),
+        (lambda: tensorlib.FloatTensor(BIG), 4 * BIG),
     ],
 )
 def test_allocations_beyond_memory_raise_torchs_runtime_error(make, nbytes):
@@ -178,8 +183,8 @@ def test_the_largest_empty_and_ordinary_sizes_still_work():
 
 @pytest.mark.parametrize(
     "expr",
-    ["zeros(2**40)", "ones(10**6, 10**6)", "empty(2**62)", "zeros(2**31, 2**31, 2**31)", "zeros(-1)",
-     "empty(2, -3)", "zeros(2**63)", "ones(3).repeat(2**40)", "arange(2**63)", "randint(0, 5, (2**40,))"],
+    ["zeros(2**48)", "ones(10**8, 10**8)", "empty(2**62)", "zeros(2**31, 2**31, 2**31)", "zeros(-1)",
+     "empty(2, -3)", "zeros(2**63)", "ones(3).repeat(2**48)", "arange(2**63)", "randint(0, 5, (2**48,))"],
 )
 def test_same_exception_types_as_torch(expr):
     torch = pytest.importorskip("torch")
