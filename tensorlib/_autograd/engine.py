@@ -72,9 +72,10 @@ class AccumulateGrad(Node):
 
 # Held while gradients are added into ``.grad``: NumPy releases the GIL inside large in-place additions, and a
 # first gradient is stored after checking there is none, so concurrent backward passes into one leaf would
-# otherwise lose updates. Only NumPy runs under it (never user code: see _commit_recorded), so it cannot be
-# taken twice by one thread; acquire/release rather than ``with`` costs half as much.
-_ACCUMULATE_LOCK = threading.Lock()
+# otherwise lose updates. Only NumPy runs under it (ops, which may dispatch to user code, do not: see
+# _commit_recorded); reentrant all the same, since a garbage collection there may run finalizers. Taken with
+# acquire/release, which costs half as much as ``with``.
+_ACCUMULATE_LOCK = threading.RLock()
 
 
 def _commit(pending: list) -> None:
