@@ -36,7 +36,8 @@ def insert_implementer(types: list[type], objs: list[Any], tp: type, obj: Any) -
 
     A new type goes just before the first type already present that it
     subclasses, otherwise at the end: subclasses before superclasses, else
-    left to right.
+    left to right. Linear in the number of types present: for a handful
+    (the usual call); :class:`Order` keeps many in linear time overall.
     """
     if tp in types:
         return
@@ -47,6 +48,57 @@ def insert_implementer(types: list[type], objs: list[Any], tp: type, obj: Any) -
             return
     types.append(tp)
     objs.append(obj)
+
+
+# Past this many implementers in one call, :class:`Order` takes over from insert_implementer's scans.
+_SHORT = 8
+
+
+def _own_subclass_check(tp: type) -> bool:
+    """Whether ``issubclass(x, tp)`` may answer True for an ``x`` whose MRO lacks ``tp`` (ABCs' registration)."""
+    return type(tp).__subclasscheck__ is not type.__subclasscheck__
+
+
+class Order:
+    """The implementers of one call in dispatch order, for calls with many distinct types.
+
+    :func:`insert_implementer` looks at every type present for each new one,
+    quadratic in the number of types. Here a new type is compared only with
+    its own bases (its MRO, looked up in a set) and with the few types present
+    whose metaclass answers ``issubclass`` its own way; only when one of them
+    is present does it scan for its place. Same order as insert_implementer.
+    """
+
+    __slots__ = ("types", "objs", "seen", "custom")
+
+    def __init__(self, types: list[type], objs: list[Any]) -> None:
+        self.types = types
+        self.objs = objs
+        self.seen = set(types)
+        self.custom = [t for t in types if _own_subclass_check(t)]
+
+    def add(self, tp: type, obj: Any) -> None:
+        """Add ``obj`` (of type ``tp``) unless its type is already present, where insert_implementer would."""
+        seen = self.seen
+        if tp in seen:
+            return
+        mro = tp.__mro__
+        if any(base in seen for base in mro[1:]) or any(issubclass(tp, t) for t in self.custom):
+            insert_implementer(self.types, self.objs, tp, obj)
+        else:
+            self.types.append(tp)
+            self.objs.append(obj)
+        seen.add(tp)
+        if _own_subclass_check(tp):
+            self.custom.append(tp)
+
+
+def _add(types: list[type], objs: list[Any], tp: type, obj: Any, order: Order | None) -> Order:
+    """Add through ``order`` (made on first use): the path of calls with many implementers."""
+    if order is None:
+        order = Order(types, objs)
+    order.add(tp, obj)
+    return order
 
 
 def collect(
@@ -63,32 +115,42 @@ def collect(
     implement and to implement (checked inline, for speed); ``is_implementer``
     classifies any other type. Results are added to ``types``/``objs`` when
     given, so several groups of values (positional, then keyword arguments)
-    can be gathered into one order.
+    can be gathered into one order. Linear in the number of values, however
+    many distinct types they have.
     """
     if types is None or objs is None:
         types, objs = [], []
+    order: Order | None = None
     for v in values:
         tp = type(v)
         if tp in plain:
             continue
         if tp in implementers or is_implementer(tp):
-            if types:
-                insert_implementer(types, objs, tp, v)
-            else:
+            if not types:
                 types.append(tp)
                 objs.append(v)
+            elif order is None and len(types) < _SHORT:
+                insert_implementer(types, objs, tp, v)
+            else:
+                order = _add(types, objs, tp, v, order)
         elif isinstance(v, SEQUENCE_TYPES):
             for e in v:
                 etp = type(e)
                 if etp in plain:
                     continue
                 if is_implementer(etp):
-                    insert_implementer(types, objs, etp, e)
+                    if order is None and len(types) < _SHORT:
+                        insert_implementer(types, objs, etp, e)
+                    else:
+                        order = _add(types, objs, etp, e, order)
                 elif isinstance(e, SEQUENCE_TYPES):
                     for ee in e:
                         eetp = type(ee)
                         if eetp not in plain and is_implementer(eetp):
-                            insert_implementer(types, objs, eetp, ee)
+                            if order is None and len(types) < _SHORT:
+                                insert_implementer(types, objs, eetp, ee)
+                            else:
+                                order = _add(types, objs, eetp, ee, order)
     return types, objs
 
 
@@ -98,8 +160,12 @@ def collect_flat(
     """Like :func:`collect`, but only ``values`` themselves are candidates (their elements are not looked at)."""
     types: list[type] = []
     objs: list[Any] = []
+    order: Order | None = None
     for v in values:
         tp = type(v)
         if tp not in plain and is_implementer(tp):
-            insert_implementer(types, objs, tp, v)
+            if order is None and len(types) < _SHORT:
+                insert_implementer(types, objs, tp, v)
+            else:
+                order = _add(types, objs, tp, v, order)
     return types, objs

@@ -25,13 +25,18 @@ rebuilt by the wrapper: see :mod:`dispatch._codegen`).
 
 Implementer classification is cached per type: define the protocol method in
 the class body (a class that gains or loses it after its first use is not
-re-examined).
+re-examined). The cache never keeps a class alive: classes that live as long
+as their module (defined at module level, or not written in Python) are held
+in plain sets, which the generated wrappers test directly; any other class (one
+made in a function or a loop) is remembered through a weak reference, and
+forgotten when it is freed.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import threading
 import warnings
 import weakref
@@ -130,6 +135,29 @@ class _WrapperSpec:
         self.list_plain = list_plain  # the primary plain type's instances take part once dispatch happens
 
 
+# kinds of the classes a protocol remembers weakly (Protocol._transient)
+_PLAIN, _IMPLEMENTER, _PLAIN_METHOD = 0, 1, 2
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time (by a class statement or type())
+
+
+def _lives_with_module(tp: type) -> bool:
+    """Whether ``tp`` lives as long as the process: not written in Python, or reachable as its module's attribute.
+
+    A class made at run time (inside a function, in a loop, by ``type()``) is
+    not, and must not be kept alive by a cache. Looked up in the ``__dict__``
+    of the module and the enclosing classes, so no module ``__getattr__`` runs.
+    """
+    if not tp.__flags__ & _HEAPTYPE:
+        return True
+    try:
+        obj: Any = sys.modules.get(tp.__module__)
+        for part in tp.__qualname__.split("."):
+            obj = vars(obj).get(part)
+    except Exception:  # noqa: BLE001 - an odd __module__ or __qualname__: not reachable
+        return False
+    return obj is tp
+
+
 # every protocol alive in this process, so that tools can find one by its method name (see protocols_for)
 _PROTOCOLS: weakref.WeakSet = weakref.WeakSet()
 
@@ -181,12 +209,18 @@ class Protocol:
         self.accessors_list_plain = accessors_list_plain
         self._primary: type | None = None  # see add_plain_type
         self._plain_method_types: set[type] = set()  # implementers whose handler is a plain method (see _warn)
+        self._any_plain_method = False  # whether any type (here or in _transient) has such a handler
         self._specs: dict[Callable, _WrapperSpec] = {}  # wrapper -> its spec (see report_as)
         # Types known not to take part. Containers are never added (their
         # elements must be looked at); a type added here stays plain.
         self._plain: set[type] = set(BASIC_TYPES)
         self._plain.update(plain_types)
         self._implementers: set[type] = set()  # types known to take part
+        # Classes that may be freed before this protocol (see _lives_with_module), by id: their kind (_PLAIN,
+        # _IMPLEMENTER or _PLAIN_METHOD), and a weak reference whose callback removes both entries while the
+        # class is being freed, before its id can be given to another object. An id found here is the class's.
+        self._transient: dict[int, int] = {}
+        self._transient_refs: dict[int, weakref.ref] = {}
         self._tls = _Local()
         self._mode_count = 0  # active modes in all threads
         # One entry per active disable context in any thread (list append and
@@ -234,6 +268,8 @@ class Protocol:
         """
         self._plain.add(tp)
         self._implementers.discard(tp)
+        self._transient.pop(id(tp), None)
+        self._transient_refs.pop(id(tp), None)
         if primary:
             self._ns["_T"] = tp
             self._primary = tp
@@ -244,19 +280,49 @@ class Protocol:
             return True
         if tp in self._plain:
             return False
+        kind = self._transient.get(id(tp))
+        if kind is not None:
+            return kind != _PLAIN
         handler = getattr(tp, self.method, None)
-        if (
+        implements = (
             handler is not None
             and handler is not self.disabled_impl
             and getattr(handler, "__func__", handler) is not disabled_handler
-        ):
-            self._implementers.add(tp)
-            if self.plain_method_warning and isinstance(inspect.getattr_static(tp, self.method, None), types.FunctionType):
-                self._plain_method_types.add(tp)
-            return True
-        if not issubclass(tp, SEQUENCE_TYPES):
-            self._plain.add(tp)
-        return False
+        )
+        plain_method = implements and self.plain_method_warning and isinstance(
+            inspect.getattr_static(tp, self.method, None), types.FunctionType
+        )
+        if not implements and issubclass(tp, SEQUENCE_TYPES):
+            return False  # never cached: what a container holds decides
+        if plain_method:
+            self._any_plain_method = True
+        if _lives_with_module(tp):
+            if implements:
+                self._implementers.add(tp)
+                if plain_method:
+                    self._plain_method_types.add(tp)
+            else:
+                self._plain.add(tp)
+        else:
+            self._remember(tp, _PLAIN_METHOD if plain_method else _IMPLEMENTER if implements else _PLAIN)
+        return implements
+
+    def _remember(self, tp: type, kind: int) -> None:
+        """Cache the kind of a class that may be freed, without keeping it alive."""
+        key = id(tp)
+        transient, refs = self._transient, self._transient_refs
+
+        def forget(ref: weakref.ref, key: int = key, transient: dict = transient, refs: dict = refs) -> None:
+            if refs.get(key) is ref:
+                del refs[key]
+                transient.pop(key, None)
+
+        refs[key] = weakref.ref(tp, forget)
+        transient[key] = kind
+
+    def _is_plain_method_type(self, tp: type) -> bool:
+        """Whether ``tp``'s handler is a plain method (the warning's subject)."""
+        return tp in self._plain_method_types or self._transient.get(id(tp)) == _PLAIN_METHOD
 
     def _all_plain(self, values: Iterable[Any]) -> bool:
         plain = self._plain
@@ -378,13 +444,13 @@ class Protocol:
                 tp = type(v)
                 if tp in plain:
                     continue
-                if found is None and tp in impls:
+                if found is None and (tp in impls or self._transient.get(id(tp), _PLAIN) != _PLAIN):
                     found = v
                     continue
                 break
             else:
                 if found is not None:
-                    if self._plain_method_types and type(found) in self._plain_method_types:
+                    if self._any_plain_method and self._is_plain_method_type(type(found)):
                         self._warn_plain_method(spec.public)
                     result = getattr(found, self.method)(spec.public, (type(found),), args, kwargs)
                     if result is NotImplemented:
@@ -399,7 +465,7 @@ class Protocol:
         if spec.list_plain:
             types, objs = self._collect_listing_plain(args + tuple(kwargs.values()) if kwargs else args)
         if len(objs) == 1:  # the usual case, without the generic loop
-            if self._plain_method_types and types[0] in self._plain_method_types:
+            if self._any_plain_method and self._is_plain_method_type(types[0]):
                 self._warn_plain_method(spec.public)
             result = getattr(objs[0], self.method)(spec.public, (types[0],), args, kwargs)
             if result is NotImplemented:
@@ -511,7 +577,7 @@ class Protocol:
         types_t = tuple(types)
         method = self.method
         for obj in objs:
-            if self._plain_method_types and type(obj) in self._plain_method_types:
+            if self._any_plain_method and self._is_plain_method_type(type(obj)):
                 # the caller is 5 frames up from handle(), 7 from a wrapper (wrapper, _slow, _slow_call, dispatch)
                 self._warn_plain_method(public, python_level, stacklevel=5 if python_level else 7)
             result = getattr(obj, method)(public, types_t, args, kwargs)
@@ -658,14 +724,19 @@ class Protocol:
     def _pop_mode(self, mode: Any) -> None:
         # Remove this mode's innermost entry. It is the top of the stack unless
         # modes were exited out of order, as when a generator that entered a
-        # mode is resumed or closed under another mode.
+        # mode is resumed or closed under another mode. A mode that is not on
+        # the stack (exited from inside its own handler, which runs with the
+        # mode popped) pops the innermost mode, as torch's exit always does;
+        # the stack then ends as torch's would once the handler returns.
         modes = self._tls.state.modes
         for i in range(len(modes) - 1, -1, -1):
             if modes[i] is mode:
                 del modes[i]
                 break
         else:
-            raise RuntimeError(f"cannot exit {mode!r}: it is not active in this thread")
+            if not modes:
+                raise RuntimeError("trying to pop from empty mode stack")
+            modes.pop()
         with self._lock:
             self._mode_count -= 1
             self._ns["_M"] = self._mode_count

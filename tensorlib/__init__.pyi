@@ -566,7 +566,7 @@ def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def is_anomaly_check_nan_enabled() -> builtins.bool:
     """Whether anomaly detection checks backward outputs for NaN."""
 def is_anomaly_enabled() -> builtins.bool:
-    """Whether anomaly detection is on."""
+    """Whether anomaly detection is on in this thread."""
 def is_complex(input: Tensor) -> builtins.bool:
     """Whether ``input`` has a complex dtype."""
 def is_conj(input: Tensor) -> builtins.bool:

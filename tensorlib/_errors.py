@@ -18,6 +18,7 @@ import linecache
 import os
 from typing import Any, Callable
 
+from ._alloc import allocation_error, int64_overflow_error
 from ._dtype import dtype
 from ._layout import layout
 from ._memory_format import memory_format
@@ -28,6 +29,7 @@ from .ops.creation import Generator
 # the exception types a failed implementation is looked at for
 TRANSLATED: tuple[type[BaseException], ...] = (
     AttributeError, KeyError, ZeroDivisionError, OverflowError, TypeError, ValueError, IndexError, UnboundLocalError,
+    MemoryError,
 )
 # parameters torch types by their name, whatever tensorlib's annotation says
 _BY_NAME: dict[str, type] = {"dtype": dtype, "generator": Generator, "layout": layout, "memory_format": memory_format}
@@ -55,6 +57,9 @@ def translate(func: Callable, exc: BaseException, args: tuple, kwargs: dict) -> 
     """torch's error for a call of ``func`` whose implementation failed with ``exc`` (None: keep ``exc``)."""
     if deliberate(exc):
         return None
+    alloc = allocation_error(exc) or int64_overflow_error(getattr(func, "__name__", "function"), exc, args, kwargs)
+    if alloc is not None:
+        return alloc
     if protocol.registry.is_method(func) and not (args and isinstance(args[0], Tensor)):
         # a method called on the class with something else as self, in Python's words for descriptors
         owner = type(args[0]).__name__ if args else "NoneType"

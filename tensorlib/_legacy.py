@@ -14,6 +14,7 @@ import numpy as np
 from . import _dtype
 from ._registry import public
 from ._size import Size
+from ._alloc import allocation_error
 from ._tensor import _LEGACY_NAMES, Tensor, _wrap, check_device
 from .ops.creation import array_from_data, parse_size
 
@@ -30,6 +31,15 @@ class tensortype(type):
         return f"<class 'tensorlib.{cls.__name__}'>"
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        try:
+            return cls._construct(args, kwargs)
+        except (MemoryError, ValueError) as exc:
+            alloc = allocation_error(exc)
+            if alloc is not None:
+                raise alloc from exc
+            raise
+
+    def _construct(cls, args: tuple, kwargs: dict) -> Tensor:
         check_device(kwargs.pop("device", None))
         if kwargs:
             raise TypeError(

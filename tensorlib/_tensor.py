@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import enum
 import sys
+import threading
 import warnings
 import weakref
 from types import FrameType
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator, overload
 import numpy as np
 
 from . import _dtype, _layout, _memory_format as _mf
+from ._alloc import allocation_error
 from ._autograd.grad_mode import STATE as _GRAD
 from ._dtype import FROM_NP, dtype as _DType
 from ._hooks import hooks
@@ -58,6 +60,9 @@ _TITLE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int
                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
                 "complex128": "ComplexDouble"}
 _SAME_DTYPE: Any = object()  # _TensorMeta.grad_dtype's default: the tensor's own dtype
+
+
+_META_LOCK = threading.Lock()
 
 
 class _TensorMeta:
@@ -137,7 +142,13 @@ class Tensor(_RegisteredMethods):
     def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
         if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
             return hooks.alias(args[0], cls)  # as torch: Tensor(t) and Subclass(t) are views of t
-        data = _legacy_construct(args, kwargs)
+        try:
+            data = _legacy_construct(args, kwargs)
+        except (MemoryError, ValueError) as exc:
+            alloc = allocation_error(exc)
+            if alloc is not None:
+                raise alloc from exc
+            raise
         t = _new(cls)
         _init(t, data)
         return t
@@ -801,7 +812,11 @@ class Tensor(_RegisteredMethods):
     def _get_meta(self) -> _TensorMeta:
         m = self._meta
         if m is None:
-            m = self._meta = _TensorMeta()
+            # threads sharing a tensor (a model's leaves) must not each create one and lose the other's state
+            with _META_LOCK:
+                m = self._meta
+                if m is None:
+                    m = self._meta = _TensorMeta()
         return m
 
 

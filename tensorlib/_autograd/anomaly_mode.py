@@ -1,8 +1,9 @@
-"""Anomaly detection: make backward raise as soon as a node produces NaN gradients."""
+"""Anomaly detection: make backward raise as soon as a node produces NaN gradients (a per-thread setting)."""
 
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 from typing import Any, Callable
 
@@ -11,9 +12,9 @@ import numpy as np
 from .._registry import AUTOGRAD, TENSORLIB, public
 
 
-class _AnomalyState:
-    __slots__ = ("enabled", "check_nan", "active")
-
+class _AnomalyState(threading.local):
+    # Per thread, like grad mode: a thread debugging its backward does not slow down (or make raise) the
+    # backward passes of other threads. torch keeps this one switch process-wide.
     def __init__(self) -> None:
         self.enabled = False
         self.check_nan = True
@@ -23,15 +24,34 @@ class _AnomalyState:
 ANOMALY = _AnomalyState()
 
 
+class _Threads:
+    """How many threads have anomaly detection active: the engine reads this plain counter per node, and
+    this thread's (slower to read) state only while it is not zero."""
+
+    __slots__ = ("active",)
+
+    def __init__(self) -> None:
+        self.active = 0
+
+
+ANY_THREAD = _Threads()
+_COUNT_LOCK = threading.Lock()
+
+
 def _set(enabled: bool, check_nan: bool) -> None:
+    was = ANOMALY.active
     ANOMALY.enabled = bool(enabled)
     ANOMALY.check_nan = bool(check_nan)
     ANOMALY.active = ANOMALY.enabled and ANOMALY.check_nan
+    if ANOMALY.active != was:
+        # a thread that ends with detection on leaves the count up: the engine then reads each thread's state
+        with _COUNT_LOCK:
+            ANY_THREAD.active += 1 if ANOMALY.active else -1
 
 
 @public(namespace=(TENSORLIB, AUTOGRAD))
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on."""
+    """Whether anomaly detection is on in this thread."""
     return ANOMALY.enabled
 
 

@@ -4,11 +4,22 @@ No recursion, so graph depth is bounded only by memory. Each node runs once,
 after every node that feeds it a gradient; gradients arriving at the same node
 input are summed. Leaves accumulate into ``.grad`` through their
 ``AccumulateGrad`` node.
+
+Accumulation is a commit at the end of the walk: a leaf's node runs its tensor
+hooks when it is reached, but ``.grad`` (of leaves, and of non-leaves that
+retain their gradient) changes only once every node has run. A backward that
+raises (in a hook, a custom ``Function.backward``, an anomaly check) leaves
+every ``.grad`` as it was, and a graph kept with ``retain_graph=True`` can be
+run again. torch accumulates into each leaf as its node runs, so a failure
+part-way leaves some leaves updated; post-accumulate-grad hooks here run after
+all leaves have accumulated. The commit holds one lock, so backward passes
+running in several threads into shared leaves add up exactly.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 from typing import Any, Iterable, Sequence
 
@@ -18,7 +29,7 @@ from .._hooks import hooks
 from .._registry import AUTOGRAD, op
 from .._size import Size
 from .._tensor import _SAME_DTYPE, Tensor, _wrap, refresh_view
-from .anomaly_mode import ANOMALY, check_outputs
+from .anomaly_mode import ANOMALY, ANY_THREAD, check_outputs
 from .grad_mode import ENGINE, STATE
 from .graph import Node, new_node
 
@@ -38,10 +49,17 @@ class AccumulateGrad(Node):
         return self._variable()
 
     def apply(self, grads: list) -> tuple:
+        pending = self._prepare(grads)
+        if pending is not None:
+            _commit([pending])
+        return ()
+
+    def _prepare(self, grads: list) -> tuple | None:
+        """Run the leaf's tensor hooks on its gradient: the entry :func:`_commit` accumulates, or None."""
         var = self._variable()
         g = grads[0]
         if g is None or var is None:
-            return ()
+            return None
         meta = var._get_meta()
         if meta.hooks:
             for hook in list(meta.hooks.values()):
@@ -49,11 +67,74 @@ class AccumulateGrad(Node):
                 if r is not None:
                     g = r
             g = _unshared(g)
-        _accumulate(var, meta, g)
-        if meta.post_acc_hooks:
-            for hook in list(meta.post_acc_hooks.values()):
-                hook(var)
-        return ()
+        return (var, g, meta)
+
+
+# Held while gradients are added into ``.grad``: NumPy releases the GIL inside large in-place additions, and a
+# first gradient is stored after checking there is none, so concurrent backward passes into one leaf would
+# otherwise lose updates. Only NumPy runs under it (ops, which may dispatch to user code, do not: see
+# _commit_recorded); reentrant all the same, since a garbage collection there may run finalizers. Taken with
+# acquire/release, which costs half as much as ``with``.
+_ACCUMULATE_LOCK = threading.RLock()
+
+
+def _commit(pending: list) -> None:
+    """Add the gradients a backward pass collected into ``.grad``, then run the post-accumulate-grad hooks.
+
+    ``pending`` holds ``(tensor, gradient, meta)`` triples: from AccumulateGrad
+    nodes, with the leaf's metadata, and from non-leaves that retain their
+    gradient, with None.
+    """
+    post = False
+    if STATE.enabled:
+        post = _commit_recorded(pending)
+    else:
+        _ACCUMULATE_LOCK.acquire()
+        try:
+            for var, g, meta in pending:
+                if meta is None:
+                    meta = var._get_meta()
+                    meta.grad = _wrap(g._data.copy()) if meta.grad is None else _wrap(meta.grad._data + g._data)
+                else:
+                    _accumulate(var, meta, g)
+                    if meta.post_acc_hooks:
+                        post = True
+        finally:
+            _ACCUMULATE_LOCK.release()
+    if post:
+        for var, g, meta in pending:
+            if meta is not None and meta.post_acc_hooks:
+                for hook in list(meta.post_acc_hooks.values()):
+                    hook(var)
+
+
+def _commit_recorded(pending: list) -> bool:
+    """:func:`_commit`'s accumulation under ``create_graph``: each sum is an op that keeps its history.
+
+    An op may dispatch to user code (a Tensor subclass, a mode), which must not
+    run under the lock; so each sum is computed outside it and stored only if
+    ``.grad`` has not changed meanwhile (else computed again). Returns whether a
+    leaf has post-accumulate-grad hooks.
+    """
+    post = False
+    for var, g, leaf_meta in pending:
+        meta = var._get_meta()
+        if leaf_meta is not None:
+            wanted = meta.grad_dtype
+            if wanted is not None and wanted is not _SAME_DTYPE and g._data.dtype != wanted.np:
+                g = hooks.to_dtype(g, wanted)
+            post = post or bool(leaf_meta.post_acc_hooks)
+        while True:
+            old = meta.grad
+            new = g if old is None else _add(old, g)
+            _ACCUMULATE_LOCK.acquire()
+            try:
+                if meta.grad is old:
+                    meta.grad = new
+                    break
+            finally:
+                _ACCUMULATE_LOCK.release()
+    return post
 
 
 def _unshared(g: Any) -> Any:
@@ -100,14 +181,10 @@ def _dense(a: np.ndarray) -> bool:
 
 
 def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
+    """Add gradient ``g`` (no history) into the ``.grad`` of leaf ``var``; the caller holds the lock."""
     old = meta.grad
     wanted = meta.grad_dtype  # the tensor's dtype unless set (None: keep the gradient's)
     target = var._data.dtype if wanted is _SAME_DTYPE else None if wanted is None else wanted.np
-    if STATE.enabled:  # create_graph: keep the gradient's own history
-        if target is not None and g._data.dtype != target and wanted is not _SAME_DTYPE:
-            g = hooks.to_dtype(g, wanted)
-        meta.grad = g if old is None else _add(old, g)
-        return
     data = g._data
     if target is not None and data.dtype != target:
         data = data.astype(target)
@@ -157,9 +234,12 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
         meta = t._get_meta()
     node = meta.grad_acc
     if node is None:
-        node = new_node(AccumulateGrad, ())
-        node._variable = weakref.ref(t)
-        meta.grad_acc = node
+        with _ACCUMULATE_LOCK:  # one node per leaf, even when threads reach a new leaf together
+            node = meta.grad_acc
+            if node is None:
+                node = new_node(AccumulateGrad, ())
+                node._variable = weakref.ref(t)
+                meta.grad_acc = node
     return node
 
 
@@ -417,8 +497,11 @@ def _execute(
         needed = _needed(root_nodes, deps, target_nodes)
         capture_keys = set(targets)
     ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
+    pending: list = []
     if targets is None and accumulate:
-        _run_all(ready, buffers, deps, retain_graph)
+        _run_all(ready, buffers, deps, retain_graph, pending)
+        if pending:
+            _commit(pending)
         return captured
     while ready:
         node = ready.pop()
@@ -429,14 +512,16 @@ def _execute(
         if run and grads is not None:
             hooks = node._hooks
             if hooks is not None:
-                grads = _pre_hooks(node, hooks, grads)
+                grads = _pre_hooks(node, hooks, grads, pending)
             if capture_keys:
                 for nr, g in enumerate(grads):
                     if (node, nr) in capture_keys and g is not None:
                         captured[(node, nr)] = g
             if type(node) is AccumulateGrad:
                 if accumulate and (targets is None or (node, 0) in capture_keys):
-                    node.apply(grads)
+                    entry = node._prepare(grads)
+                    if entry is not None:
+                        pending.append(entry)
                 outs: Any = ()
             elif needed is not None and node in target_nodes and not any(
                 nxt in needed for nxt, _ in node.next_functions if nxt is not None
@@ -462,13 +547,15 @@ def _execute(
             deps[nxt] = d
             if d == 0:
                 ready.append(nxt)
+    if pending:
+        _commit(pending)
     return captured
 
 
 def _apply(node: Node, grads: list, hooks: Any) -> Any:
     """Run ``node`` on ``grads``, with the anomaly check and its post hooks: one gradient per input edge."""
     outs = node.apply(grads)
-    if ANOMALY.active:
+    if ANY_THREAD.active and ANOMALY.active:
         check_outputs(node, outs)
     if hooks is not None and hooks.post:
         for hook in list(hooks.post.values()):
@@ -479,11 +566,14 @@ def _apply(node: Node, grads: list, hooks: Any) -> Any:
     return outs
 
 
-def _run_all(ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int], retain_graph: bool) -> None:
+def _run_all(
+    ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int], retain_graph: bool, pending: list
+) -> None:
     """The loop of :func:`_execute` when every reachable node runs (``backward()`` without ``inputs``).
 
     The same steps as the general loop, minus its target bookkeeping: this is
-    the engine's hot path for training loops on small tensors.
+    the engine's hot path for training loops on small tensors. Gradients for
+    ``.grad`` are appended to ``pending``, for :func:`_commit`.
     """
     pop_buffer = buffers.pop
     get_buffer = buffers.get
@@ -495,9 +585,11 @@ def _run_all(ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int]
         if grads is not None:
             hooks = node._hooks
             if hooks is not None:
-                grads = _pre_hooks(node, hooks, grads)
+                grads = _pre_hooks(node, hooks, grads, pending)
             if type(node) is AccumulateGrad:
-                node.apply(grads)
+                entry = node._prepare(grads)
+                if entry is not None:
+                    pending.append(entry)
                 outs: Any = ()
             else:
                 outs = _apply(node, grads, hooks)
@@ -530,7 +622,7 @@ def _run_all(ready: list[Node], buffers: dict[Node, list], deps: dict[Node, int]
                 ready.append(nxt)
 
 
-def _pre_hooks(node: Node, hooks: Any, grads: list) -> list:
+def _pre_hooks(node: Node, hooks: Any, grads: list, pending: list) -> list:
     grads = list(grads)
     for nr, store in hooks.tensor_pre.items():
         g = grads[nr]
@@ -545,11 +637,7 @@ def _pre_hooks(node: Node, hooks: Any, grads: list) -> list:
         t = ref()
         g = grads[nr]
         if t is not None and g is not None:
-            meta = t._get_meta()
-            if STATE.enabled:
-                meta.grad = g if meta.grad is None else _add(meta.grad, g)
-            else:
-                meta.grad = _wrap(g._data.copy()) if meta.grad is None else _wrap(meta.grad._data + g._data)
+            pending.append((t, g, None))
     for hook in list(hooks.pre.values()):
         r = hook(tuple(grads))
         if r is not None:

@@ -25,7 +25,7 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
 def is_anomaly_check_nan_enabled() -> bool:
     """Whether anomaly detection checks backward outputs for NaN."""
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on."""
+    """Whether anomaly detection is on in this thread."""
 def is_grad_enabled() -> bool:
     """Whether operations on tensors that require grad are recorded in this thread."""
 def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -314,6 +314,9 @@ def _dtype_arg(dtype: Any, fname: str) -> None:
         raise TypeError(f"{fname}(): argument 'dtype' must be tensorlib.dtype, not {type(dtype).__name__}")
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def parse_size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
     """The shape given as ``*size`` (ints, or one tuple/list/Size of ints), checked, for errors naming ``fname``."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
@@ -330,7 +333,15 @@ def parse_size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
         n = s.__index__()
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {[int(x) for x in size]}")
+        if n > _INT64_MAX:
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"Overflow when unpacking long long\"")
         out.append(n)
+    numel = 1
+    for n in out:
+        numel *= n
+    if numel > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={out}")
     return tuple(out)
 
 
@@ -468,6 +479,8 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
         if not isinstance(v, (int, float, np.number)) or isinstance(v, _pybool):
             raise TypeError(f"arange(): argument 'end' must be Number, not {type(v).__name__}")
     start, end, step = vals
+    if any(isinstance(v, int) and not -(2**63) <= v <= _INT64_MAX for v in vals):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
@@ -625,6 +638,8 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     check_layout(layout, "randperm")
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
+    if n > _INT64_MAX:
+        raise ValueError("randperm(): argument 'n' overflows int64: Overflow when unpacking long long")
     a = _rng(generator).permutation(n).astype(dtype.np if dtype is not None else np.int64)
     return _out_or(out, _finish(a, requires_grad, device), "randperm")
 
