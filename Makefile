@@ -6,10 +6,11 @@ BIN := $(VENV)/bin
 
 .PHONY: tour test test-lite typecheck stubs bench bench-table clean
 
-# $(VENV): the package with the test and parity extras (parity is torch, CPU build) for every target but test-lite;
-# $(NO_TORCH_VENV): the test extra only. The stamp is written after a successful install, so a failed install or
+# $(VENV): the package with the test, parity and dask extras (parity is torch, CPU build; dask is dask[array] and
+# distributed, for tensorlib.dask) for every target but test-lite; $(NO_TORCH_VENV): the test extra only (the
+# tests of tensorlib.dask skip there). The stamp is written after a successful install, so a failed install or
 # a change to pyproject.toml reinstalls.
-$(VENV)/.installed: EXTRAS := test,parity
+$(VENV)/.installed: EXTRAS := test,parity,dask
 $(NO_TORCH_VENV)/.installed: EXTRAS := test
 $(VENV)/.installed $(NO_TORCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(@D)
