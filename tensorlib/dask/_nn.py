@@ -21,6 +21,7 @@ import tensorlib.nn.functional as F
 from ._reductions import along_dim, sum_
 from ._tensor import (
     HANDLED,
+    checked_evaluate,
     DaskTensor,
     Kernel,
     Slot,
@@ -35,16 +36,6 @@ from ._tensor import (
 )
 
 T = tensorlib.Tensor
-
-
-def checked_evaluate(func: Callable, small: tuple[tuple, dict], full: tuple[tuple, dict]) -> Any:
-    """``func`` on small stand-ins; if that fails, on zero-stride views of the full shapes, so that the error
-    raised is tensorlib's with the real sizes in its message."""
-    try:
-        return evaluate(func, *small)
-    except Exception as small_error:
-        evaluate(func, *full)  # raises the faithful error before computing anything
-        raise small_error
 
 
 # -- matmul --------------------------------------------------------------------------------------------------------
@@ -243,6 +234,14 @@ _PER_SAMPLE: list[tuple[Callable, tuple[str, ...], int]] = [
     (F.layer_norm, ("input",), 2), (F.rms_norm, ("input",), 2),
     (F.batch_norm, ("input",), 2), (F.instance_norm, ("input",), 3),
 ]
+# torch's top-level forms of the same functions (``tensorlib.conv2d``), where their parameters are the same.
+_PER_SAMPLE += [
+    (getattr(tensorlib, f.__name__), params, n) for f, params, n in _PER_SAMPLE
+    if f.__name__ not in ("batch_norm", "instance_norm", "embedding", "one_hot", "interpolate", "pad", "normalize",
+                          "glu", "lp_pool1d", "lp_pool2d", "local_response_norm", "max_pool1d", "max_pool2d",
+                          "max_pool3d", "adaptive_max_pool1d")
+    and callable(getattr(tensorlib, f.__name__, None))
+] + [(tensorlib.max_pool1d, ("input",), 3), (tensorlib.max_pool2d, ("input",), 4), (tensorlib.max_pool3d, ("input",), 5)]
 
 
 def _batched(func: Callable, bound: inspect.BoundArguments, min_ndim: int) -> bool:
@@ -251,12 +250,13 @@ def _batched(func: Callable, bound: inspect.BoundArguments, min_ndim: int) -> bo
     x: Any = a.get("input", a.get("tensor", a.get("x1", a.get("input1"))))
     if x.ndim < min_ndim:
         return False
-    if func in (F.layer_norm, F.rms_norm):
+    name = func.__name__
+    if name in ("layer_norm", "rms_norm"):
         shape = a["normalized_shape"]
         return x.ndim > (1 if isinstance(shape, int) else len(shape))
-    if func in (F.normalize, F.glu, F.cosine_similarity):
-        return int(a.get("dim", 1 if func is not F.glu else -1)) % x.ndim != 0
-    if func is F.pad:
+    if name in ("normalize", "glu", "cosine_similarity"):
+        return int(a.get("dim", 1 if name != "glu" else -1)) % x.ndim != 0
+    if name == "pad":
         return len(a["pad"]) <= 2 * (x.ndim - 1)
     return True
 

@@ -22,6 +22,7 @@ from ._tensor import (
     Template,
     blockwise,
     evaluate,
+    ghost,
     letters,
     map_structure,
     standin,
@@ -39,7 +40,7 @@ float_power xlogy copysign nextafter heaviside ldexp logaddexp logaddexp2 lerp a
 fmin add sub subtract rsub mul multiply div divide true_divide floor_divide remainder fmod pow atan2 arctan2 hypot
 eq ne lt le gt ge greater less greater_equal less_equal not_equal logical_and logical_or logical_xor bitwise_and
 bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift isclose masked_fill
-float double half int long short bool byte char cfloat cdouble
+float double half int long short bool byte char cfloat cdouble celu selu hardshrink softshrink threshold
 """.split()
 # Operators as handlers receive them (``d - 1`` arrives as ``Tensor.sub``; these keep their own names).
 _OPERATORS = """
@@ -75,7 +76,11 @@ def pointwise(func: Callable, args: tuple, kwargs: dict) -> DaskTensor:
     if kwargs.get("out") is not None:
         raise _unsupported(name, "out=")
     operands = [v for v in list(args) + list(kwargs.values()) if isinstance(v, (DaskTensor, tensorlib.Tensor))]
-    shape = tensorlib.broadcast_shapes(*[v.shape for v in operands])
+    try:
+        shape = tensorlib.broadcast_shapes(*[v.shape for v in operands])
+    except RuntimeError:
+        evaluate(func, *map_structure(ghost, args, kwargs))  # the function's own message (before computing)
+        raise
     small_args, small_kwargs = map_structure(standin, args, kwargs)
     result = evaluate(func, small_args, small_kwargs)  # tensorlib's dtype rules and argument errors
     if not isinstance(result, tensorlib.Tensor) or result.dim() != len(shape):

@@ -278,7 +278,7 @@ def _as_dtype(t: Any, dtype: tensorlib.dtype) -> Any:
 def _join_checks(func: Callable, tensors: Sequence[Any], dim: int) -> tensorlib.Tensor:
     """tensorlib's errors about the list and the dimension, and the promoted dtype (from one-element stand-ins)."""
     if isinstance(tensors, (DaskTensor, tensorlib.Tensor)) or not isinstance(tensors, (list, tuple)):
-        return evaluate(func, (tensors, dim), {})  # raises tensorlib's TypeError
+        return evaluate(func, (ghost(tensors), dim), {})  # raises tensorlib's TypeError
     return evaluate(func, ([standin(t) for t in tensors], dim), {})
 
 

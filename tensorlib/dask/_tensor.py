@@ -317,6 +317,16 @@ def evaluate(func: Callable, args: tuple, kwargs: dict) -> Any:
         return func(*args, **kwargs)
 
 
+def checked_evaluate(func: Callable, small: tuple[tuple, dict], full: tuple[tuple, dict]) -> Any:
+    """``func`` on small stand-ins; if that fails, on zero-stride views of the full shapes, so that the error
+    raised is tensorlib's with the real sizes in its message (shape checks come before any computing)."""
+    try:
+        return evaluate(func, *small)
+    except Exception as small_error:
+        evaluate(func, *full)
+        raise small_error
+
+
 def dask_tensors(args: tuple, kwargs: dict) -> list[DaskTensor]:
     """The DaskTensors among the arguments (inside lists and tuples too)."""
     found: list[DaskTensor] = []
