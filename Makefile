@@ -4,7 +4,7 @@ VENV ?= .venv
 NO_TORCH_VENV ?= $(VENV)/no-torch
 BIN := $(VENV)/bin
 
-.PHONY: tour test test-lite typecheck stubs bench bench-table clean
+.PHONY: tour test test-lite typecheck stubs bench bench-table dask-digits clean
 
 # $(VENV): the package with the test, parity and dask extras (parity is torch, CPU build; dask is dask[array] and
 # distributed, for tensorlib.dask) for every target but test-lite; $(NO_TORCH_VENV): the test extra only (the
@@ -42,6 +42,10 @@ bench: $(VENV)/.installed
 # every performance figure in one run; rewrites benchmarks/RESULTS.md and the README's Performance table
 bench-table: $(VENV)/.installed
 	$(BIN)/python benchmarks/run_all.py --write
+
+# batch inference and data-parallel training of a tensorlib model on Dask workers (1, then 2), with throughputs
+dask-digits: $(VENV)/.installed
+	$(BIN)/python examples/dask_digits.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -18,8 +18,12 @@ from __future__ import annotations
 import copy
 import logging
 import os
+import re
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -214,3 +218,20 @@ def test_a_worker_killed_mid_computation_does_not_change_the_result(client: Any)
     while victim_pid in client.run(os.getpid).values() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert victim_pid not in client.run(os.getpid).values()
+
+
+# -- the example -----------------------------------------------------------------------------------------------------
+
+
+def test_the_dask_digits_example_on_a_small_copy(client: Any) -> None:
+    """The example as users run it (a script: its functions and model class travel by value), on this cluster."""
+    script = Path(__file__).resolve().parents[2] / "examples" / "dask_digits.py"
+    env = {**os.environ, "PYTHONPATH": str(script.parents[1])}
+    done = subprocess.run([sys.executable, str(script), "--scheduler", client.scheduler.address, "--copies", "4",
+                           "--copies-per-chunk", "2", "--steps", "2", "--epochs", "3"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    accuracy = float(re.search(r"accuracy (\S+) on 7,188 records", done.stdout).group(1))
+    assert accuracy > 0.9
+    assert "data-parallel step 2: loss" in done.stdout
+    assert re.search(r"^\s+2\s+[\d,]+\s+[\d,]+$", done.stdout, re.M)  # the table: 2 workers, two throughputs
