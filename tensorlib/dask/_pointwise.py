@@ -115,11 +115,27 @@ def _with_inplace(func: Callable) -> Callable[..., Any]:
     return impl
 
 
+_CONVERSIONS = {getattr(T, name) for name in "float double half int long short bool byte char cfloat cdouble".split()}
+
+
+def _conversion_impl(func: Callable) -> Callable[..., Any]:
+    """``x.float()`` and the like: ``x`` itself when it already has that dtype, as on Tensor."""
+
+    def impl(self: Any, *args: Any, **kwargs: Any) -> Any:
+        converted = evaluate(func, (standin(self),) + args, kwargs)
+        return self if converted.dtype == self.dtype else pointwise(func, (self,) + args, kwargs)
+
+    impl.__name__ = impl.__qualname__ = f"convert_{func.__name__}"
+    return impl
+
+
 def _register_pointwise() -> None:
     for public in _publics():
         if HANDLED.get(tensorlib.overrides.protocol.reported_as(public)) is not None:
             continue  # an alias already filed (tensorlib.clip and clamp are one function)
-        if "inplace" in _parameters(public):
+        if public in _CONVERSIONS:
+            HANDLED.implements(public)(_conversion_impl(public))
+        elif "inplace" in _parameters(public):
             HANDLED.implements(public)(_with_inplace(public))
         else:
             HANDLED.implements(public)(_pointwise_impl(public))

@@ -55,6 +55,7 @@ class DaskTensor:
         def __getattr__(self, name: str) -> Any: ...
 
     __hash__ = object.__hash__  # __eq__ is elementwise, as on Tensor; identity hashing as on Tensor
+    __array_priority__ = 1000  # NumPy operands defer to our reflected operators instead of computing the graph
 
     # -- metadata, as on Tensor (also filed in the table under Tensor's properties) ---------------------------------
     @property
@@ -121,6 +122,10 @@ class DaskTensor:
 
     def __dask_tokenize__(self) -> Any:
         return ("tensorlib.dask.DaskTensor", self._array.name)
+
+
+# Calls that involve another type implementing the protocol are declined: that type may not compute chunk by chunk.
+HANDLED.accepts = (DaskTensor, tensorlib.Tensor)
 
 
 def _tensor_of(value: Any) -> tensorlib.Tensor:

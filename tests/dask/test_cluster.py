@@ -52,13 +52,15 @@ def client() -> Iterator[Any]:
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
         memory_limit=WORKER_MEMORY, silence_logs=logging.CRITICAL,
     )
-    client = distributed.Client(cluster, timeout=TIMEOUT)
     try:
-        # the workers import this checkout's tensorlib (the parent's sys.path), not another installed copy
-        assert set(client.run(_tensorlib_file).values()) == {torch.__file__}
-        yield client
+        client = distributed.Client(cluster, timeout=TIMEOUT)
+        try:
+            # the workers import this checkout's tensorlib (the parent's sys.path), not another installed copy
+            assert set(client.run(_tensorlib_file).values()) == {torch.__file__}
+            yield client
+        finally:
+            client.close()
     finally:
-        client.close()
         cluster.close()
 
 

@@ -274,6 +274,31 @@ def test_unsupported_arguments_raise_not_implemented_error(call: Callable, messa
         call(x)
 
 
+def test_calls_with_another_protocol_type_are_declined() -> None:
+    class Other:
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            return NotImplemented
+
+    with pytest.raises(TypeError, match=r"no implementation found for 'tensorlib.add'.*\[DaskTensor, Other\]"):
+        torch.add(_to_dask("a"), Other())
+
+
+def test_numpy_operands_defer_to_the_dask_tensor() -> None:
+    import numpy as np
+
+    x = _to_dask("a")
+    for out in (np.float32(2) * x, np.float64(1) - x):
+        assert isinstance(out, td.DaskTensor)
+    assert_close((np.float32(2) * x).compute(), np.float32(2) * DATA["a"][0])
+
+
+def test_conversion_to_the_same_dtype_is_the_tensor_itself() -> None:
+    x = _to_dask("a")
+    assert x.float() is x and x.to(torch.float32) is x and x.type_as(DATA["a"][0]) is x
+    assert x.double() is not x and x.to(torch.float32, copy=True) is not x
+
+
 # -- the DaskTensor itself ----------------------------------------------------------------------------------------------
 
 
