@@ -6,6 +6,11 @@ graph whose tasks compute each chunk with tensorlib's own functions; ``.compute(
 ``distributed`` cluster when a ``Client`` is active) and returns a :class:`tensorlib.Tensor`.
 :func:`data_parallel_step` trains a model on shards held by Dask workers.
 
+On a ``distributed`` cluster the scheduler keeps the graph: when a worker dies, the chunks it held or was
+computing are recomputed on the other workers (its nanny starts a new one), and the result is unchanged; a task
+during which workers keep dying (more than ``distributed.scheduler.allowed-failures`` times) fails with
+``KilledWorker``.
+
 Needs the ``dask`` extra (``pip install 'tensorlib[dask]'``: ``dask[array]`` and ``distributed``);
 ``import tensorlib`` never imports this module.
 """

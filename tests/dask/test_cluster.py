@@ -9,7 +9,7 @@
 - a worker killed in the middle of a computation: the scheduler sees its connection close, forgets the results
   it held and reschedules the tasks that were running or done there (it keeps the graph: each result can be
   recomputed from its inputs) on the surviving worker, while the nanny starts a new worker process that joins
-  the cluster. The result is the same as without the failure. (A task whose worker dies while running it
+  the cluster. The result is the same as without the failure. (A task during which workers keep dying, more than
   ``distributed.scheduler.allowed-failures`` times, 3 by default, is instead reported as ``KilledWorker``.)
 """
 
