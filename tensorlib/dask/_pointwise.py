@@ -274,7 +274,7 @@ def full_like(input: Any, fill_value: Any, *, dtype: Any = None, layout: Any = N
               requires_grad: bool = False, memory_format: Any = None) -> Any:
     result = evaluate(tensorlib.full_like, (standin(input), fill_value),
                       {"dtype": dtype, "layout": layout, "device": device})
-    return _full(input, result.item(), result, "tensorlib.full_like", requires_grad)
+    return _full(input, result.reshape(-1)[0].item(), result, "tensorlib.full_like", requires_grad)
 
 
 __all__ = ["pointwise", "protocol_name", "Kernel"]

@@ -290,10 +290,11 @@ class Template:
 
 
 def standin(value: Any, fill: float = 1) -> Any:
-    """A small tensor of ``value``'s dtype and number of dimensions (every size 1): enough to learn a pointwise
-    function's result dtype and check its arguments, at no cost."""
+    """A small tensor of ``value``'s dtype and number of dimensions (every size 2): enough to learn a pointwise
+    function's or a reduction's result dtype and check its arguments, at no cost. (Size 2 rather than 1, so that
+    reductions such as ``var`` have something to reduce and warn only when the real data would.)"""
     if isinstance(value, DaskTensor) or (isinstance(value, tensorlib.Tensor) and value.dim() > 0):
-        return tensorlib.full((1,) * value.ndim, fill, dtype=value.dtype)
+        return tensorlib.full((2,) * value.ndim, fill, dtype=value.dtype)
     return value
 
 

@@ -144,7 +144,7 @@ def random_rows(block_info: Any = None) -> np.ndarray:
     (start, stop), _ = block_info[None]["array-location"]
     index = block_info[None]["chunk-location"][0]
     g = torch.Generator().manual_seed(1000 + index)
-    return torch.randn(stop - start, FEATURES, generator=g).numpy()
+    return (torch.rand(stop - start, FEATURES, generator=g) * 4 - 2).numpy()  # uniform: 3x cheaper than randn
 
 
 def random_labels(block_info: Any = None) -> np.ndarray:
