@@ -216,7 +216,7 @@ class Kernel:
         self.shape = shape
 
     def __call__(self, *blocks: Any) -> np.ndarray:
-        tensors = [tensorlib.from_numpy(np.asarray(b)) for b in blocks]
+        tensors = [tensorlib.from_numpy(np.asarray(_gathered(b))) for b in blocks]
         args = _fill(self.args, tensors)
         kwargs = {k: _fill(v, tensors) for k, v in self.kwargs.items()}
         with tensorlib.no_grad():
@@ -231,6 +231,14 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"Kernel({getattr(self.func, '__qualname__', self.func)})"
+
+
+def _gathered(block: Any) -> Any:
+    """The block inside the one-element lists ``blockwise`` passes, unconcatenated, along the indices the output
+    drops when each holds a single block (see :func:`blockwise`)."""
+    while isinstance(block, list):
+        (block,) = block
+    return block
 
 
 def _make_kernel(func: Callable, args: tuple, kwargs: dict, pick: int | None, shape: tuple | None) -> Kernel:
@@ -352,10 +360,15 @@ def letters(prefix: str, n: int) -> tuple[str, ...]:
 
 def blockwise(kernel: Kernel, out_ind: tuple, pairs: list[tuple[Any, tuple]], dtype: tensorlib.dtype,
               **options: Any) -> Any:
-    """``dask.array.blockwise`` of a kernel, blocks concatenated along the indices the output drops."""
+    """``dask.array.blockwise`` of a kernel, blocks concatenated along the indices the output drops.
+
+    Dask copies even a single block when it concatenates, so when every dropped index has one block (a layer's
+    weight, the features of a batch chunk: the usual case) the blocks are passed as they are.
+    """
     flat = [x for pair in pairs for x in pair]
+    concatenate = any(array.numblocks[i] > 1 for array, ind in pairs for i, ix in enumerate(ind) if ix not in out_ind)
     name = f"tensorlib-{getattr(kernel.func, '__name__', 'op')}-{dask.base.tokenize(kernel, out_ind, *flat, options)}"
-    return da.blockwise(kernel, out_ind, *flat, dtype=dtype.np, meta=meta(dtype, len(out_ind)), concatenate=True,
+    return da.blockwise(kernel, out_ind, *flat, dtype=dtype.np, meta=meta(dtype, len(out_ind)), concatenate=concatenate,
                         name=name, **options)
 
 
