@@ -142,6 +142,7 @@ CASES: list[tuple[str, Callable, tuple[str, ...]]] = [
     ("norms", lambda img, c: (F.batch_norm(img, torch.zeros(2), torch.ones(2)), F.group_norm(img, 2),
                               F.normalize(c), F.normalize(c, dim=0)), ("img", "c")),
     ("dropout-eval", lambda a: F.dropout(a, 0.5, training=False), ("a",)),
+    ("unbatched", lambda v: (F.linear(v, W, B), F.layer_norm(v, (5,)), F.softmax(v, 0)), ("v",)),
     # losses
     ("cross-entropy", lambda a, i: (F.cross_entropy(a, i), F.cross_entropy(a, i, reduction="sum"),
                                     F.cross_entropy(a, i, reduction="none")), ("a", "i")),
@@ -151,6 +152,7 @@ CASES: list[tuple[str, Callable, tuple[str, ...]]] = [
                     F.cross_entropy(a, ig, weight=CLASS_WEIGHT, label_smoothing=0.1)), ("a", "ig")),
     ("cross-entropy-probabilities", lambda a, prob: F.cross_entropy(a, prob), ("a", "prob")),
     ("cross-entropy-in-memory-target", lambda a: F.cross_entropy(a, DATA["i"][0]), ("a",)),
+    ("cross-entropy-unbatched", lambda v: F.cross_entropy(v, torch.tensor(3)), ("v",)),
     ("nll-loss", lambda a, ig: (F.nll_loss(F.log_softmax(a, 1), ig), F.nll_loss(a, ig, weight=CLASS_WEIGHT)),
      ("a", "ig")),
     ("elementwise-losses", lambda a, c: (F.mse_loss(a, c), F.l1_loss(a, c, reduction="sum"), F.smooth_l1_loss(a, c),
