@@ -4,12 +4,13 @@ VENV ?= .venv
 NO_TORCH_VENV ?= $(VENV)/no-torch
 BIN := $(VENV)/bin
 
-.PHONY: tour test test-lite typecheck stubs bench bench-table clean
+.PHONY: tour test test-lite typecheck stubs bench bench-table dask-digits clean
 
-# $(VENV): the package with the test and parity extras (parity is torch, CPU build) for every target but test-lite;
-# $(NO_TORCH_VENV): the test extra only. The stamp is written after a successful install, so a failed install or
+# $(VENV): the package with the test, parity and dask extras (parity is torch, CPU build; dask is dask[array] and
+# distributed, for tensorlib.dask) for every target but test-lite; $(NO_TORCH_VENV): the test extra only (the
+# tests of tensorlib.dask skip there). The stamp is written after a successful install, so a failed install or
 # a change to pyproject.toml reinstalls.
-$(VENV)/.installed: EXTRAS := test,parity
+$(VENV)/.installed: EXTRAS := test,parity,dask
 $(NO_TORCH_VENV)/.installed: EXTRAS := test
 $(VENV)/.installed $(NO_TORCH_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(@D)
@@ -41,6 +42,10 @@ bench: $(VENV)/.installed
 # every performance figure in one run; rewrites benchmarks/RESULTS.md and the README's Performance table
 bench-table: $(VENV)/.installed
 	$(BIN)/python benchmarks/run_all.py --write
+
+# batch inference and data-parallel training of a tensorlib model on Dask workers (1, then 2), with throughputs
+dask-digits: $(VENV)/.installed
+	$(BIN)/python examples/dask_digits.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -9,6 +9,7 @@ and the rest. A lower module that calls something from above reads it from ``ten
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import subprocess
 import sys
@@ -32,6 +33,9 @@ DELIBERATE_LATE_IMPORTS = {
     ("dispatch.pytest_plugin", "dispatch.testing"): "as dispatch._coverage, for the plugin's assert_covers fixture",
     ("tensorlib._trace", "json"): "only writing a trace file needs json (~2 ms to import)",
 }
+# Packages that need an optional extra: package -> (the module it needs, the extra that installs it). Without the
+# module they must fail to import with an ImportError that names the extra.
+OPTIONAL = {"tensorlib.dask": ("dask", "dask")}
 
 
 def _module_files() -> dict[str, Path]:
@@ -181,9 +185,20 @@ def _import_alone(module: str) -> tuple[str, int, str]:
     return module, proc.returncode, proc.stderr[-2000:]
 
 
+def _missing_extra(module: str) -> str | None:
+    """The extra ``module`` needs, if it is not installed here."""
+    for package, (needed, extra) in OPTIONAL.items():
+        if (module == package or module.startswith(package + ".")) and importlib.util.find_spec(needed) is None:
+            return extra
+    return None
+
+
 @pytest.mark.filterwarnings("ignore")
 def test_every_module_imports_on_its_own_in_a_fresh_interpreter() -> None:
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         results = list(pool.map(_import_alone, sorted(MODULES)))
-    failures = {m: err for m, code, err in results if code != 0}
+    failures = {m: err for m, code, err in results if code != 0 and _missing_extra(m) is None}
     assert failures == {}
+    unexplained = {m: err for m, code, err in results if (extra := _missing_extra(m)) is not None
+                   and (code == 0 or "ImportError" not in err or f"'{extra}' extra" not in err)}
+    assert unexplained == {}, "without its extra, a module must fail with an ImportError naming the extra"

@@ -76,3 +76,16 @@ def test_overrides_listings_include_nn_without_touching_it_first():
     )
     assert {"tensorlib.nn.functional", "tensorlib.nn.init"} <= set(out["names"])
     assert out["relu"] and out["ignored"] > 0
+
+
+def test_tensorlib_never_imports_its_optional_dask_module():
+    out = _run(
+        "import sys, json, tensorlib\n"
+        "import tensorlib.nn.functional as F\n"
+        "from tensorlib.overrides import get_overridable_functions\n"
+        "F.relu(tensorlib.nn.Linear(3, 2)(tensorlib.ones(1, 3)))\n"
+        "get_overridable_functions()\n"
+        "print(json.dumps({'loaded': sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')"
+        " or m.startswith('tensorlib.dask'))}))"
+    )
+    assert out["loaded"] == []
