@@ -34,7 +34,7 @@ from ..ops.creation import _rng
 from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, narrow
 from ..ops.inplace import mul_
 from ..ops.join_split import cat as _cat, stack as _stack
-from ..ops.linalg import einsum, matmul, mm, vector_norm
+from ..ops.linalg import einsum, matmul, matrix_product, mm, vector_norm
 from ..ops.reduction import mean
 from ..ops.selection import clamp, where
 from ..ops.shape import reshape, squeeze, unsqueeze
@@ -60,9 +60,9 @@ class AddmmBackward0(Node):
             # nothing to record, real operands: the three products on the arrays (the layer's whole backward)
             nf = self.next_functions
             if nf[0][0] is not None:
-                gi = wrap(gd.dot(unpack(self, self.weight)._data))
+                gi = wrap(matrix_product(gd, unpack(self, self.weight)._data))
             if nf[1][0] is not None:
-                gw = wrap(gd.T.dot(unpack(self, self.input)._data))
+                gw = wrap(matrix_product(gd.T, unpack(self, self.input)._data))
             if self.has_bias and nf[2][0] is not None:
                 gb = wrap(np.add.reduce(gd, 0))
             return gi, gw, gb
@@ -100,7 +100,7 @@ def _linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {wd.shape[1]}x{wd.shape[0]})"
             )
-        r = a.dot(wd.T)  # ndarray.dot: see ops.linalg.mm
+        r = matrix_product(a, wd.T)
         if bias is not None:
             bd = bias._data
             if bd.dtype != a.dtype:
