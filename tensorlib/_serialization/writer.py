@@ -29,7 +29,7 @@ import numpy as np
 
 from .._dtype import FROM_NP, dtype as DType
 from .._size import Size
-from .._tensor import Tensor, _user_state, _wrap, device
+from .._tensor import Tensor, _empty_strides, _user_state, _wrap, device
 from ..nn.parameter import Buffer, Parameter, UninitializedTensorMixin
 from . import names
 from .archive import ArchiveWriter
@@ -91,15 +91,6 @@ def _address(a: np.ndarray) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides = []
-    step = 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
-
-
 class StorageTable:
     """The storages of one save, in the order they were first referenced (their keys are 0, 1, ...)."""
 
@@ -119,8 +110,8 @@ class StorageTable:
         item = a.itemsize
         shape = a.shape
         if a.size == 0:
-            return self._new(dt, 0, a, True), 0, shape, _contiguous_strides(shape)
-        contiguous = _contiguous_strides(shape)
+            return self._new(dt, 0, a, True), 0, shape, _empty_strides(shape)
+        contiguous = _empty_strides(shape)
         strides = []
         for n, s, c in zip(shape, a.strides, contiguous):
             if n == 1:
