@@ -571,6 +571,8 @@ def _softmax_dim(name: str, input: Any, dim: Any, stacklevel: int) -> Any:
     """``dim``, or torch's legacy implicit choice (with its deprecation warning) when it is None."""
     if dim is not None:
         return dim
+    if not -9223372036854775808 <= stacklevel < 9223372036854775808:
+        raise OverflowError("Python int too large to convert to C ssize_t")  # as torch's warning call
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
         UserWarning,
@@ -1161,6 +1163,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if n > x._data.ndim:
         raise RuntimeError("Padding length too large")
     widths = [(0, 0)] * (x._data.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
+    if not isinstance(mode, str):
+        raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type(mode).__name__}")
     np_mode = _NP_PAD_MODES.get(mode)
     if np_mode is None:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")

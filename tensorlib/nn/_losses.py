@@ -209,7 +209,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     if bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")
     # clamp the variance for stability without changing its gradient
-    var = add(var, wrap((var.detach()._data.clip(min=eps) - var._data).astype(var._data.dtype)))
+    floor = eps._data if isinstance(eps, Tensor) else eps
+    var = add(var, wrap((var.detach()._data.clip(min=floor) - var._data).astype(var._data.dtype)))
     loss = mul(add(log(var), div(square(sub(x, y)), var)), 0.5)
     if full:
         loss = add(loss, 0.5 * math.log(2 * math.pi))

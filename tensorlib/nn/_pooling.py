@@ -1083,6 +1083,9 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
             where = "fractional_max_pool3d_out()" if nd == 3 else f"{fname}()"
             raise RuntimeError(f"{where}: pool {names[d]} {kernel[d]} too large relative to input {names[d]} "
                                f"{size[d]}")
+    if min(out) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+                           f"{list(a.shape[: a.ndim - nd]) + list(out)}")
     if samples_a.ndim != 3:
         raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples_a.ndim}")
     batch = 1 if a.ndim == nd + 1 else a.shape[0]

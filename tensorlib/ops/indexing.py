@@ -345,7 +345,10 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``self[key] = value``: an in-place write, recorded when gradients are involved."""
     nk, basic = convert_key(key)
     if not basic:
-        nk = _torch_order_key(nk, self._data.shape)
+        try:
+            nk = _torch_order_key(nk, self._data.shape)
+        except (IndexError, ValueError, TypeError) as e:
+            raise _reraise_index(e, self._data.shape) from None
     check_inplace(self, "__setitem__")
     v: np.ndarray | complex | np.number
     if isinstance(value, Tensor):

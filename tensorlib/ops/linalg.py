@@ -11,7 +11,7 @@ from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
 from . import _lapack, broadcast, comparison, power, shape as shape_ops, unary
 from ._pointwise import _finish, inplace_apply
-from ._util import GRAD, no_half, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from ._util import GRAD, int_arg, no_half, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, neg, sub
 from .broadcast import _expand_back, expand, sum_to_size
 from .conversion import clone, conj, to_dtype, zeros_like
@@ -500,7 +500,9 @@ def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     x = tensor_arg(input, "tril")
     if x._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    mask = np.tril(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
+    rows, cols = x._data.shape[-2:]
+    k = max(min(int_arg(diagonal, "tril", "diagonal", 2), cols), -rows)  # NumPy takes only C longs
+    mask = np.tril(np.ones((rows, cols), dtype=bool), k)
     return _finish(_masked(x, mask, "TrilBackward0"), out, "tril")
 
 
@@ -510,7 +512,9 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     x = tensor_arg(input, "triu")
     if x._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    mask = np.triu(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
+    rows, cols = x._data.shape[-2:]
+    k = max(min(int_arg(diagonal, "triu", "diagonal", 2), cols), -rows)  # NumPy takes only C longs
+    mask = np.triu(np.ones((rows, cols), dtype=bool), k)
     return _finish(_masked(x, mask, "TriuBackward0"), out, "triu")
 
 

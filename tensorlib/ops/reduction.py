@@ -489,7 +489,8 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
 def _bool_reduce(input: Tensor, dim: Any, keepdim: bool, out: Any, fname: str, np_fn: Any) -> Tensor:
     x = tensor_arg(input, fname)
     a = x._data
-    axis = None if dim is None else (normalize_dims(dim, a.ndim) or None)
+    # dim=() reduces nothing here (sum's empty dim reduces everything)
+    axis = None if dim is None else () if isinstance(dim, (list, tuple)) and not dim else normalize_dims(dim, a.ndim)
     r = _arr(np_fn(a, axis=axis, keepdims=keepdim and dim is not None))
     if a.dtype == np.uint8:  # torch keeps uint8 (for backward compatibility), every other dtype gives bool
         r = r.astype(np.uint8)
@@ -705,7 +706,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     for i, row in enumerate(flat):
         uniq, counts = np.unique(row, return_counts=True)
         v = uniq[np.argmax(counts)]
-        idxs[i] = np.nonzero(row == v)[0][-1]
+        idxs[i] = np.nonzero((row == v) | (row != row) if v != v else row == v)[0][-1]  # NaNs count as one value
     idxs = idxs.reshape(moved.shape[:-1])
 
     gi = np.expand_dims(idxs, d)

@@ -187,9 +187,13 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                         f"{type(input).__name__}), but expected (Tensor sorted_sequence, Tensor input) or "
                         "(Tensor sorted_sequence, Number self)")
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
-    # NumPy checks the value of a given side
     if side is not None and not isinstance(side, str):
         raise TypeError(f"searchsorted(): argument 'side' must be str, not {type(side).__name__}")
+    if side not in (None, "left", "right"):
+        raise RuntimeError(f"tensorlib.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    if side == "left" and right:
+        raise RuntimeError("tensorlib.searchsorted(): side and right can't be set to opposites, got side of left "
+                           "while right was True")
     side_ = cast(Literal["left", "right"], side or ("right" if right else "left"))
     if sorter is not None:
         order = tensor_arg(sorter, "searchsorted", "sorter")._data
