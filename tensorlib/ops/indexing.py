@@ -330,6 +330,10 @@ def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
     for i, index in enumerate(indices):
         if not isinstance(index, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(index).__name__}")
+    if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{type_title(x._data.dtype)} for the destination and {type_title(values._data.dtype)} for "
+                           "the source.")
     key = tuple(i._data for i in indices)
     return index_put_key(x, key, values, accumulate)
 
@@ -493,6 +497,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     x = tensor_arg(input, "scatter_add")
     idx = _index_arg(index, "scatter_add")
     s = tensor_arg(src, "scatter_add", "src", 4)
+    if s._data.dtype != x._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
     _check_scatter_shapes(a.shape, idx.shape, s._data.shape, d)
@@ -545,6 +551,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         src = value
     if src is None:
         raise TypeError("scatter(): expected 'src' or 'value'")
+    if isinstance(src, Tensor) and src._data.dtype != x._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
     _check_scatter_shapes(a.shape, idx.shape, src._data.shape if isinstance(src, Tensor) else None, d)
@@ -623,6 +631,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     x = tensor_arg(input, "index_add")
     idx = tensor_arg(index, "index_add", "index", 3)._data
     src = tensor_arg(source, "index_add", "source", 4)
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({type_title(x._data.dtype)}) and source ({type_title(src._data.dtype)}) "
+                           "must have the same scalar type")
     d = wrap_dim(dim, x._data.ndim)
     if idx.ndim > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim}")
@@ -796,6 +807,9 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     n = int(m.sum())
 
     src = reshape(tensor_arg(source, "masked_scatter", "source", 3), (-1,))
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{type_title(x._data.dtype)} and {type_title(src._data.dtype)}")
     if src._data.size < n:
         raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
     return index_put_key(x, (m,), getitem(src, slice(0, n)))
@@ -824,7 +838,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if src._data.dtype != x._data.dtype:
         raise RuntimeError(
             f"index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{x.dtype.name.capitalize()} and (source) {src.dtype.name.capitalize()}"
+            f"{type_title(x._data.dtype)} and (source) {type_title(src._data.dtype)}"
         )
     _check_copy_shapes(x._data.shape, src._data.shape, d, idx.size)
     if x._data.ndim == 0:  # a 0-d input is its own single slice

@@ -38,7 +38,9 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
             return None
     elif isinstance(other, (bool, int, float)):
         b = other
-        if isinstance(b, float) and a.dtype.kind in "iub":
+        if isinstance(b, float) and a.dtype.kind in "iub" or b.__class__ is int and not (
+            -9223372036854775808 <= b < 18446744073709551616
+        ):  # the general path casts, or raises torch's errors
             return None
     else:
         return None
