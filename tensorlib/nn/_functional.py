@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from typing import Any, Literal
 
@@ -571,6 +572,7 @@ def _softmax_dim(name: str, input: Any, dim: Any, stacklevel: int) -> Any:
     """``dim``, or torch's legacy implicit choice (with its deprecation warning) when it is None."""
     if dim is not None:
         return dim
+    stacklevel = operator.index(stacklevel)
     if not -9223372036854775808 <= stacklevel < 9223372036854775808:
         raise OverflowError("Python int too large to convert to C ssize_t")  # as torch's warning call
     warnings.warn(

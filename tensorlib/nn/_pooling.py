@@ -525,6 +525,8 @@ def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
                         f"{type(output_size).__name__}")
     size = a.shape[a.ndim - nd:]
     sizes = tuple(n if o is None else int(o) for o, n in zip(requested, size))
+    if max(sizes) >= 9223372036854775808:
+        raise ValueError("Overflow when unpacking long long")
     if min(sizes) < 0:
         if kind == "max":
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: "

@@ -773,7 +773,12 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
         raise not_implemented("poisson_cpu", x._data.dtype)
     if x._data.size and not bool((x._data >= 0).all()):  # negative or nan
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _wrap(np.asarray(_rng(generator).poisson(x._data)).astype(x._data.dtype))
+    lam = x._data
+    huge = lam > 9.2e18  # beyond NumPy's sampler; torch's count overflows int64 to its minimum there
+    if huge.any():
+        draws = np.where(huge, -9.223372036854775808e18, _rng(generator).poisson(np.where(huge, 0, lam)))
+        return _wrap(np.asarray(draws).astype(lam.dtype))
+    return _wrap(np.asarray(_rng(generator).poisson(lam)).astype(lam.dtype))
 
 
 # -- in-place random fills (Tensor methods) --------------------------------------------------------

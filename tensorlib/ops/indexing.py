@@ -21,6 +21,7 @@ from ._util import (
     broadcast_error,
     check_inplace,
     fit_scalar,
+    int_arg,
     no_complex_grad,
     not_implemented,
     record,
@@ -68,7 +69,12 @@ def _convert_index(k: Any) -> tuple[Any, bool]:
     if isinstance(k, (np.integer,)):
         return int(k), True
     if isinstance(k, (list, tuple)):
-        arr = np.asarray([_flatten_seq_item(e) for e in k]) if k else np.zeros(0, dtype=np.int64)
+        try:
+            arr = np.asarray([_flatten_seq_item(e) for e in k]) if k else np.zeros(0, dtype=np.int64)
+        except ValueError:
+            raise ValueError("expected the index's nested sequences to have equal lengths") from None
+        except OverflowError:
+            raise ValueError("Overflow when unpacking long long") from None
         if arr.dtype.kind not in "iub":
             raise IndexError(_INDEX_ERROR.format(type(k[0]).__name__ if k else "list"))
         return arr, False
@@ -105,7 +111,10 @@ def convert_key(key: Any) -> tuple[Any, bool]:
     return nk, basic
 
 
-def _reraise_index(e: Exception, shape: tuple) -> Exception:
+def _reraise_index(e: Exception, shape: tuple, key: Any = None) -> Exception:
+    parts = key if type(key) is tuple else (key,)
+    if any(type(p) is int and not -9223372036854775808 <= p < 9223372036854775808 for p in parts):
+        return ValueError("Overflow when unpacking long long")  # torch's parser, before any index is looked at
     msg = str(e)
     if "out of bounds" in msg:
         return IndexError(msg.replace("for axis", "for dimension"))
@@ -200,9 +209,9 @@ def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type | None =
     try:
         r = a[key]
     except IndexError as e:
-        raise _reraise_index(e, a.shape) from None
+        raise _reraise_index(e, a.shape, key) from None
     except (ValueError, TypeError) as e:
-        raise _reraise_index(e, a.shape) from None
+        raise _reraise_index(e, a.shape, key) from None
     if type(r) is not ndarray:
         # An integer index into a 0-d result: keep a 0-d view of the same memory.
         r = a[key + (Ellipsis,)] if type(key) is tuple else a[(key, Ellipsis)]
@@ -352,7 +361,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         try:
             nk = _torch_order_key(nk, self._data.shape)
         except (IndexError, ValueError, TypeError) as e:
-            raise _reraise_index(e, self._data.shape) from None
+            raise _reraise_index(e, self._data.shape, nk) from None
     check_inplace(self, "__setitem__")
     v: np.ndarray | complex | np.number
     if isinstance(value, Tensor):
@@ -373,7 +382,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     except (IndexError, ValueError, TypeError) as e:
         if isinstance(e, ValueError) and "could not broadcast" in str(e):
             raise RuntimeError(f"shape mismatch: value tensor cannot be broadcast to indexing result: {e}") from None
-        raise _reraise_index(e, a.shape) from None
+        raise _reraise_index(e, a.shape, nk) from None
     bump_version(self)
 
 
@@ -920,7 +929,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
     if d1 == d2 or a.ndim == 0:  # a 0-d tensor's only dim (0 or -1) is named twice
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    n = np.diagonal(a, offset, d1, d2).shape[-1]
+    offset = int_arg(offset, "diagonal_scatter", "offset")
+    n = np.diagonal(a, max(min(offset, a.shape[d2]), -a.shape[d1]), d1, d2).shape[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
     # an advanced key that addresses the diagonal in place, other dims kept in order

@@ -23,7 +23,7 @@ from ..return_types import (
     nanmedian as _nanmedian_t,
 )
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, logaddexp_np
-from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from ._util import GRAD, int_arg, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, sub
 from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, sum
 from .comparison import eq, isfinite, isnan, logical_not, logical_xor
@@ -945,6 +945,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *, out: Te
     a = x._data
     if a.dtype.kind not in "f":
         raise not_implemented("histogram_cpu", a.dtype)
+    bins = int_arg(bins, "histc", "bins", 2)
     if bins <= 0:
         raise RuntimeError("tensorlib.histc(): bins must be > 0")
     for name, v in (("min", min), ("max", max)):

@@ -30,7 +30,7 @@ from .._memory_format import (
 from .._registry import op
 from .._size import Size
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
-from ._util import GRAD, check_inplace, int_arg, int_list_arg, record, tensor_arg, wrap
+from ._util import GRAD, check_inplace, int_arg, int_list_arg, record, tensor_arg, type_title, wrap
 from .conversion import clone, conj
 
 
@@ -45,10 +45,15 @@ def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor
     return t, None
 
 
+_SIZE_NAMES = {"permute": "dims", "repeat": "repeats", "view": "size", "reshape": "shape"}
+
+
 def _shape_arg(shape: Any, fname: str) -> tuple[int, ...]:
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = shape[0]
+    elif not shape:
+        raise TypeError(f"{fname}() missing 1 required positional arguments: \"{_SIZE_NAMES.get(fname, 'size')}\"")
     for s in shape:
         if type(s) is not int:
             break
@@ -104,6 +109,8 @@ def _resolve_shape(shape: tuple, numel: int, fname: str) -> tuple[int, ...]:
         shape = shape[0]
         if type(shape) is not tuple:
             return infer_shape(_shape_arg((shape,), fname), numel)
+    elif not shape:
+        raise TypeError(f"{fname}() missing 1 required positional arguments: \"{_SIZE_NAMES[fname]}\"")
     n = 1
     inferred = False
     for s in shape:
@@ -178,7 +185,14 @@ def view_dtype(x: Tensor, dtype: Any) -> Tensor:
     a = x._data
     if dtype.np.itemsize != a.dtype.itemsize and a.ndim == 0:
         raise RuntimeError("self.dim() cannot be 0 to view a tensor as a dtype with a different element size")
-    return _make_view(x, a.view(dtype.np))
+    try:
+        return _make_view(x, a.view(dtype.np))
+    except ValueError:
+        pair = f"to view {type_title(a.dtype)} as {type_title(dtype.np)} (different element sizes)"
+        ratio = dtype.np.itemsize // a.dtype.itemsize
+        if ratio > 1 and a.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {pair}, but got {a.shape[-1]}") from None
+        raise RuntimeError(f"self.stride(-1) must be 1 {pair}, but got {a.strides[-1] // a.itemsize}") from None
 
 
 @op(variants="method")

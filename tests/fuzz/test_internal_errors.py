@@ -46,7 +46,7 @@ def _check(name, make_call):
                 STATS.internal.append(f"{name}{args}{kwargs}")
                 failures.append(f"{type(exc).__name__}: {exc} ({why}) in {name}{args}{kwargs}")
 
-    fuzz(one)
+    fuzz(one, name=name)
     assert not failures, failures[0]
 
 

@@ -169,7 +169,7 @@ def test_failed_inplace_methods_change_nothing(name, func):
                 if not _unchanged(t, state):
                     failures.append(f"{name}: argument {i} changed although the call raised {exc!r}")
 
-    fuzz(one, 8)
+    fuzz(one, 8, name)
     assert not failures, failures[0]
 
 
