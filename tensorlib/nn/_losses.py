@@ -35,6 +35,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     float_only("prelu_cpu", input, weight)
     x = tensor_arg(input, "prelu")
     w = tensor_arg(weight, "prelu", "weight", 2)
+    if w._data.dtype != x._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {type_title(x._data.dtype)} and "
+                           f"{type_title(w._data.dtype)}")
     n = w.numel()
     if n != 1:
         if x.dim() == 0:

@@ -143,6 +143,8 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     ts = [tensor_arg(t_, "meshgrid", "tensors", i + 1) for i, t_ in enumerate(tensors)]
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
@@ -318,7 +320,7 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     x = tensor_arg(input, "tile")
     if not isinstance(dims, (tuple, list, Size)):
         raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    reps = _shape_arg(tuple(dims), "tile")
+    reps = _shape_arg((tuple(dims),), "tile")
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
     return repeat(x, reps)

@@ -615,8 +615,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
     idx = tensor_arg(index, "index_select", "index", 3)._data
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     a = x._data
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1

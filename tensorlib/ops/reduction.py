@@ -828,6 +828,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     x = tensor_arg(input, "diff")
     if x._data.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if type(n) is int and n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, x._data.ndim)
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:

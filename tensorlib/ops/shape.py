@@ -247,6 +247,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     x = tensor_arg(input, "flatten")
     shape = x._data.shape
     if not shape:
+        wrap_dim(start_dim, 0), wrap_dim(end_dim, 0)
         return reshape(x, (1,))
     s = wrap_dim(start_dim, len(shape))
     e = wrap_dim(end_dim, len(shape))

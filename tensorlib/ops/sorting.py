@@ -35,9 +35,10 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     x = tensor_arg(input, "argsort")
     a = x._data
     check_sortable(a, "sort")
+    d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         return wrap(np.zeros((), dtype=np.int64))
-    return wrap(_sort_indices(a, wrap_dim(dim, a.ndim), descending).astype(np.int64))
+    return wrap(_sort_indices(a, d, descending).astype(np.int64))
 
 
 @op(variants="function method")

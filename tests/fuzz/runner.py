@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings, strategies as 
 
 _env = os.environ.get("TENSORLIB_FUZZ_EXAMPLES")
 EXAMPLES: int | None = int(_env) if _env else None
-CI_EXAMPLES = 5
-DIFFERENTIAL_CI_EXAMPLES = 4
+CI_EXAMPLES = 4
+DIFFERENTIAL_CI_EXAMPLES = 3
 
 
 @dataclass
