@@ -285,7 +285,7 @@ def int_list_arg(v: Sequence[Any], fname: str, argname: str, pos: int | None = N
                                 f"type {type(e).__name__} at pos {i}")
             e = int(e)
         if not -9223372036854775808 <= e < 9223372036854775808:
-            raise TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i} with error "
+            raise TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} with error "
                             "\"Overflow when unpacking long long\"")
         out.append(e)
     return out

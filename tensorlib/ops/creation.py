@@ -370,7 +370,7 @@ def parse_size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
             )
         n = s.__index__()
         if not -9223372036854775808 <= n < 9223372036854775808:
-            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos {i} with error "
+            raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                             "\"Overflow when unpacking long long\"")
         out.append(n)
     for n in out:
