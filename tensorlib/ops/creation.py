@@ -196,7 +196,8 @@ def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
     if a.dtype == object or (a.dtype == np.uint64 and from_python):
         a = _wide_ints(a, data, dtype)
     elif a.dtype == np.float64 and from_python and a.size and not (dtype is not None and dtype.np.kind in "fcb") \
-            and np.abs(a).max() >= 9223372036854775808.0 and _only_ints(data):
+            and type(_first_scalar(data)) is not float and np.abs(a).max() >= 9223372036854775808.0 \
+            and _only_ints(data):
         raise ValueError("Overflow when unpacking long long")  # NumPy made floats of ints int64 cannot hold
     if dtype is not None:
         if a.dtype.kind == "c" and dtype.np.kind != "c":
@@ -224,6 +225,12 @@ def _wide_ints(a: np.ndarray, data: Any, dtype: DType | None) -> np.ndarray:
     if kind == "f":
         return a.astype(np.float64)
     raise ValueError("Overflow when unpacking long long")
+
+
+def _first_scalar(data: Any) -> Any:
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
 
 
 def _only_ints(data: Any) -> bool:

@@ -283,8 +283,9 @@ frac = _unary(
 )
 def _sign_float(a: np.ndarray) -> np.ndarray:
     """NumPy's sign with torch's sign of NaN, 0."""
-    r = np.sign(a)
-    return np.nan_to_num(r, copy=False) if r.ndim else np.asarray(0.0 if r != r else r, dtype=r.dtype)
+    r = np.asarray(np.sign(a))
+    r[r != r] = 0
+    return r
 
 
 sign = _unary("sign", _sign_float, None, "", "Elementwise sign (-1, 0 or 1; 0 for NaN).", other_dtypes=_sign_other,
