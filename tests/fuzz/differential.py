@@ -23,6 +23,12 @@ TORCH_LIMITATIONS = re.compile(
 )
 
 
+# torch's own callees that never return on some bad arguments: not called on torch
+TORCH_HANGS = {
+    "Tensor.index": "torch's functorch.dim Tensor.index loops forever in _wrap_dim on some arguments",
+}
+
+
 def outcome(fn: Callable[[], Any]) -> BaseException | None:
     try:
         fn()
