@@ -329,6 +329,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
             raise RuntimeError("Bool inputs not supported for hardtanh")
         if kind == "u" and (min_val < 0 or max_val < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        if not (math.isfinite(min_val) and math.isfinite(max_val)):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         lo, hi = int(min_val), int(max_val)
         return _maybe_inplace(input, lambda x: clamp(x, lo, hi), inplace, "hardtanh_")
     return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), inplace, "hardtanh_")

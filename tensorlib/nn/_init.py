@@ -226,6 +226,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     rows, cols = t._data.shape
     rng = _rng(generator)
     out = rng.normal(0, std, size=(rows, cols))
+    if not math.isfinite(sparsity * rows):
+        raise OverflowError(f"cannot convert float {'NaN' if sparsity != sparsity else 'infinity'} to integer")
     zeros = int(math.ceil(sparsity * rows))
     for c in range(cols):
         out[rng.permutation(rows)[:zeros], c] = 0

@@ -193,10 +193,11 @@ def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
         raise _ragged_error(data) from None
     except OverflowError:
         raise ValueError("Overflow when unpacking long long") from None
-    if a.dtype == object or (a.dtype == np.uint64 and from_python):
+    dt = a.dtype
+    if dt is _OBJECT or (from_python and dt.kind == "u"):  # Python ints beyond int64 (uint64, or objects)
         a = _wide_ints(a, data, dtype)
-    elif a.dtype == np.float64 and from_python and a.size and not (dtype is not None and dtype.np.kind in "fcb") \
-            and type(_first_scalar(data)) is not float and np.abs(a).max() >= 9223372036854775808.0 \
+    elif dt is _FLOAT64 and from_python and type(_first_scalar(data)) is not float and a.size \
+            and not (dtype is not None and dtype.np.kind in "fcb") and np.abs(a).max() >= 9223372036854775808.0 \
             and _only_ints(data):
         raise ValueError("Overflow when unpacking long long")  # NumPy made floats of ints int64 cannot hold
     if dtype is not None:
@@ -206,6 +207,9 @@ def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
             _check_range(a, dtype)
         return a.astype(dtype.np)
     return a.astype(_infer_np_dtype(a, from_python), copy=False)
+
+
+_OBJECT, _FLOAT64 = np.dtype(object), np.dtype(np.float64)
 
 
 def _wide_ints(a: np.ndarray, data: Any, dtype: DType | None) -> np.ndarray:
@@ -675,6 +679,8 @@ def _int_bound(value: Any, name: str) -> int:
         return int(value._data)
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"randint_like(): argument '{name}' must be int or Tensor, not {type(value).__name__}")
+    if not -9223372036854775808 <= value < 9223372036854775808:
+        raise ValueError("Overflow when unpacking long long")
     return value
 
 

@@ -379,7 +379,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     a = writable(self)
     try:
         a[nk] = v
-    except (IndexError, ValueError, TypeError) as e:
+    except (IndexError, ValueError, TypeError, OverflowError) as e:
         if isinstance(e, ValueError) and "could not broadcast" in str(e):
             raise RuntimeError(f"shape mismatch: value tensor cannot be broadcast to indexing result: {e}") from None
         raise _reraise_index(e, a.shape, nk) from None

@@ -132,6 +132,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         vals = flat[starts]
         inv_shape = a.shape
     else:
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = wrap_dim(dim, a.ndim)
         if any(size == 0 for k, size in enumerate(a.shape) if k != d):
             raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
