@@ -732,6 +732,10 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """Draw 0/1 samples with probabilities ``input`` (or ``p``)."""
     x = tensor_arg(input, "bernoulli")
+    if isinstance(p, Tensor):
+        if p._data.size != 1:
+            raise TypeError("bernoulli(): argument 'p' must be float, not Tensor")
+        p = p._data.reshape(()).item()
     probs = x._data if p is None else p
     _check_probability(probs)
     a = (_rng(generator).random(x._data.shape) < probs).astype(x._data.dtype)

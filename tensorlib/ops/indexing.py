@@ -210,7 +210,7 @@ def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type | None =
         r = a[key]
     except IndexError as e:
         raise _reraise_index(e, a.shape, key) from None
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OverflowError) as e:
         raise _reraise_index(e, a.shape, key) from None
     if type(r) is not ndarray:
         # An integer index into a 0-d result: keep a 0-d view of the same memory.

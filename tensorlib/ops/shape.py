@@ -642,6 +642,8 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     n = a.shape[-1] + abs(int_arg(offset, "diag_embed", "offset"))
     rest = list(a.shape[:-1])
+    if n * n * _prod(rest) * a.itemsize >= 9223372036854775808:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={rest + [n, n]}")
     return _embed_diagonal(x, offset, d1, d2, tuple([n if i in (d1, d2) else rest.pop(0) for i in range(out_ndim)]))
 
 
