@@ -524,6 +524,10 @@ def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
         raise TypeError(f"{fname}(): argument 'output_size' (position 2) must be tuple of ints, not "
                         f"{type(output_size).__name__}")
     size = a.shape[a.ndim - nd:]
+    for i, o in enumerate(requested):
+        if o is not None and (isinstance(o, bool) or not isinstance(o, (int, np.integer))):
+            raise TypeError(f"{fname}(): argument 'output_size' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(o).__name__} at pos {i}")
     sizes = tuple(n if o is None else int(o) for o, n in zip(requested, size))
     if max(sizes) >= 9223372036854775808:
         raise ValueError("Overflow when unpacking long long")
@@ -739,6 +743,10 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
             if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
                 raise TypeError(f"interpolate(): argument 'size' must be an int or a sequence of ints, not {size!r}")
             out = [int(size)] * nd
+        for i, s in enumerate(out):
+            if not -9223372036854775808 <= s < 9223372036854775808:
+                raise TypeError(f"upsample_{mode}{nd}d(): argument 'output_size' failed to unpack the object at pos "
+                                f"{i + 1} with error \"Overflow when unpacking long long\"")
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
             if len(scale_factor) != nd:

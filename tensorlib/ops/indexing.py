@@ -1171,7 +1171,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     x = tensor_arg(input, "combinations")
     if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer, Tensor)):
         raise TypeError(f"combinations(): argument 'r' must be int, not {type(r).__name__}")
-    r = int(r)
+    r = int_arg(int(r), "combinations", "r")
     if not isinstance(with_replacement, (bool, np.bool_)):
         raise TypeError(f"combinations(): argument 'with_replacement' must be bool, not {type(with_replacement).__name__}")
     if x._data.ndim != 1:

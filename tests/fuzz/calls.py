@@ -317,6 +317,9 @@ PYTHON_SEMANTICS: dict[str, tuple[type, ...]] = {
     "Tensor.__index__": (OverflowError, ValueError), "Tensor.__format__": (ValueError, TypeError),
     "Tensor.__array_wrap__": (TypeError,), "Tensor.__array__": (TypeError, ValueError),
     "operator.index": (OverflowError, ValueError),
+    # the implicit-dim warning's stacklevel, given to Python's warnings as torch does
+    **{f"tensorlib.{ns}{fn}": (OverflowError,) for ns in ("", "nn.functional.", "special.")
+       for fn in ("softmax", "log_softmax", "softmin")},
 }
 # Python's check of a call against a signature (a TypeError raised before the callee runs), which torch makes too
 SIGNATURE = re.compile(r"got multiple values for argument|missing \d+ required|takes \d+ positional argument|"
