@@ -17,6 +17,8 @@ from ..ops._util import fit_scalar, tensor_arg, writable
 def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:
     t = tensor_arg(tensor, fname, "tensor")
     a = writable(t)
+    if a.dtype.kind == "b" and isinstance(values, (int, float, complex)):
+        values = bool(values)  # any number fills a bool tensor (a Python int beyond 64 bits included)
     np.copyto(a, fit_scalar(values, a.dtype), casting="unsafe")
     bump_version(t)
     return t

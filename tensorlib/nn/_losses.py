@@ -231,6 +231,9 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     unbatched = x.dim() <= 1
     xb = reshape(x, (1, -1)) if unbatched else x
+    if y.dim() > 1 or y.numel() != xb.shape[0]:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{xb.shape[0]}], but got {list(y.shape)}. ")
     yb = reshape(y, (-1, 1))
     classes = xb.shape[1]
     picked = gather(xb, 1, yb)

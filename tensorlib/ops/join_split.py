@@ -211,6 +211,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     x = tensor_arg(input, "chunk")
     if x._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = int_arg(chunks, "chunk", "chunks", 2)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = x._data.shape[wrap_dim(dim, x._data.ndim)]

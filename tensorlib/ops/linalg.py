@@ -592,6 +592,15 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {type_title(a.dtype)}")
     dims = tuple(range(a.ndim)) if dim is None else normalize_dims(dim, a.ndim)
+    if not a.size and ord in (float("inf"), float("-inf")):  # max and min have no identity
+        name = "inf" if ord > 0 else "-inf"
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty tensor because the "
+                               "operation does not have an identity")
+        for d in dims:
+            if a.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the dimension {d}because "
+                                   "this dimension is empty and the operation does not have an identity")
     ab = np.abs(a)
     if ord == float("inf"):
         r = np.max(ab, axis=dims, keepdims=keepdim) if a.size else np.zeros(())
