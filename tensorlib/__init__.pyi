@@ -976,7 +976,7 @@ def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def sigmoid_(self: Tensor) -> Tensor:
     """In-place version of :func:`sigmoid`."""
 def sign(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """Elementwise sign (-1, 0 or 1)."""
+    """Elementwise sign (-1, 0 or 1; 0 for NaN)."""
 def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Whether the sign bit is set (true for -0.0)."""
 def sin(input: Tensor, *, out: Tensor | None = None) -> Tensor:

@@ -1094,6 +1094,8 @@ def wrap_dim(dim: Any, ndim: int) -> int:
     lo = -ndim if ndim else -1
     hi = ndim - 1 if ndim else 0
     if dim < lo or dim > hi:
+        if not -9223372036854775808 <= dim < 9223372036854775808:
+            raise ValueError("Overflow when unpacking long long")  # torch's parser, before the range is looked at
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
     return dim + ndim if dim < 0 else (dim if ndim else 0)
 

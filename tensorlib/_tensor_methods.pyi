@@ -943,7 +943,7 @@ class TensorMethods:
     def sigmoid_(self) -> Tensor:
         """In-place version of :func:`sigmoid`."""
     def sign(self) -> Tensor:
-        """Elementwise sign (-1, 0 or 1)."""
+        """Elementwise sign (-1, 0 or 1; 0 for NaN)."""
     def sign_(self) -> Tensor:
         """In-place version of :func:`sign`."""
     def signbit(self) -> Tensor:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from typing import Any, Literal
 
@@ -328,6 +329,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
             raise RuntimeError("Bool inputs not supported for hardtanh")
         if kind == "u" and (min_val < 0 or max_val < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        if not (math.isfinite(min_val) and math.isfinite(max_val)):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         lo, hi = int(min_val), int(max_val)
         return _maybe_inplace(input, lambda x: clamp(x, lo, hi), inplace, "hardtanh_")
     return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), inplace, "hardtanh_")
@@ -571,6 +574,9 @@ def _softmax_dim(name: str, input: Any, dim: Any, stacklevel: int) -> Any:
     """``dim``, or torch's legacy implicit choice (with its deprecation warning) when it is None."""
     if dim is not None:
         return dim
+    stacklevel = operator.index(stacklevel)
+    if not -9223372036854775808 <= stacklevel < 9223372036854775808:
+        raise OverflowError("Python int too large to convert to C ssize_t")  # as torch's warning call
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
         UserWarning,
@@ -1161,6 +1167,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if n > x._data.ndim:
         raise RuntimeError("Padding length too large")
     widths = [(0, 0)] * (x._data.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(n))]
+    if not isinstance(mode, str):
+        raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type(mode).__name__}")
     np_mode = _NP_PAD_MODES.get(mode)
     if np_mode is None:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")

@@ -17,6 +17,8 @@ from ..ops._util import fit_scalar, tensor_arg, writable
 def _fill(tensor: Tensor, values: Any, fname: str) -> Tensor:
     t = tensor_arg(tensor, fname, "tensor")
     a = writable(t)
+    if a.dtype.kind == "b" and isinstance(values, (int, float, complex)):
+        values = bool(values)  # any number fills a bool tensor (a Python int beyond 64 bits included)
     np.copyto(a, fit_scalar(values, a.dtype), casting="unsafe")
     bump_version(t)
     return t
@@ -226,6 +228,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
     rows, cols = t._data.shape
     rng = _rng(generator)
     out = rng.normal(0, std, size=(rows, cols))
+    if not math.isfinite(sparsity * rows):
+        raise OverflowError(f"cannot convert float {'NaN' if sparsity != sparsity else 'infinity'} to integer")
     zeros = int(math.ceil(sparsity * rows))
     for c in range(cols):
         out[rng.permutation(rows)[:zeros], c] = 0

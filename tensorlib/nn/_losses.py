@@ -35,6 +35,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     float_only("prelu_cpu", input, weight)
     x = tensor_arg(input, "prelu")
     w = tensor_arg(weight, "prelu", "weight", 2)
+    if w._data.dtype != x._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {type_title(x._data.dtype)} and "
+                           f"{type_title(w._data.dtype)}")
     n = w.numel()
     if n != 1:
         if x.dim() == 0:
@@ -209,7 +212,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     if bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")
     # clamp the variance for stability without changing its gradient
-    var = add(var, wrap((var.detach()._data.clip(min=eps) - var._data).astype(var._data.dtype)))
+    floor = eps._data if isinstance(eps, Tensor) else eps
+    var = add(var, wrap((var.detach()._data.clip(min=floor) - var._data).astype(var._data.dtype)))
     loss = mul(add(log(var), div(square(sub(x, y)), var)), 0.5)
     if full:
         loss = add(loss, 0.5 * math.log(2 * math.pi))
@@ -227,6 +231,9 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     unbatched = x.dim() <= 1
     xb = reshape(x, (1, -1)) if unbatched else x
+    if y.dim() > 1 or y.numel() != xb.shape[0]:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{xb.shape[0]}], but got {list(y.shape)}. ")
     yb = reshape(y, (-1, 1))
     classes = xb.shape[1]
     picked = gather(xb, 1, yb)

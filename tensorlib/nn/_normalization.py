@@ -19,7 +19,7 @@ from .._dtype import float32
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
-from ..ops._util import GRAD, float_only, real_only, record, tensor_arg, type_title, wrap, writable
+from ..ops._util import GRAD, float_only, int_list_arg, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.conversion import clone, to_dtype
 from ..ops.creation import _rng
@@ -204,7 +204,7 @@ def _normalized_dims(x: Tensor, normalized_shape: Any, weight: Tensor | None, fn
     if isinstance(normalized_shape, (int, np.integer)) or not isinstance(normalized_shape, (tuple, list)):
         raise TypeError(f"{fname}(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
                         f"{type(normalized_shape).__name__}")
-    shape = tuple(int(n) for n in normalized_shape)
+    shape = tuple(int_list_arg(normalized_shape, fname, "normalized_shape", 2))
     a = x._data
     if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "

@@ -524,7 +524,13 @@ def _adaptive_args(x: Tensor, nd: int, output_size: Any, fname: str) -> tuple:
         raise TypeError(f"{fname}(): argument 'output_size' (position 2) must be tuple of ints, not "
                         f"{type(output_size).__name__}")
     size = a.shape[a.ndim - nd:]
+    for i, o in enumerate(requested):
+        if o is not None and (isinstance(o, bool) or not isinstance(o, (int, np.integer))):
+            raise TypeError(f"{fname}(): argument 'output_size' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(o).__name__} at pos {i}")
     sizes = tuple(n if o is None else int(o) for o, n in zip(requested, size))
+    if max(sizes) >= 9223372036854775808:
+        raise ValueError("Overflow when unpacking long long")
     if min(sizes) < 0:
         if kind == "max":
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: "
@@ -737,6 +743,10 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
             if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
                 raise TypeError(f"interpolate(): argument 'size' must be an int or a sequence of ints, not {size!r}")
             out = [int(size)] * nd
+        for i, s in enumerate(out):
+            if not -9223372036854775808 <= s < 9223372036854775808:
+                raise TypeError(f"upsample_{mode}{nd}d(): argument 'output_size' failed to unpack the object at pos "
+                                f"{i + 1} with error \"Overflow when unpacking long long\"")
     elif scale_factor is not None:
         if isinstance(scale_factor, (list, tuple)):
             if len(scale_factor) != nd:
@@ -1083,6 +1093,9 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
             where = "fractional_max_pool3d_out()" if nd == 3 else f"{fname}()"
             raise RuntimeError(f"{where}: pool {names[d]} {kernel[d]} too large relative to input {names[d]} "
                                f"{size[d]}")
+    if min(out) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+                           f"{list(a.shape[: a.ndim - nd]) + list(out)}")
     if samples_a.ndim != 3:
         raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples_a.ndim}")
     batch = 1 if a.ndim == nd + 1 else a.shape[0]

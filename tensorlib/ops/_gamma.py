@@ -214,7 +214,8 @@ def polygamma(n: int, a: np.ndarray) -> np.ndarray:
     if n == 1:
         return trigamma(a)
     x = np.asarray(a, dtype=np.float64)
-    factor = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0))
+    log_factorial = math.lgamma(n + 1.0)
+    factor = (1.0 if n % 2 else -1.0) * (math.exp(log_factorial) if log_factorial < 709.0 else math.inf)
     with np.errstate(all="ignore"):
         return factor * zeta(np.full_like(x, n + 1.0), x)
 

@@ -157,6 +157,8 @@ def number_input(x: Any, other: Any, fname: str, numbers: bool = False) -> Tenso
     ``numbers``, two numbers are accepted too (``add(1, 2)`` is a tensor).
     """
     if isinstance(x, _NUMBERS):
+        if type(x) is int:
+            _int_scalar(x)
         if isinstance(other, Tensor):
             return _wrap(np.array(x).astype(result_dtype(other, x).np))
         if numbers and isinstance(other, _NUMBERS):
@@ -235,15 +237,58 @@ def binary_arrays(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]:
             return a, y
     elif ty is int:
         kind = a.dtype.kind
-        if kind in "fc":
+        if kind in "fc" and -9223372036854775808 <= y < 18446744073709551616:
             return a, y
         if kind in "iu":
             lo, hi = _INT_BOUNDS[a.dtype]
             if not lo <= y <= hi:
                 # torch wraps the scalar into the tensor's type; NumPy would refuse it.
-                y = np.array(y).astype(a.dtype).item()
+                y = np.array(_int_scalar(y)).astype(a.dtype).item()
             return a, y
     return _binary_arrays_slow(x, y, fname)
+
+
+def _int_scalar(v: int) -> int:
+    """``v``, a Python int torch converts into a scalar (int64 or uint64), else torch's OverflowError."""
+    if not -9223372036854775808 <= v < 18446744073709551616:
+        raise OverflowError("int too big to convert")
+    return v
+
+
+def int_arg(v: Any, fname: str, argname: str, pos: int | None = None) -> int:
+    """An int argument checked as torch's argument parser does (an integer 0-d tensor taken, bool refused).
+
+    Beyond int64 it is torch's "Overflow when unpacking long long" ValueError.
+    """
+    if type(v) is not int:
+        if isinstance(v, bool) or not (isinstance(v, (int, np.integer)) or (
+            isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu"
+        )):
+            where = f" (position {pos})" if pos is not None else ""
+            raise TypeError(f"{fname}(): argument '{argname}'{where} must be int, not {type(v).__name__}")
+        v = int(v)
+    if not -9223372036854775808 <= v < 9223372036854775808:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def int_list_arg(v: Sequence[Any], fname: str, argname: str, pos: int | None = None) -> list[int]:
+    """The elements of an ``int[]`` argument (ints, NumPy integers, integer 0-d tensors), checked as torch does."""
+    out = []
+    for i, e in enumerate(v):
+        if type(e) is not int:
+            if isinstance(e, bool) or not (isinstance(e, (int, np.integer)) or (
+                isinstance(e, Tensor) and e._data.ndim == 0 and e._data.dtype.kind in "iu"
+            )):
+                where = f" (position {pos})" if pos is not None else ""
+                raise TypeError(f"{fname}(): argument '{argname}'{where} must be tuple of ints, but found element of "
+                                f"type {type(e).__name__} at pos {i}")
+            e = int(e)
+        if not -9223372036854775808 <= e < 9223372036854775808:
+            raise TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} with error "
+                            "\"Overflow when unpacking long long\"")
+        out.append(e)
+    return out
 
 
 def _binary_arrays_slow(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]:
@@ -257,6 +302,8 @@ def _binary_arrays_slow(x: Tensor, y: Any, fname: str) -> tuple[np.ndarray, Any]
     ty = type(y)
     kinds = _DIRECT.get(ty)
     if kinds is not None:
+        if ty is int:
+            _int_scalar(y)
         if a.dtype.kind in kinds and ty is not int:
             return a, y
         if ty is int and a.dtype.kind in "iufc":

@@ -67,6 +67,8 @@ def _check_alpha(x: Tensor, other: Any, alpha: Any, fname: str) -> None:
         if isinstance(alpha, Tensor) and alpha._data.size == 1:
             return
         raise TypeError(f"{fname}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    if type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616:
+        raise OverflowError("int too big to convert")
     if isinstance(alpha, float) and x._data.dtype.kind in "iub" and (
         not isinstance(other, Tensor) or other._data.dtype.kind in "iub"
     ):

@@ -61,7 +61,13 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"Tensor sizes: {list(a.shape)}"
             )
     target_t = tuple(target)
-    data = a.view() if target_t == a.shape else broadcast_view(a, target_t)
+    try:
+        data = a.view() if target_t == a.shape else broadcast_view(a, target_t)
+    except ValueError:  # NumPy's limits on a shape: beyond int64 as torch's parser says, else too many elements
+        if max(target_t) >= 9223372036854775808:
+            raise TypeError("expand(): argument 'size' failed to unpack the object with error \"Overflow when "
+                            "unpacking long long\"") from None
+        raise RuntimeError(f"expand: a view with sizes {target} has more elements than tensorlib can index") from None
     t_, node = _view_result(x, data, ExpandBackward0)
     if node is not None:
         node.shape = a.shape
@@ -137,6 +143,8 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     ts = [tensor_arg(t_, "meshgrid", "tensors", i + 1) for i, t_ in enumerate(tensors)]
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
@@ -291,7 +299,14 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         shape = [n * m for n, m in zip(reps, (1,) * (len(reps) - a.ndim) + a.shape)]
         bad = next(n for n in shape if n < 0) if any(n < 0 for n in shape) else min(reps)
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
-    r = np.tile(a, reps)
+    try:
+        r = np.tile(a, reps)
+    except (ValueError, OverflowError):  # NumPy's limits on a shape
+        if max(reps) >= 9223372036854775808:
+            raise TypeError("repeat(): argument 'repeats' failed to unpack the object with error \"Overflow when "
+                            "unpacking long long\"") from None
+        shape = [n * m for n, m in zip(reps, (1,) * (len(reps) - a.ndim) + a.shape)]
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}") from None
     if x._requires_grad and GRAD.enabled:
         res, node = record(RepeatBackward0, r, (x,))
         node.repeats, node.shape = reps, a.shape
@@ -305,7 +320,7 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     x = tensor_arg(input, "tile")
     if not isinstance(dims, (tuple, list, Size)):
         raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    reps = _shape_arg(tuple(dims), "tile")
+    reps = _shape_arg((tuple(dims),), "tile")
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
     return repeat(x, reps)

@@ -154,6 +154,8 @@ def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     a = tensor_arg(input, "isposinf")._data
     if a.dtype.kind == "c":
         raise RuntimeError("isposinf does not support complex inputs.")
+    if isinstance(out, Tensor) and out._data.dtype != np.bool_:
+        raise RuntimeError("isposinf does not support non-boolean outputs.")
     return _finish(wrap(_arr(np.isposinf(a))), out, "isposinf")
 
 
@@ -163,6 +165,8 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     a = tensor_arg(input, "isneginf")._data
     if a.dtype.kind == "c":
         raise RuntimeError("isneginf does not support complex inputs.")
+    if isinstance(out, Tensor) and out._data.dtype != np.bool_:
+        raise RuntimeError("isneginf does not support non-boolean outputs.")
     return _finish(wrap(_arr(np.isneginf(a))), out, "isneginf")
 
 

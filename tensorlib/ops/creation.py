@@ -192,14 +192,66 @@ def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
     except ValueError:
         raise _ragged_error(data) from None
     except OverflowError:
-        raise RuntimeError("Overflow when unpacking long") from None
-    if a.dtype == object:
-        raise _ragged_error(data)
+        raise ValueError("Overflow when unpacking long long") from None
+    dt = a.dtype
+    if dt is _OBJECT or (from_python and dt.kind == "u"):  # Python ints beyond int64 (uint64, or objects)
+        a = _wide_ints(a, data, dtype)
+    elif dt is _FLOAT64 and from_python and type(_first_scalar(data)) is not float and a.size \
+            and not (dtype is not None and dtype.np.kind in "fcb") and np.abs(a).max() >= 9223372036854775808.0 \
+            and _only_ints(data):
+        raise ValueError("Overflow when unpacking long long")  # NumPy made floats of ints int64 cannot hold
     if dtype is not None:
         if a.dtype.kind == "c" and dtype.np.kind != "c":
             raise TypeError(f"can't convert complex to {dtype.name}")
+        if from_python and dtype.np.kind in "iu" and a.dtype != dtype.np and a.size:
+            _check_range(a, dtype)
         return a.astype(dtype.np)
     return a.astype(_infer_np_dtype(a, from_python), copy=False)
+
+
+_OBJECT, _FLOAT64 = np.dtype(object), np.dtype(np.float64)
+
+
+def _wide_ints(a: np.ndarray, data: Any, dtype: DType | None) -> np.ndarray:
+    """Python ints beyond int64 (NumPy made them uint64 or objects): floats where another element or ``dtype``
+    is floating (as torch converts them one by one), else torch's overflow error."""
+    flat = a.reshape(-1)
+    if a.dtype == object and not all(isinstance(e, (int, float, complex, np.number, np.bool_)) for e in flat):
+        raise _ragged_error(data)
+    kind = dtype.np.kind if dtype is not None else None
+    if kind == "b":
+        return a.astype(np.bool_)
+    if kind is None and a.dtype == object:
+        kind = "c" if any(isinstance(e, complex) for e in flat) else "f" if any(
+            isinstance(e, float) for e in flat) else None
+    if kind == "c":
+        return a.astype(np.complex128)
+    if kind == "f":
+        return a.astype(np.float64)
+    raise ValueError("Overflow when unpacking long long")
+
+
+def _first_scalar(data: Any) -> Any:
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _only_ints(data: Any) -> bool:
+    if isinstance(data, (list, tuple)):
+        return all(_only_ints(e) for e in data)
+    return isinstance(data, (int, np.integer, np.bool_))
+
+
+def _check_range(a: np.ndarray, dtype: DType) -> None:
+    """torch's checked conversion of Python numbers into an integer dtype (unsigned ones wrap negatives round)."""
+    info = np.iinfo(dtype.np)
+    lo = -(int(info.max) + 1) if info.min == 0 else int(info.min)
+    if a.dtype.kind == "b":
+        return
+    low, high = a.min(), a.max()
+    if not (lo <= low and high <= info.max):  # NaN fails both
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _contains_tensor(data: Any) -> bool:
@@ -331,12 +383,13 @@ def parse_size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
                 f"{type(s).__name__} at pos {i}"
             )
         n = s.__index__()
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {[int(x) for x in size]}")
-        if n > _INT64_MAX:
+        if not -9223372036854775808 <= n < 9223372036854775808:
             raise TypeError(f"{fname}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                            f"\"Overflow when unpacking long long\"")
+                            "\"Overflow when unpacking long long\"")
         out.append(n)
+    for n in out:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {out}")
     numel = 1
     for n in out:
         numel *= n
@@ -479,15 +532,24 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
         if not isinstance(v, (int, float, np.number)) or isinstance(v, _pybool):
             raise TypeError(f"arange(): argument 'end' must be Number, not {type(v).__name__}")
     start, end, step = vals
-    if any(isinstance(v, int) and not -(2**63) <= v <= _INT64_MAX for v in vals):
+    for v in vals:  # torch's conversions: to uint64 first (OverflowError), then to int64 (RuntimeError)
+        if type(v) is int and v < -9223372036854775808:
+            raise OverflowError("can't convert negative int to unsigned")
+        if type(v) is int and v >= 18446744073709551616:
+            raise OverflowError("int too big to convert")
+    if any(type(v) is int and v > _INT64_MAX for v in vals):
         raise RuntimeError("value cannot be converted to type int64_t without overflow")
-    if step == 0:
+    if step == 0 or step != step:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
     if (end - start) * step < 0 and end != start:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         npdt = np.dtype(np.int64) if is_int else _dtype.DEFAULT.np_float
+        if is_int and max(start, end, step) >= 9223372036854775808:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
     else:
         npdt = dtype.np
     n = max(int(math.ceil((end - start) / step)), 0)
@@ -629,6 +691,8 @@ def _int_bound(value: Any, name: str) -> int:
         return int(value._data)
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"randint_like(): argument '{name}' must be int or Tensor, not {type(value).__name__}")
+    if not -9223372036854775808 <= value < 9223372036854775808:
+        raise ValueError("Overflow when unpacking long long")
     return value
 
 
@@ -682,11 +746,25 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     """Draw 0/1 samples with probabilities ``input`` (or ``p``)."""
     x = tensor_arg(input, "bernoulli")
-    probs = x._data if p is None else np.full(x._data.shape, p)
-    if np.any((probs < 0) | (probs > 1)):
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    if isinstance(p, Tensor):
+        if p._data.size != 1:
+            raise TypeError("bernoulli(): argument 'p' must be float, not Tensor")
+        p = p._data.reshape(()).item()
+    probs = x._data if p is None else p
+    _check_probability(probs)
     a = (_rng(generator).random(x._data.shape) < probs).astype(x._data.dtype)
     return _out_or(out, _wrap(a), "bernoulli")
+
+
+def _check_probability(p: Any) -> None:
+    """torch's check that Bernoulli probabilities (a number or an array) lie in [0, 1], NaN refused."""
+    if isinstance(p, np.ndarray):
+        if p.dtype.kind == "c":
+            raise not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
+        if not bool(np.all((p >= 0) & (p <= 1))):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    elif isinstance(p, complex) or not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
 @op(variants="function method")
@@ -726,7 +804,12 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
         raise not_implemented("poisson_cpu", x._data.dtype)
     if x._data.size and not bool((x._data >= 0).all()):  # negative or nan
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _wrap(np.asarray(_rng(generator).poisson(x._data)).astype(x._data.dtype))
+    lam = x._data
+    huge = lam > 9.2e18  # beyond NumPy's sampler; torch's count overflows int64 to its minimum there
+    if huge.any():
+        draws = np.where(huge, -9.223372036854775808e18, _rng(generator).poisson(np.where(huge, 0, lam)))
+        return _wrap(np.asarray(draws).astype(lam.dtype))
+    return _wrap(np.asarray(_rng(generator).poisson(lam)).astype(lam.dtype))
 
 
 # -- in-place random fills (Tensor methods) --------------------------------------------------------
@@ -791,6 +874,7 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
     if isinstance(p, Tensor) and not _expands_to(p._data.shape, self._data.shape):
         raise RuntimeError(f"The expanded size of the tensor does not match: p of shape {list(p._data.shape)} cannot "
                            f"be expanded to the shape of self {list(self._data.shape)}")
+    _check_probability(probs)
     a = _rng(generator).random(self._data.shape) < probs
     return _fill_random(self, a, "bernoulli_")
 

@@ -313,7 +313,7 @@ def _eigh(x: Tensor, UPLO: str, fname: str) -> tuple[Tensor, Tensor]:
     uplo = _check_uplo(UPLO)
     if a.dtype.kind not in "fc":
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{type_title(a.dtype)}'")
-    w, v = np.linalg.eigh(a, UPLO=uplo)
+    w, v = _lapack_eigh(np.linalg.eigh, a, uplo)
     (L, V), node = outputs(LinalgEighBackward0, [w.astype(real_dtype(a.dtype), copy=False), v], (x,), (0, 1))
     if node is not None:
         node.eigenvalues = save_output(L, 0)
@@ -339,7 +339,17 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor
     uplo = _check_uplo(UPLO)
     if a.dtype.kind not in "fc":
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{type_title(a.dtype)}'")
-    return finish(wrap(np.linalg.eigvalsh(a, UPLO=uplo).astype(real_dtype(a.dtype), copy=False)), out, "linalg.eigvalsh")
+    w = _lapack_eigh(np.linalg.eigvalsh, a, uplo)
+    return finish(wrap(w.astype(real_dtype(a.dtype), copy=False)), out, "linalg.eigvalsh")
+
+
+def _lapack_eigh(kernel: Any, a: np.ndarray, uplo: str) -> Any:
+    """NumPy's eigh/eigvalsh, with torch's error when LAPACK does not converge (a NaN in the matrix)."""
+    try:
+        return kernel(a, UPLO=uplo)
+    except np.linalg.LinAlgError:
+        raise _LinAlgError("linalg.eigh: The algorithm failed to converge because the input matrix is "
+                           "ill-conditioned or has too many repeated eigenvalues (error code: 1).") from None
 
 
 class LinalgEigBackward0(Node):

@@ -227,6 +227,8 @@ def _as_int(v: Any) -> int | None:
     if isinstance(v, bool):
         return None
     if isinstance(v, (int, np.integer)):
+        if not -9223372036854775808 <= v < 9223372036854775808:
+            raise ValueError("Overflow when unpacking long long")
         return int(v)
     if isinstance(v, Tensor) and v._data.size == 1 and v._data.dtype.kind in "iu":
         return int(v._data.reshape(()))

@@ -21,6 +21,7 @@ from ._util import (
     broadcast_error,
     check_inplace,
     fit_scalar,
+    int_arg,
     no_complex_grad,
     not_implemented,
     record,
@@ -68,7 +69,12 @@ def _convert_index(k: Any) -> tuple[Any, bool]:
     if isinstance(k, (np.integer,)):
         return int(k), True
     if isinstance(k, (list, tuple)):
-        arr = np.asarray([_flatten_seq_item(e) for e in k]) if k else np.zeros(0, dtype=np.int64)
+        try:
+            arr = np.asarray([_flatten_seq_item(e) for e in k]) if k else np.zeros(0, dtype=np.int64)
+        except ValueError:
+            raise ValueError("expected the index's nested sequences to have equal lengths") from None
+        except OverflowError:
+            raise ValueError("Overflow when unpacking long long") from None
         if arr.dtype.kind not in "iub":
             raise IndexError(_INDEX_ERROR.format(type(k[0]).__name__ if k else "list"))
         return arr, False
@@ -105,7 +111,10 @@ def convert_key(key: Any) -> tuple[Any, bool]:
     return nk, basic
 
 
-def _reraise_index(e: Exception, shape: tuple) -> Exception:
+def _reraise_index(e: Exception, shape: tuple, key: Any = None) -> Exception:
+    parts = key if type(key) is tuple else (key,)
+    if any(type(p) is int and not -9223372036854775808 <= p < 9223372036854775808 for p in parts):
+        return ValueError("Overflow when unpacking long long")  # torch's parser, before any index is looked at
     msg = str(e)
     if "out of bounds" in msg:
         return IndexError(msg.replace("for axis", "for dimension"))
@@ -200,9 +209,9 @@ def _getitem_converted(x: Tensor, key: Any, basic: bool, node_cls: type | None =
     try:
         r = a[key]
     except IndexError as e:
-        raise _reraise_index(e, a.shape) from None
-    except (ValueError, TypeError) as e:
-        raise _reraise_index(e, a.shape) from None
+        raise _reraise_index(e, a.shape, key) from None
+    except (ValueError, TypeError, OverflowError) as e:
+        raise _reraise_index(e, a.shape, key) from None
     if type(r) is not ndarray:
         # An integer index into a 0-d result: keep a 0-d view of the same memory.
         r = a[key + (Ellipsis,)] if type(key) is tuple else a[(key, Ellipsis)]
@@ -330,6 +339,10 @@ def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
     for i, index in enumerate(indices):
         if not isinstance(index, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(index).__name__}")
+    if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{type_title(x._data.dtype)} for the destination and {type_title(values._data.dtype)} for "
+                           "the source.")
     key = tuple(i._data for i in indices)
     return index_put_key(x, key, values, accumulate)
 
@@ -345,7 +358,10 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``self[key] = value``: an in-place write, recorded when gradients are involved."""
     nk, basic = convert_key(key)
     if not basic:
-        nk = _torch_order_key(nk, self._data.shape)
+        try:
+            nk = _torch_order_key(nk, self._data.shape)
+        except (IndexError, ValueError, TypeError) as e:
+            raise _reraise_index(e, self._data.shape, nk) from None
     check_inplace(self, "__setitem__")
     v: np.ndarray | complex | np.number
     if isinstance(value, Tensor):
@@ -363,10 +379,10 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     a = writable(self)
     try:
         a[nk] = v
-    except (IndexError, ValueError, TypeError) as e:
+    except (IndexError, ValueError, TypeError, OverflowError) as e:
         if isinstance(e, ValueError) and "could not broadcast" in str(e):
             raise RuntimeError(f"shape mismatch: value tensor cannot be broadcast to indexing result: {e}") from None
-        raise _reraise_index(e, a.shape) from None
+        raise _reraise_index(e, a.shape, nk) from None
     bump_version(self)
 
 
@@ -490,6 +506,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     x = tensor_arg(input, "scatter_add")
     idx = _index_arg(index, "scatter_add")
     s = tensor_arg(src, "scatter_add", "src", 4)
+    if s._data.dtype != x._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
     _check_scatter_shapes(a.shape, idx.shape, s._data.shape, d)
@@ -542,6 +560,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         src = value
     if src is None:
         raise TypeError("scatter(): expected 'src' or 'value'")
+    if isinstance(src, Tensor) and src._data.dtype != x._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     a = x._data.copy()
     d = wrap_dim(dim, a.ndim)
     _check_scatter_shapes(a.shape, idx.shape, src._data.shape if isinstance(src, Tensor) else None, d)
@@ -595,8 +615,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
     idx = tensor_arg(index, "index_select", "index", 3)._data
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError("index_select(): Expected dtype int32/int64 for index")
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     a = x._data
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1
@@ -620,6 +640,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     x = tensor_arg(input, "index_add")
     idx = tensor_arg(index, "index_add", "index", 3)._data
     src = tensor_arg(source, "index_add", "source", 4)
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({type_title(x._data.dtype)}) and source ({type_title(src._data.dtype)}) "
+                           "must have the same scalar type")
     d = wrap_dim(dim, x._data.ndim)
     if idx.ndim > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim}")
@@ -793,6 +816,9 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     n = int(m.sum())
 
     src = reshape(tensor_arg(source, "masked_scatter", "source", 3), (-1,))
+    if src._data.dtype != x._data.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{type_title(x._data.dtype)} and {type_title(src._data.dtype)}")
     if src._data.size < n:
         raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
     return index_put_key(x, (m,), getitem(src, slice(0, n)))
@@ -821,7 +847,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if src._data.dtype != x._data.dtype:
         raise RuntimeError(
             f"index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{x.dtype.name.capitalize()} and (source) {src.dtype.name.capitalize()}"
+            f"{type_title(x._data.dtype)} and (source) {type_title(src._data.dtype)}"
         )
     _check_copy_shapes(x._data.shape, src._data.shape, d, idx.size)
     if x._data.ndim == 0:  # a 0-d input is its own single slice
@@ -903,7 +929,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
     if d1 == d2 or a.ndim == 0:  # a 0-d tensor's only dim (0 or -1) is named twice
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    n = np.diagonal(a, offset, d1, d2).shape[-1]
+    offset = int_arg(offset, "diagonal_scatter", "offset")
+    n = np.diagonal(a, max(min(offset, a.shape[d2]), -a.shape[d1]), d1, d2).shape[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
     # an advanced key that addresses the diagonal in place, other dims kept in order
@@ -1144,7 +1171,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     x = tensor_arg(input, "combinations")
     if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer, Tensor)):
         raise TypeError(f"combinations(): argument 'r' must be int, not {type(r).__name__}")
-    r = int(r)
+    r = int_arg(int(r), "combinations", "r")
     if not isinstance(with_replacement, (bool, np.bool_)):
         raise TypeError(f"combinations(): argument 'with_replacement' must be bool, not {type(with_replacement).__name__}")
     if x._data.ndim != 1:

@@ -38,7 +38,10 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
             return None
     elif isinstance(other, (bool, int, float)):
         b = other
-        if isinstance(b, float) and a.dtype.kind in "iub":
+        if type(b) is int:
+            if not -9223372036854775808 <= b < 18446744073709551616:
+                return None  # the general path raises torch's overflow error
+        elif isinstance(b, float) and a.dtype.kind in "iub":
             return None
     else:
         return None

@@ -11,10 +11,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._autograd.graph import Node, rename_grad_fn
-from .._dtype import FROM_NP, PROMOTE
+from .._dtype import DEFAULT, FROM_NP, PROMOTE
 from .._registry import op
 from .._tensor import Tensor, wrap_dim
-from ._util import GRAD, record, tensor_arg, type_title, wrap, write_out
+from ._util import GRAD, int_arg, int_list_arg, record, tensor_arg, type_title, wrap, write_out
 from .broadcast import meshgrid
 from .indexing import narrow, select
 from .shape import atleast_1d, atleast_2d, atleast_3d, reshape
@@ -168,7 +168,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     d = wrap_dim(dim, a.ndim)
     size = a.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sections = [int(s) for s in split_size_or_sections]
+        sections = int_list_arg(split_size_or_sections, "split_with_sizes", "split_sizes", 2)
         if sum(sections) != size:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension "
@@ -196,7 +196,7 @@ def sizes_arg(v: Any, fname: str) -> list[int]:
     """A ``split_sizes`` argument: a list or tuple of ints."""
     if isinstance(v, Tensor) or not isinstance(v, (list, tuple)):
         raise TypeError(f"{fname}(): argument 'split_sizes' (position 2) must be tuple of ints, not {type(v).__name__}")
-    return [int(s) for s in v]
+    return int_list_arg(v, fname, "split_sizes", 2)
 
 
 @op(variants="function method")
@@ -211,6 +211,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     x = tensor_arg(input, "chunk")
     if x._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = int_arg(chunks, "chunk", "chunks", 2)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = x._data.shape[wrap_dim(dim, x._data.ndim)]
@@ -240,7 +241,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
         raise TypeError(f"tensor_split(): argument 'indices' must be tuple of ints, not "
                         f"{type(indices_or_sections).__name__}")
     if isinstance(indices_or_sections, int):
-        n = indices_or_sections
+        n = int_arg(indices_or_sections, "tensor_split", "sections", 2)
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         q, r = divmod(size, n)
@@ -249,7 +250,8 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
             bounds.append(bounds[-1] + q + (1 if k < r else 0))
     else:
         # slices between consecutive indices, clipped like Python slicing (empty when they cross)
-        bounds = [0] + [max(min(int(i) + size if int(i) < 0 else int(i), size), 0) for i in indices_or_sections] + [size]
+        indices = int_list_arg(indices_or_sections, "tensor_split", "indices", 2)
+        bounds = [0] + [max(min(i + size if i < 0 else i, size), 0) for i in indices] + [size]
     pieces = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         pieces.append(narrow(x, d, a, max(b - a, 0)))
@@ -332,7 +334,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
             )
         ts.append(reshape(t_, (1, -1)) if t_._data.ndim < 2 else t_)
     if not ts:
-        return wrap(np.zeros((1, 0)))
+        return wrap(np.zeros((1, 0), dtype=DEFAULT.np_float))
 
     dt = ts[0]._data.dtype
     for t_ in ts[1:]:

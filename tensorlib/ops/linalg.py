@@ -11,7 +11,7 @@ from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
 from . import _lapack, broadcast, comparison, power, shape as shape_ops, unary
 from ._pointwise import _finish, inplace_apply
-from ._util import GRAD, no_half, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from ._util import GRAD, int_arg, no_half, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, neg, sub
 from .broadcast import _expand_back, expand, sum_to_size
 from .conversion import clone, conj, to_dtype, zeros_like
@@ -512,7 +512,9 @@ def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     x = tensor_arg(input, "tril")
     if x._data.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    mask = np.tril(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
+    rows, cols = x._data.shape[-2:]
+    k = max(min(int_arg(diagonal, "tril", "diagonal", 2), cols), -rows)  # NumPy takes only C longs
+    mask = np.tril(np.ones((rows, cols), dtype=bool), k)
     return _finish(_masked(x, mask, "TrilBackward0"), out, "tril")
 
 
@@ -522,7 +524,9 @@ def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tens
     x = tensor_arg(input, "triu")
     if x._data.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    mask = np.triu(np.ones(x._data.shape[-2:], dtype=bool), diagonal)
+    rows, cols = x._data.shape[-2:]
+    k = max(min(int_arg(diagonal, "triu", "diagonal", 2), cols), -rows)  # NumPy takes only C longs
+    mask = np.triu(np.ones((rows, cols), dtype=bool), k)
     return _finish(_masked(x, mask, "TriuBackward0"), out, "triu")
 
 
@@ -600,6 +604,15 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {type_title(a.dtype)}")
     dims = tuple(range(a.ndim)) if dim is None else normalize_dims(dim, a.ndim)
+    if not a.size and ord in (float("inf"), float("-inf")):  # max and min have no identity
+        name = "inf" if ord > 0 else "-inf"
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty tensor because the "
+                               "operation does not have an identity")
+        for d in dims:
+            if a.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the dimension {d}because "
+                                   "this dimension is empty and the operation does not have an identity")
     ab = np.abs(a)
     if ord == float("inf"):
         r = np.max(ab, axis=dims, keepdims=keepdim) if a.size else np.zeros(())

@@ -213,6 +213,8 @@ def unravel_index(indices: Tensor, shape: Any) -> tuple:
         raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
     if any(d < 0 for d in dims):
         raise ValueError(f"'shape' cannot have negative values, but got {dims}")
+    if any(d >= 9223372036854775808 for d in dims):
+        raise ValueError("Overflow when unpacking long long")
     coefs = list(reversed(list(itertools.accumulate(reversed(dims[1:] + (1,)), func=operator.mul))))
     a = x._data.astype(np.int64)[..., None]
     with np.errstate(divide="ignore"):

@@ -102,8 +102,10 @@ def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # n
     a, p = binary_arrays(x, exponent, "pow")
     kind = a.dtype.kind
     if kind != "f" and kind != "c":
-        if kind in "iu" and isinstance(exponent, (int, np.integer)) and exponent < 0:
+        if isinstance(exponent, (int, np.integer)) and exponent < 0 and kind in "iub":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if type(exponent) is int and exponent >= 9223372036854775808:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         if kind == "b":  # bool ** bool stays bool: x ** True is x, x ** False is True
             r = a.copy() if p else np.ones_like(a)
             return _finish(wrap(r), out, "pow")

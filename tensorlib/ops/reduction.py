@@ -23,7 +23,7 @@ from ..return_types import (
     nanmedian as _nanmedian_t,
 )
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, logaddexp_np
-from ._util import GRAD, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from ._util import GRAD, int_arg, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, sub
 from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, sum
 from .comparison import eq, isfinite, isnan, logical_not, logical_xor
@@ -489,7 +489,8 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
 def _bool_reduce(input: Tensor, dim: Any, keepdim: bool, out: Any, fname: str, np_fn: Any) -> Tensor:
     x = tensor_arg(input, fname)
     a = x._data
-    axis = None if dim is None else (normalize_dims(dim, a.ndim) or None)
+    # dim=() reduces nothing here (sum's empty dim reduces everything)
+    axis = None if dim is None else () if isinstance(dim, (list, tuple)) and not dim else normalize_dims(dim, a.ndim)
     r = _arr(np_fn(a, axis=axis, keepdims=keepdim and dim is not None))
     if a.dtype == np.uint8:  # torch keeps uint8 (for backward compatibility), every other dtype gives bool
         r = r.astype(np.uint8)
@@ -705,7 +706,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     for i, row in enumerate(flat):
         uniq, counts = np.unique(row, return_counts=True)
         v = uniq[np.argmax(counts)]
-        idxs[i] = np.nonzero(row == v)[0][-1]
+        idxs[i] = np.nonzero((row == v) | (row != row) if v != v else row == v)[0][-1]  # NaNs count as one value
     idxs = idxs.reshape(moved.shape[:-1])
 
     gi = np.expand_dims(idxs, d)
@@ -827,6 +828,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     x = tensor_arg(input, "diff")
     if x._data.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if type(n) is int and n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, x._data.ndim)
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
@@ -944,6 +947,7 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *, out: Te
     a = x._data
     if a.dtype.kind not in "f":
         raise not_implemented("histogram_cpu", a.dtype)
+    bins = int_arg(bins, "histc", "bins", 2)
     if bins <= 0:
         raise RuntimeError("tensorlib.histc(): bins must be > 0")
     for name, v in (("min", min), ("max", max)):

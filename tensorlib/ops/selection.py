@@ -217,6 +217,8 @@ def _clamp_operand(x: Tensor, lo: Any, hi: Any) -> np.ndarray:
 
 def _int_bound(v: Any, npdt: np.dtype) -> Any:
     """An integer bound wrapped into the integer dtype, as torch does (NumPy refuses out-of-range Python ints)."""
+    if isinstance(v, int) and not -9223372036854775808 <= v < 18446744073709551616:
+        raise OverflowError("int too big to convert")
     if npdt.kind in "iu" and isinstance(v, int):
         info = np.iinfo(npdt)
         if not info.min <= v <= info.max:

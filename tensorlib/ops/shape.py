@@ -30,7 +30,7 @@ from .._memory_format import (
 from .._registry import op
 from .._size import Size
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
-from ._util import GRAD, check_inplace, record, tensor_arg, wrap
+from ._util import GRAD, check_inplace, int_arg, int_list_arg, record, tensor_arg, type_title, wrap
 from .conversion import clone, conj
 
 
@@ -45,10 +45,15 @@ def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor
     return t, None
 
 
+_SIZE_NAMES = {"permute": "dims", "repeat": "repeats", "view": "size", "reshape": "shape"}
+
+
 def _shape_arg(shape: Any, fname: str) -> tuple[int, ...]:
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size)``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
         shape = shape[0]
+    elif not shape:
+        raise TypeError(f"{fname}() missing 1 required positional arguments: \"{_SIZE_NAMES.get(fname, 'size')}\"")
     for s in shape:
         if type(s) is not int:
             break
@@ -68,8 +73,9 @@ def _shape_arg(shape: Any, fname: str) -> tuple[int, ...]:
 
 def infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     """Resolve one ``-1`` in ``shape`` for ``numel`` elements, with torch's errors."""
-    if -1 not in shape and _prod(shape) == numel and (not shape or min(shape) >= 0):
+    if -1 not in shape and _prod(shape) == numel and (not shape or min(shape) >= 0) and numel:
         return shape
+    check_sizes(shape)
     infer = None
     known = 1
     for i, s in enumerate(shape):
@@ -103,6 +109,8 @@ def _resolve_shape(shape: tuple, numel: int, fname: str) -> tuple[int, ...]:
         shape = shape[0]
         if type(shape) is not tuple:
             return infer_shape(_shape_arg((shape,), fname), numel)
+    elif not shape:
+        raise TypeError(f"{fname}() missing 1 required positional arguments: \"{_SIZE_NAMES[fname]}\"")
     n = 1
     inferred = False
     for s in shape:
@@ -119,9 +127,20 @@ def _resolve_shape(shape: tuple, numel: int, fname: str) -> tuple[int, ...]:
             return infer_shape(shape, numel)
         i = shape.index(-1)
         return tuple(shape[:i]) + (numel // n,) + tuple(shape[i + 1 :])
-    if n != numel:
+    if n != numel or not n:
         return infer_shape(shape, numel)
     return shape
+
+
+def check_sizes(shape: tuple[int, ...]) -> None:
+    """torch's errors for sizes beyond int64, or whose nonzero product is (an empty shape NumPy would refuse)."""
+    numel = 1
+    for s in shape:
+        if not -9223372036854775808 <= s < 9223372036854775808:
+            raise ValueError("Overflow when unpacking long long")
+        numel *= s if s > 0 else 1
+    if numel >= 9223372036854775808:
+        raise RuntimeError("numel: integer multiplication overflow")
 
 
 class ViewBackward0(Node):
@@ -166,7 +185,14 @@ def view_dtype(x: Tensor, dtype: Any) -> Tensor:
     a = x._data
     if dtype.np.itemsize != a.dtype.itemsize and a.ndim == 0:
         raise RuntimeError("self.dim() cannot be 0 to view a tensor as a dtype with a different element size")
-    return _make_view(x, a.view(dtype.np))
+    try:
+        return _make_view(x, a.view(dtype.np))
+    except ValueError:
+        pair = f"to view {type_title(a.dtype)} as {type_title(dtype.np)} (different element sizes)"
+        ratio = dtype.np.itemsize // a.dtype.itemsize
+        if ratio > 1 and a.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {pair}, but got {a.shape[-1]}") from None
+        raise RuntimeError(f"self.stride(-1) must be 1 {pair}, but got {a.strides[-1] // a.itemsize}") from None
 
 
 @op(variants="method")
@@ -221,6 +247,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     x = tensor_arg(input, "flatten")
     shape = x._data.shape
     if not shape:
+        wrap_dim(start_dim, 0), wrap_dim(end_dim, 0)
         return reshape(x, (1,))
     s = wrap_dim(start_dim, len(shape))
     e = wrap_dim(end_dim, len(shape))
@@ -242,7 +269,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
         raise RuntimeError("unflatten: cannot unflatten a 0-dimensional tensor")
     if not isinstance(sizes, (tuple, list)):
         raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}")
-    sizes = tuple(sizes)
+    sizes = tuple(int_list_arg(sizes, "unflatten", "sizes", 3))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     new = infer_shape(sizes, shape[d])
@@ -582,7 +609,9 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     d1, d2 = wrap_dim(dim1, a.ndim), wrap_dim(dim2, a.ndim)
     if d1 == d2 or a.ndim == 0:  # a 0-d tensor's only dim (0 or -1) is named twice
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    data = np.diagonal(a, offset, d1, d2)
+    offset = int_arg(offset, "diagonal", "offset")
+    # NumPy takes only C longs: an offset beyond either side is an empty diagonal all the same
+    data = np.diagonal(a, max(min(offset, a.shape[d2]), -a.shape[d1]), d1, d2)
     t_, node = _view_result(x, data, DiagonalBackward0)
     if node is not None:
         node.offset, node.dim1, node.dim2, node.shape = offset, d1, d2, a.shape
@@ -611,8 +640,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     if a.ndim == 0:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
-    n = a.shape[-1] + abs(offset)
+    n = a.shape[-1] + abs(int_arg(offset, "diag_embed", "offset"))
     rest = list(a.shape[:-1])
+    if n * n * _prod(rest) * a.itemsize >= 9223372036854775808:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={rest + [n, n]}")
     return _embed_diagonal(x, offset, d1, d2, tuple([n if i in (d1, d2) else rest.pop(0) for i in range(out_ndim)]))
 
 

@@ -35,9 +35,10 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     x = tensor_arg(input, "argsort")
     a = x._data
     check_sortable(a, "sort")
+    d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         return wrap(np.zeros((), dtype=np.int64))
-    return wrap(_sort_indices(a, wrap_dim(dim, a.ndim), descending).astype(np.int64))
+    return wrap(_sort_indices(a, d, descending).astype(np.int64))
 
 
 @op(variants="function method")
@@ -131,6 +132,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         vals = flat[starts]
         inv_shape = a.shape
     else:
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = wrap_dim(dim, a.ndim)
         if any(size == 0 for k, size in enumerate(a.shape) if k != d):
             raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
@@ -187,9 +190,13 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                         f"{type(input).__name__}), but expected (Tensor sorted_sequence, Tensor input) or "
                         "(Tensor sorted_sequence, Number self)")
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
-    # NumPy checks the value of a given side
     if side is not None and not isinstance(side, str):
         raise TypeError(f"searchsorted(): argument 'side' must be str, not {type(side).__name__}")
+    if side not in (None, "left", "right"):
+        raise RuntimeError(f"tensorlib.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    if side == "left" and right:
+        raise RuntimeError("tensorlib.searchsorted(): side and right can't be set to opposites, got side of left "
+                           "while right was True")
     side_ = cast(Literal["left", "right"], side or ("right" if right else "left"))
     if sorter is not None:
         order = tensor_arg(sorter, "searchsorted", "sorter")._data

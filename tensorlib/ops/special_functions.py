@@ -129,6 +129,8 @@ class PolygammaBackward0(Node):
 def _check_int(value: Any, fname: str, argname: str, pos: int) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not {type(value).__name__}")
+    if not -9223372036854775808 <= value < 9223372036854775808:
+        raise ValueError("Overflow when unpacking long long")
     return int(value)
 
 

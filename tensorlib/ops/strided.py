@@ -9,6 +9,7 @@ it overlaps itself).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Sequence
 
@@ -23,7 +24,7 @@ from .._registry import op
 from .._tensor import _CPP_NAMES, Tensor, _make_view, _wrap, bump_version
 from ._util import GRAD, check_inplace, needs_grad, record, tensor_arg
 from .arithmetic import div, mul
-from .shape import _inplace_view, _shape_arg, reshape
+from .shape import _inplace_view, _shape_arg, check_sizes, reshape
 
 
 def _geometry(size: Any, stride: Any, fname: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -226,8 +227,11 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     check_rank(check_memory_format(memory_format, "resize_"), len(shape))
     a = x._data
     if shape != a.shape:
-        numel = int(np.prod(shape, dtype=np.int64))
+        check_sizes(shape)
+        numel = math.prod(shape)
         item = a.itemsize
+        if numel * item >= 9223372036854775808:
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
         block = _owner_bytes(a)
         if block is not None and block[1] + numel * item <= block[0].size:
             flat, start = block
@@ -264,7 +268,9 @@ class ResizeBackward(Node):
 def _resized(x: Tensor, sizes: tuple, fname: str) -> Tensor:
     warnings.warn(f"non-inplace {fname} is deprecated", UserWarning, stacklevel=4)
     a = x._data
-    numel = int(np.prod(sizes, dtype=np.int64))
+    numel = math.prod(sizes)
+    if a.size != numel or any(n < 0 for n in sizes) or not a.size:
+        check_sizes(sizes)
     if a.size != numel or any(n < 0 for n in sizes):
         raise RuntimeError(
             f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the given tensor has a "

@@ -15,7 +15,7 @@ from .._dtype import FROM_NP
 from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, ndarray
-from ._util import GRAD, Meta, not_implemented, record, tensor_arg, wrap
+from ._util import GRAD, Meta, int_arg, not_implemented, record, tensor_arg, wrap
 from .arithmetic import _conj, add, div, mul, neg, rsub, sub
 from .comparison import eq, gt
 from .conversion import _part_view, to_dtype, zeros_like
@@ -281,7 +281,15 @@ frac = _unary(
     "frac", lambda a: a - np.trunc(a), lambda g, x, y: g, "", "Elementwise fractional part.",
     other_dtypes=_float_only("frac_cpu"),
 )
-sign = _unary("sign", np.sign, None, "", "Elementwise sign (-1, 0 or 1).", other_dtypes=_sign_other, inplace="method")
+def _sign_float(a: np.ndarray) -> np.ndarray:
+    """NumPy's sign with torch's sign of NaN, 0."""
+    r = np.asarray(np.sign(a))
+    r[r != r] = 0
+    return r
+
+
+sign = _unary("sign", _sign_float, None, "", "Elementwise sign (-1, 0 or 1; 0 for NaN).", other_dtypes=_sign_other,
+              inplace="method")
 
 
 @op(variants="function method", inplace="method")
@@ -332,7 +340,12 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
         raise not_implemented("round_vml_cpu", x._data.dtype)
     if kind in "iub" and decimals != 0:
         raise not_implemented("round_cpu", x._data.dtype)
-    r = _arr(np.round(x._data, decimals))
+    decimals = int_arg(decimals, "round", "decimals")
+    if not -400 <= decimals <= 400:  # NumPy takes only C longs; beyond float exponents torch scales to inf and gets NaN
+        with np.errstate(all="ignore"):
+            r = _arr(x._data * np.nan)
+    else:
+        r = _arr(np.round(x._data, decimals))
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(RoundBackward0, r, (x,))
         node.metas = (_meta(x),)

@@ -80,9 +80,27 @@ class LBFGS(Optimizer):
     # -- the algorithm ---------------------------------------------------------------------------------
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Run up to ``max_iter`` iterations; returns the loss the closure gave first."""
+        """Run up to ``max_iter`` iterations; returns the loss the closure gave first.
+
+        The closure runs several times with the parameters moved along the search direction; if one run
+        raises, the parameters and the state are put back as they were before the step, then it re-raises.
+        """
         if closure is None:
             raise RuntimeError("LBFGS requires a closure that re-evaluates the model and returns the loss")
+        params = self._flat_params()
+        key = self._params[0] if self._params else None
+        state = dict(self.state[key]) if key in self.state else None
+        try:
+            return self._iterate(closure)
+        except BaseException:
+            self._set_params(params)
+            if state is None:
+                self.state.pop(key, None)
+            else:
+                self.state[key] = state
+            raise
+
+    def _iterate(self, closure: Callable[[], Any]) -> Any:
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
         tol_grad, tol_change = group["tolerance_grad"], group["tolerance_change"]

@@ -195,7 +195,7 @@ def test_top_level_signatures_are_torch_s(name):
 def test_tensor_methods_hardshrink_and_prelu():
     x = tensorlib.tensor(X)
     assert tensorlib.equal(x.hardshrink(0.7), tensorlib.hardshrink(x, 0.7))
-    w = tensorlib.tensor([0.25])
+    w = tensorlib.tensor([0.25], dtype=x.dtype)  # torch refuses a weight of another dtype
     assert tensorlib.equal(x.prelu(w), tensorlib.nn.functional.prelu(x, w))
 
 

@@ -478,12 +478,17 @@ class Module:
         return self._add_module_hook("_load_state_dict_pre_hooks", hook, False)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
-        """Copy values from ``state_dict`` into parameters and buffers; report missing and unexpected keys."""
+        """Copy values from ``state_dict`` into parameters and buffers; report missing and unexpected keys.
+
+        Every problem is reported at once, in torch's message; unlike torch, a load that fails copies nothing
+        (the module is as before), since every value is checked before the first is copied.
+        """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing: list = []
         unexpected: list = []
         errors: list = []
+        copies: list = []  # (module, name, current, value), made once everything is checked
         expected = set()
         for mod_name, mod in self.named_modules():
             prefix = mod_name + "." if mod_name else ""
@@ -515,14 +520,7 @@ class Module:
                         f"the shape in current model is {current.shape}."
                     )
                     continue
-                if assign:
-                    if isinstance(current, Parameter):
-                        setattr(mod, name, Parameter(value.detach(), current.requires_grad))
-                    else:
-                        mod._buffers[name] = value
-                else:
-                    with no_grad():
-                        current.copy_(value)
+                copies.append((mod, name, current, value))
         for key in state_dict:
             if key not in expected:
                 unexpected.append(key)
@@ -535,6 +533,15 @@ class Module:
             raise RuntimeError(
                 "Error(s) in loading state_dict for {}:\n\t{}".format(self._get_name(), "\n\t".join(errors))
             )
+        for mod, name, current, value in copies:
+            if assign:
+                if isinstance(current, Parameter):
+                    setattr(mod, name, Parameter(value.detach(), current.requires_grad))
+                else:
+                    mod._buffers[name] = value
+            else:
+                with no_grad():
+                    current.copy_(value)
         return _IncompatibleKeys(missing, unexpected)
 
     # -- hooks ----------------------------------------------------------------------------------

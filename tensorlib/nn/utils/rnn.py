@@ -189,6 +189,10 @@ def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence
     """Pack a list of tensors of different lengths (see :func:`pack_padded_sequence`)."""
     if not isinstance(sequences, (list, tuple)):
         raise TypeError(f"'{type(sequences).__name__}' object is not iterable")
+    for i, s in enumerate(sequences):
+        if not isinstance(s, Tensor):
+            raise TypeError(f"pack_sequence(): expected a sequence of Tensors, but element {i} is "
+                            f"{type(s).__name__}")
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 

@@ -1,0 +1,145 @@
+"""Values that were wrong without an error, and argument errors of the wrong kind, found by fuzzing (issue 13).
+
+Each case states tensorlib's behaviour (checked without torch) and, with torch installed, that torch 2.13
+behaves the same (values, dtype and shape, or exception type and message).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import tensorlib
+
+NAN, INF = math.nan, math.inf
+
+
+def _outcome(fn, L):
+    try:
+        r = fn(L)
+    except Exception as exc:  # noqa: BLE001 (the exception is the outcome)
+        return ("raises", type(exc).__name__, str(exc).split("\n")[0].replace("torch.", "tensorlib."))
+    if isinstance(r, (tuple, list)):
+        return tuple(_value(t) for t in r)
+    return _value(r)
+
+
+def _value(t):
+    if hasattr(t, "detach"):
+        return ("tensor", str(t.dtype).split(".")[-1], tuple(t.shape), t.detach().numpy().tolist())
+    return ("value", str(t).split(".")[-1])
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        return a[:3] == b[:3] and np.array_equal(np.asarray(a[3]), np.asarray(b[3]), equal_nan=True)
+    if isinstance(a, tuple) and a and isinstance(a[0], tuple):
+        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b))
+    return a == b
+
+
+# name -> (the call, tensorlib's expected outcome: a value or ("raises", type, message start))
+CASES = {
+    "sign of NaN is 0": (lambda L: L.sign(L.tensor([NAN, 1.0, -1.0, 0.0, INF, -INF])),
+                         ("tensor", "float32", (6,), [0.0, 1.0, -1.0, 0.0, 1.0, -1.0])),
+    "sgn of a real NaN is 0": (lambda L: L.sgn(L.tensor([NAN, -2.0])), ("tensor", "float32", (2,), [0.0, -1.0])),
+    "sign_ of NaN in place": (lambda L: L.tensor([NAN, 3.0], dtype=L.float64).sign_(),
+                              ("tensor", "float64", (2,), [0.0, 1.0])),
+    "sum with dtype=bool": (lambda L: L.tensor([[0.0, 2.0], [0.0, 0.0]]).sum(dim=1, dtype=L.bool),
+                            ("tensor", "bool", (2,), [True, False])),
+    "sum of floats with dtype=bool": (lambda L: L.sum(L.tensor([0.5, 0.25]), dtype=L.bool),
+                                      ("tensor", "bool", (), True)),
+    "all over dim=[] reduces nothing": (lambda L: L.all(L.tensor([[0.0, 2.0], [1.0, 1.0]]), dim=[]),
+                                        ("tensor", "bool", (2, 2), [[False, True], [True, True]])),
+    "any over dim=() reduces nothing": (lambda L: L.tensor([[0, 3], [0, 0]], dtype=L.uint8).any(dim=()),
+                                        ("tensor", "uint8", (2, 2), [[0, 1], [0, 0]])),
+    "all over dim=() of an empty tensor": (lambda L: L.ones(0, 2).all(dim=()), ("tensor", "bool", (0, 2), [])),
+    "block_diag() has the default dtype": (lambda L: L.block_diag(), ("tensor", "float32", (1, 0), [[]])),
+    "tensor(2**63) overflows": (lambda L: L.tensor(2**63), ("raises", "ValueError", "Overflow when unpacking long long")),
+    "tensor([1, 2**63]) overflows": (lambda L: L.tensor([1, 2**63]),
+                                     ("raises", "ValueError", "Overflow when unpacking long long")),
+    "tensor(2**70, dtype=float32) is a float": (lambda L: L.tensor(2**70, dtype=L.float32),
+                                                ("tensor", "float32", (), float(2**70))),
+    "tensor([1.5, 2**70]) is floats": (lambda L: L.tensor([1.5, 2**70]),
+                                       ("tensor", "float32", (2,), [1.5, float(np.float32(2**70))])),
+    "tensor(300, dtype=uint8) overflows": (
+        lambda L: L.tensor(300, dtype=L.uint8),
+        ("raises", "RuntimeError", "value cannot be converted to type uint8 without overflow")),
+    "tensor(-1, dtype=uint8) wraps": (lambda L: L.tensor([-1], dtype=L.uint8), ("tensor", "uint8", (1,), [255])),
+    "bernoulli_(p=2)": (lambda L: L.zeros(3).bernoulli_(p=2),
+                        ("raises", "RuntimeError", "bernoulli_ expects p to be in [0, 1], but got p=2")),
+    "bernoulli_(p=nan)": (lambda L: L.zeros(3).bernoulli_(NAN),
+                          ("raises", "RuntimeError", "bernoulli_ expects p to be in [0, 1], but got p=nan")),
+    "bernoulli(p=-0.5)": (lambda L: L.bernoulli(L.zeros(3), p=-0.5),
+                          ("raises", "RuntimeError", "bernoulli_ expects p to be in [0, 1], but got p=-0.5")),
+    "arange(0, inf)": (lambda L: L.arange(0, INF), ("raises", "RuntimeError", "unsupported range: 0 -> inf")),
+    "arange(-inf, 1.5)": (lambda L: L.arange(-INF, 1.5), ("raises", "RuntimeError", "unsupported range: -inf -> 1.5")),
+    "arange(nan, 2)": (lambda L: L.arange(NAN, 2), ("raises", "RuntimeError", "unsupported range: nan -> 2")),
+    "arange with a NaN step": (lambda L: L.arange(0, 3, NAN), ("raises", "RuntimeError", "step must be nonzero")),
+    "arange(0, 2**70)": (lambda L: L.arange(0, 2**70), ("raises", "OverflowError", "int too big to convert")),
+    "hsplit(t, 0)": (lambda L: L.hsplit(L.ones(2, 4), 0),
+                     ("raises", "RuntimeError", "tensorlib.hsplit attempted to split along dimension 1, but the size "
+                      "of the dimension 4 is not divisible by the split_size 0!")),
+    "vsplit(t, 0)": (lambda L: L.vsplit(L.ones(2, 4), 0),
+                     ("raises", "RuntimeError", "tensorlib.vsplit attempted to split along dimension 0, but the size "
+                      "of the dimension 2 is not divisible by the split_size 0!")),
+    "diag_embed of a 0-d tensor": (lambda L: L.diag_embed(L.tensor(1.0)),
+                                   ("raises", "IndexError",
+                                    "Dimension out of range (expected to be in range of [-1, 0], but got -2)")),
+    "diag_embed with one dim twice": (lambda L: L.diag_embed(L.ones(2), dim1=0, dim2=0),
+                                      ("raises", "RuntimeError", "diagonal dimensions cannot be identical 0, 0")),
+    "a float tensor plus 2**70": (lambda L: L.ones(2) + 2**70, ("raises", "OverflowError", "int too big to convert")),
+    "an int tensor plus 2**63 wraps": (lambda L: L.ones(1, dtype=L.int64) + 2**63,
+                                       ("tensor", "int64", (1,), [-(2**63) + 1])),
+    "a dim beyond int64": (lambda L: L.ones(2).sum(2**70), ("raises", "ValueError", "Overflow when unpacking long long")),
+    "zeros with a size beyond int64": (lambda L: L.zeros(2**63),
+                                       ("raises", "TypeError", "zeros(): argument 'size' failed to unpack the object")),
+    "tril with a diagonal far below": (lambda L: L.tril(L.ones(2, 2), -(2**63)),
+                                       ("tensor", "float32", (2, 2), [[0.0, 0.0], [0.0, 0.0]])),
+    "diagonal with an offset far off": (lambda L: L.diagonal(L.ones(2, 2), -(2**63)), ("tensor", "float32", (0,), [])),
+    "round to 2**62 decimals": (lambda L: L.round(L.tensor([1.5, 0.0]), decimals=2**62),
+                                ("tensor", "float32", (2,), [NAN, NAN])),
+    "polygamma of a huge order": (lambda L: L.special.polygamma(2**62, L.ones(1)), ("tensor", "float32", (1,), [-INF])),
+    "mode with NaNs": (lambda L: L.tensor([NAN, NAN, 1.0]).mode()[0], ("tensor", "float32", (), NAN)),
+    "searchsorted with a bad side": (
+        lambda L: L.searchsorted(L.ones(2), L.ones(2), side="middle"),
+        ("raises", "RuntimeError", "tensorlib.searchsorted(): side can only be 'left' or 'right' but got middle")),
+    "split with nested sizes": (
+        lambda L: L.ones(3).split([[1, 2], [3]]),
+        ("raises", "TypeError", "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, but "
+         "found element of type list at pos 0")),
+    "view as a wider dtype": (
+        lambda L: L.ones(3, 2, dtype=L.bool).view(L.float64),
+        ("raises", "RuntimeError", "self.size(-1) must be divisible by 8 to view Bool as Double (different element "
+         "sizes), but got 2")),
+    "index_put_ of another dtype": (
+        lambda L: L.zeros(3).index_put_((L.tensor([0]),), L.ones(1, dtype=L.float64)),
+        ("raises", "RuntimeError", "Index put requires the source and destination dtypes match, got Float for the "
+         "destination and Double for the source.")),
+    "reshape without a shape": (lambda L: L.ones(1).reshape(),
+                                ("raises", "TypeError", 'reshape() missing 1 required positional arguments: "shape"')),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fuzz_find(case):
+    fn, expected = CASES[case]
+    got = _outcome(fn, tensorlib)
+    if expected[0] == "raises":
+        assert got[:2] == expected[:2] and got[2].startswith(expected[2]), got
+    else:
+        assert _same(got, expected), got
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_fuzz_find_as_torch(case):
+    torch = pytest.importorskip("torch")
+    fn, _ = CASES[case]
+    ours, theirs = _outcome(fn, tensorlib), _outcome(fn, torch)
+    if ours[0] == "raises":
+        assert theirs[0] == "raises" and ours[1] == theirs[1], (ours, theirs)
+        assert theirs[2].startswith(ours[2]) or ours[2].startswith(theirs[2]), (ours, theirs)
+    else:
+        assert _same(ours, theirs), (ours, theirs)
