@@ -303,8 +303,9 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         r = np.tile(a, reps)
     except (ValueError, OverflowError):  # NumPy's limits on a shape
         if max(reps) >= 9223372036854775808:
-            raise TypeError("repeat(): argument 'repeats' failed to unpack the object with error \"Overflow when "
-                            "unpacking long long\"") from None
+            pos = next(i for i, n in enumerate(reps) if n >= 9223372036854775808) + 1
+            raise TypeError(f"repeat(): argument 'repeats' failed to unpack the object at pos {pos} with error "
+                            "\"Overflow when unpacking long long\"") from None
         shape = [n * m for n, m in zip(reps, (1,) * (len(reps) - a.ndim) + a.shape)]
         raise RuntimeError(f"Storage size calculation overflowed with sizes={shape}") from None
     if x._requires_grad and GRAD.enabled:
