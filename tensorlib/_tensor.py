@@ -111,13 +111,17 @@ def _empty_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+# Types of arguments that cannot hold a tensor, which _default_result need not look into (and Tensor, added below)
+_NOT_SEQUENCES: set = {int, float, bool, complex, type(None)}
+
+
 def _default_result(func: Any, ret: Any, cls: type, args: tuple, kwargs: dict) -> Any:
     """The default ``__torch_function__``'s last step: ``ret`` as :func:`_convert` returns it, or as it is for
     the functions whose results torch does not wrap (``_NO_WRAP``)."""
     if type(ret) is Tensor and cls is not Tensor:
         # the usual result, a fresh plain tensor, of a call without sequence arguments: change its class
         for a in args:
-            if a is ret or isinstance(a, (list, tuple)):
+            if a is ret or (type(a) is not cls and type(a) not in _NOT_SEQUENCES and isinstance(a, (list, tuple))):
                 break
         else:
             if not kwargs and func not in _NO_WRAP:
@@ -1273,6 +1277,8 @@ def _is_argument(t: Tensor, args: tuple, kwargs: dict | None) -> bool:
                 return True
     return False
 
+
+_NOT_SEQUENCES.add(Tensor)
 
 # Filled in by tensorlib/__init__ once the overridable accessors exist: the
 # results of these are returned as they are (torch does not wrap ``.grad``).
