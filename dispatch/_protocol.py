@@ -849,6 +849,7 @@ class Protocol:
         operator: bool = False,
         prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
         list_plain: bool = False,
+        inline: tuple[str, dict[str, Any]] | None = None,
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
@@ -884,7 +885,20 @@ class Protocol:
         type is in ``types`` and their handler runs in turn, as torch's
         functions written in Python do with plain tensors.
         :meth:`report_as` changes the ``func`` handlers receive.
+
+        ``inline=(source, names)`` puts the hot path of ``impl`` into the
+        wrapper itself, saving a call: ``source`` is Python statements that
+        run when the arguments are plain (no mode active), before ``impl`` is
+        called; they see the wrapper's parameters by name and the values of
+        ``names`` (a dict) as closure variables, and either ``return`` the
+        call's result or fall through to ``impl``. They must compute exactly
+        what ``impl`` would (their errors are translated as ``impl``'s are),
+        and their local names must not start with ``_dispatch``. Wrappers with
+        the same signature shape and the same ``source`` share one compiled
+        factory.
         """
+        if inline is not None and modes_only:
+            raise ValueError("inline= needs a wrapper that checks its arguments, not modes_only=True")
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
         none_kwargs = (empty_kwargs or self.empty_kwargs) == "none"
@@ -911,8 +925,17 @@ class Protocol:
             unknown = keyword - {p[0] for p in shape}
             if unknown:
                 raise ValueError(f"keyword parameters {sorted(unknown)} are not in the signature of {name}")
-            key = ("wrap", shape, tuple(sorted(keyword)))
-            free = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]))
+            inline_source, inline_names = inline if inline is not None else ("", {})
+            key: tuple = ("wrap", shape, tuple(sorted(keyword)))
+            free_base = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]))
+            if inline is not None:
+                clash = [n for n in inline_names if not n.isidentifier() or n.startswith("_dispatch")
+                         or n in free_base or n in {p[0] for p in shape}]
+                if clash:
+                    raise ValueError(f"inline names {clash} of {name} are not free identifiers")
+                key += (inline_source, tuple(inline_names))
+            free = (*free_base, *inline_names)
+            inlined = "".join(f"            {line}\n" for line in inline_source.splitlines())
 
             def body() -> str:
                 sig = signature if signature is not None else inspect.signature(impl)
@@ -922,7 +945,8 @@ class Protocol:
                     f"def _fn({params}):\n"
                     f"    if {_codegen.plain_check_source(sig, '')}:\n"
                     f"        try:\n"
-                    f"            return _impl({call})\n"
+                    + inlined
+                    + f"            return _impl({call})\n"
                     f"        except _X as _dispatch_e_:\n"
                     + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=keyword)
                     + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
@@ -934,7 +958,7 @@ class Protocol:
             factory = self._factories.get(key)
             if factory is None:
                 factory = self._factories[key] = _codegen.keyed_factory(key, body, free, self._ns)
-            wrapper = _codegen.rename(factory(impl, spec, *default_values), name, qualname)
+            wrapper = _codegen.rename(factory(impl, spec, *default_values, *inline_names.values()), name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
         if signature is None or modes_only:
