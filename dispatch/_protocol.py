@@ -456,7 +456,7 @@ class Protocol:
                         finally:
                             disabling.pop()
                             st.disabled = ENABLED
-                        return self._default_convert(spec.public, ret, found, args, kwargs)  # type: ignore[misc]
+                        return self._default_convert(spec.public, ret, handler.__self__, args, kwargs)  # type: ignore[misc]
                     except TypeError:
                         if spec.operator:  # as the general path below: Python then tries the reflected operator
                             return NotImplemented

@@ -496,10 +496,10 @@ def _execute(
         # backward() of one tensor: the general set-up below, for a single root (never reachable from itself)
         node, nr = roots[0]
         deps = _dependencies([node])
-        buf = [None] * node.num_outputs
-        buf[nr] = root_grads[0]
+        root_buf: list = [None] * node.num_outputs
+        root_buf[nr] = root_grads[0]
         pending: list = []
-        _run_all([node], {node: buf}, deps, retain_graph, pending)
+        _run_all([node], {node: root_buf}, deps, retain_graph, pending)
         if pending:
             _commit(pending)
         return {}
