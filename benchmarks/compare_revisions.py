@@ -16,7 +16,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 
-# Each statement runs on 4x4 float32 tensors a, b and a leaf that requires grad.
+# Each statement runs on 4x4 float32 tensors a, b, a leaf that requires grad and s, a as a Tensor subclass.
 OPS = {
     "import tensorlib": None,
     "a + b": "a + b",
@@ -32,6 +32,7 @@ OPS = {
     "a.shape": "a.shape",
     "leaf * b (records)": "leaf * b",
     "(leaf*b).sum().backward()": "(leaf * b).sum().backward()",
+    "s + b (Tensor subclass)": "s + b",
 }
 
 _CHILD = r"""
@@ -43,6 +44,9 @@ import numpy as np
 a = tl.tensor(np.random.rand(4, 4).astype(np.float32))
 b = tl.tensor(np.random.rand(4, 4).astype(np.float32))
 leaf = tl.tensor(np.random.rand(4, 4).astype(np.float32), requires_grad=True)
+class Sub(tl.Tensor):
+    pass
+s = a.as_subclass(Sub)
 out = {"import tensorlib": import_ns}
 for name, stmt in json.loads(sys.argv[1]).items():
     code = compile(f"for _ in range(n):\n    {stmt}\n", name, "exec")
@@ -50,7 +54,7 @@ for name, stmt in json.loads(sys.argv[1]).items():
     for _ in range(5):
         n = 200
         t = time.perf_counter()
-        exec(code, {"tl": tl, "a": a, "b": b, "leaf": leaf, "n": n})
+        exec(code, {"tl": tl, "a": a, "b": b, "leaf": leaf, "s": s, "n": n})
         best = min(best, (time.perf_counter() - t) / n * 1e9)
     out[name] = best
 print(json.dumps(out))

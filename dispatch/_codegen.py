@@ -301,7 +301,8 @@ def plain_check_source(signature: inspect.Signature, tag: str | None = None) -> 
     """
 
     def plain(x: str) -> str:
-        return f"(_dispatch_t_ := type({x})) is _T or _dispatch_t_ in _F or _plain_seq({x})"
+        return (f"(_dispatch_t_ := type({x})) is _T or _dispatch_t_ in _F"
+                f" or ((_dispatch_t_ is tuple or _dispatch_t_ is list) and _plain_seq({x}))")
 
     checks: list[str] = []
     for p in signature.parameters.values():

@@ -120,20 +120,27 @@ class _Local(threading.local):
 class _WrapperSpec:
     """What the slow path needs to know about one generated wrapper."""
 
-    __slots__ = ("public", "impl", "name", "none_kwargs", "operator", "prepare", "list_plain")
+    __slots__ = ("public", "public_impl", "impl", "name", "none_kwargs", "operator", "prepare", "list_plain",
+                 "plain_call")
 
     def __init__(
         self, impl: Callable, name: str, none_kwargs: bool = False, operator: bool = False,
         prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None, list_plain: bool = False,
     ) -> None:
         self.public: Any = None  # the object handlers receive as ``func``
+        self.public_impl: Callable = impl  # the raw implementation behind ``public`` (see report_as)
         self.impl = impl
         self.name = name
         self.none_kwargs = none_kwargs  # handlers get ``kwargs=None`` (not ``{}``) when there are none
         self.operator = operator  # a binary operator: a TypeError on the slow path becomes NotImplemented
         self.prepare = prepare  # rewrites the call handlers see (and the implementation then gets)
         self.list_plain = list_plain  # the primary plain type's instances take part once dispatch happens
+        # handlers see the call as it was made (no prepare) and only implementers take part (no list_plain):
+        # what the default handler's shortcut needs (see Protocol.default_handler)
+        self.plain_call = prepare is None and not list_plain
 
+
+_MethodType = types.MethodType
 
 # kinds of the classes a protocol remembers weakly (Protocol._transient)
 _PLAIN, _IMPLEMENTER, _PLAIN_METHOD = 0, 1, 2
@@ -244,6 +251,9 @@ class Protocol:
             "_failed": self._failed,
         }
         self._translate: Callable[[Any, BaseException, tuple, dict], BaseException | None] | None = None
+        # the function made by default_handler, and the convert it was made with
+        self._default: Callable | None = None
+        self._default_convert: Callable[[Any, Any, type, tuple, dict], Any] | None = None
         # compiled wrapper factories, one per distinct wrapper source (see _codegen.closure_factory)
         self._factories: dict = {}
         #: Base class of this protocol's modes: subclass it, define the
@@ -417,6 +427,40 @@ class Protocol:
 
     def _slow(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
         """Entry point of a wrapper whose fast-path check failed."""
+        default = self._default
+        if default is not None and spec.plain_call and not self._disabling and not self._mode_count:
+            # The shortcut of default_handler: when the only implementer type among the arguments keeps the
+            # default handler (as a classmethod), the protocol takes the handler's steps itself.
+            plain = self._plain
+            found: Any = None
+            for v in args:
+                if (tp := type(v)) is not found and tp not in plain:
+                    if found is not None:
+                        break  # a second kind of argument (another implementer, a list...): the general path
+                    found = tp
+            else:
+                if kwargs and found is not None:
+                    for v in kwargs.values():
+                        if (tp := type(v)) is not found and tp not in plain:
+                            found = None
+                            break
+                handler = getattr(found, self.method, None)
+                if type(handler) is _MethodType and handler.__func__ is default and handler.__self__ is found:
+                    st = self._tls.state
+                    disabling = self._disabling
+                    st.disabled = SUBCLASSES_DISABLED
+                    disabling.append(None)
+                    try:
+                        try:
+                            ret = spec.public_impl(*args, **kwargs)
+                        finally:
+                            disabling.pop()
+                            st.disabled = ENABLED
+                        return self._default_convert(spec.public, ret, handler.__self__, args, kwargs)  # type: ignore[misc]
+                    except TypeError:
+                        if spec.operator:  # as the general path below: Python then tries the reflected operator
+                            return NotImplemented
+                        raise
         if spec.operator:
             # as Python expects of a binary operator (and torch does): a call no one can handle gives
             # NotImplemented, so that the other operand's reflected method is tried
@@ -608,6 +652,52 @@ class Protocol:
             msg += f" nor in mode {mode!r}"
         raise TypeError(msg)
 
+    def default_handler(
+        self, convert: Callable[[Any, Any, type, tuple, dict], Any], *, name: str | None = None,
+        qualname: str | None = None, module: str | None = None, doc: str | None = None,
+    ) -> Callable:
+        """Make this protocol's default handler, for the subclasses of a library's own type (one per protocol).
+
+        Returns a function ``handler(cls, func, types, args=(), kwargs=None)``
+        for the library to assign, as a classmethod, as its base type's
+        protocol method. It returns ``NotImplemented`` unless ``cls`` is a
+        subclass of every type in ``types``; otherwise it runs
+        ``func(*args, **kwargs)`` with implementers disabled
+        (:meth:`call_with_subclasses_disabled`) and returns
+        ``convert(func, result, cls, args, kwargs)`` (``kwargs`` a dict), which
+        typically returns results as instances of ``cls``.
+
+        The protocol knows this handler: when a wrapper's call has a single
+        implementer type whose protocol method is this handler bound as a
+        classmethod to that type (inherited unchanged, or assigned as
+        ``classmethod(handler)``), and neither a mode nor a disable context is
+        active in any thread, the protocol takes the handler's steps itself,
+        without calling it: the same result for a fraction of the cost.
+        Handlers that override it, and calls with other implementers, arrays of
+        implementers in lists, wrappers with ``prepare`` or ``list_plain``,
+        go through the handler as usual.
+        """
+        if self._default is not None:
+            raise RuntimeError(f"{self!r} already has a default handler")
+        protocol = self
+
+        def handler(cls: type, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
+            if kwargs is None:
+                kwargs = {}
+            for t in types:
+                if not issubclass(cls, t):
+                    return NotImplemented
+            ret = protocol.call_with_subclasses_disabled(func, args, kwargs)
+            return convert(func, ret, cls, args, kwargs)
+
+        handler.__name__ = name or self.method
+        handler.__qualname__ = qualname or handler.__name__
+        handler.__module__ = module or self._ns["__name__"]
+        handler.__doc__ = doc
+        self._default = handler
+        self._default_convert = convert
+        return handler
+
     def call_with_subclasses_disabled(self, func: Callable, args: tuple, kwargs: dict) -> Any:
         """Run ``func(*args, **kwargs)`` with implementers' handlers off (modes still apply).
 
@@ -759,6 +849,7 @@ class Protocol:
         operator: bool = False,
         prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
         list_plain: bool = False,
+        inline: tuple[str, dict[str, Any]] | None = None,
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
@@ -794,7 +885,20 @@ class Protocol:
         type is in ``types`` and their handler runs in turn, as torch's
         functions written in Python do with plain tensors.
         :meth:`report_as` changes the ``func`` handlers receive.
+
+        ``inline=(source, names)`` puts the hot path of ``impl`` into the
+        wrapper itself, saving a call: ``source`` is Python statements that
+        run when the arguments are plain (no mode active), before ``impl`` is
+        called; they see the wrapper's parameters by name and the values of
+        ``names`` (a dict) as closure variables, and either ``return`` the
+        call's result or fall through to ``impl``. They must compute exactly
+        what ``impl`` would (their errors are translated as ``impl``'s are),
+        and their local names must not start with ``_dispatch``. Wrappers with
+        the same signature shape and the same ``source`` share one compiled
+        factory.
         """
+        if inline is not None and modes_only:
+            raise ValueError("inline= needs a wrapper that checks its arguments, not modes_only=True")
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
         none_kwargs = (empty_kwargs or self.empty_kwargs) == "none"
@@ -821,8 +925,17 @@ class Protocol:
             unknown = keyword - {p[0] for p in shape}
             if unknown:
                 raise ValueError(f"keyword parameters {sorted(unknown)} are not in the signature of {name}")
-            key = ("wrap", shape, tuple(sorted(keyword)))
-            free = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]))
+            inline_source, inline_names = inline if inline is not None else ("", {})
+            key: tuple = ("wrap", shape, tuple(sorted(keyword)))
+            free_base = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]))
+            if inline is not None:
+                clash = [n for n in inline_names if not n.isidentifier() or n.startswith("_dispatch")
+                         or n in free_base or n in {p[0] for p in shape}]
+                if clash:
+                    raise ValueError(f"inline names {clash} of {name} are not free identifiers")
+                key += (inline_source, tuple(inline_names))
+            free = (*free_base, *inline_names)
+            inlined = "".join(f"            {line}\n" for line in inline_source.splitlines())
 
             def body() -> str:
                 sig = signature if signature is not None else inspect.signature(impl)
@@ -832,7 +945,8 @@ class Protocol:
                     f"def _fn({params}):\n"
                     f"    if {_codegen.plain_check_source(sig, '')}:\n"
                     f"        try:\n"
-                    f"            return _impl({call})\n"
+                    + inlined
+                    + f"            return _impl({call})\n"
                     f"        except _X as _dispatch_e_:\n"
                     + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=keyword)
                     + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
@@ -844,7 +958,7 @@ class Protocol:
             factory = self._factories.get(key)
             if factory is None:
                 factory = self._factories[key] = _codegen.keyed_factory(key, body, free, self._ns)
-            wrapper = _codegen.rename(factory(impl, spec, *default_values), name, qualname)
+            wrapper = _codegen.rename(factory(impl, spec, *default_values, *inline_names.values()), name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
         if signature is None or modes_only:
@@ -869,7 +983,9 @@ class Protocol:
         for f in (wrapper, func):
             if f not in self._specs:
                 raise ValueError(f"{f!r} is not a wrapper of {self!r}")
-        self._specs[wrapper].public = func
+        spec = self._specs[wrapper]
+        spec.public = func
+        spec.public_impl = self.registry.implementation(func) or func
 
     def reported_as(self, func: Any) -> Any:
         """The object handlers receive as ``func`` for calls of ``func`` (itself, unless :meth:`report_as` changed it).

@@ -230,38 +230,59 @@ def _operand(other: Any) -> bool:
     return type(other) in _COMMON or isinstance(other, _OPERAND_TYPES)
 
 
+# The same-dtype path of the binary operators (see _binary), run inside the operator's dispatch wrapper
+# (protocol.wrap's ``inline``): on small tensors a call frame is a tenth of the operator's cost.
+_SAME_DTYPE_PATH = """\
+if type(other) is _Tensor and type(self) is _Tensor:
+    _a = self._data
+    _b = other._data
+    _dt = _a.dtype
+    if _dt is _b.dtype and _dt in _dtypes and not (self._requires_grad or other._requires_grad):
+        try:
+            _r = _ufunc(_a, _b)
+        except ValueError:
+            raise _broadcast_error(_a, _b) from None
+        _t = _new(_Tensor)
+        _t._data = _r if type(_r) is _ndarray else _asarray(_r)
+        _t._grad_fn = None
+        _t._requires_grad = False
+        _t._vc = None
+        _t._base = None
+        _t._view_version = None
+        return _t
+"""
+_DTYPES_OF_KINDS: dict[str, frozenset] = {}
+
+
+def _dtypes_of(kinds: str) -> frozenset:
+    """NumPy's native dtypes of the given kinds (as a set: a lookup is cheaper than reading ``dtype.kind``)."""
+    found = _DTYPES_OF_KINDS.get(kinds)
+    if found is None:
+        found = _DTYPES_OF_KINDS[kinds] = frozenset(
+            np.dtype(c) for c in np.typecodes["All"] if np.dtype(c).kind in kinds
+        )
+    return found
+
+
 def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tuple[Any, str] | None = None) -> Callable:
     """The operator ``name`` calling ``func``; ``NotImplemented`` for operands that are neither tensors nor numbers.
 
     ``same_dtype=(ufunc, kinds)`` declares that on two plain tensors of one dtype of
     those kinds, with no gradient to record, ``func`` computes exactly ``ufunc``:
-    the operator then calls it directly (the per-call cost of small tensors).
+    the operator's wrapper then calls it directly (the per-call cost of small tensors).
     """
     if same_dtype is not None:
         ufunc, kinds = same_dtype
 
         def op(self: Tensor, other: Any) -> Tensor:
-            if type(other) is Tensor and type(self) is Tensor:
-                a = self._data
-                b = other._data
-                dt = a.dtype
-                if dt is b.dtype and dt.kind in kinds and not (self._requires_grad or other._requires_grad):
-                    try:
-                        r = ufunc(a, b)
-                    except ValueError:
-                        raise broadcast_error(a, b) from None
-                    # _wrap, inlined: on small tensors a call frame is a tenth of the operator's cost
-                    t = _new(Tensor)
-                    t._data = r if type(r) is ndarray else np.asarray(r)
-                    t._grad_fn = None
-                    t._requires_grad = False
-                    t._vc = None
-                    t._base = None
-                    t._view_version = None
-                    return t
-            elif type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
+            if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
                 return NotImplemented
             return func(self, other)
+
+        op._dispatch_inline = (_SAME_DTYPE_PATH, {  # type: ignore[attr-defined]
+            "_Tensor": Tensor, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds), "_new": _new, "_ndarray": ndarray,
+            "_asarray": np.asarray, "_broadcast_error": broadcast_error,
+        })
 
     elif reflected:
 

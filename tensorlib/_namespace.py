@@ -111,7 +111,7 @@ def install_methods(cls: type, skip: set[str]) -> None:
         signature = _signature(binding, impl)
         setattr(cls, binding.name, protocol.wrap(
             impl, name=binding.name, qualname=f"{qualname}.{binding.name}", module=cls.__module__,
-            signature=signature, namespace=cls, doc=impl.__doc__,
+            signature=signature, namespace=cls, doc=impl.__doc__, inline=getattr(impl, "_dispatch_inline", None),
             **call_form(_registry.TENSOR, binding.name, lambda: signature or inspect.signature(impl)),
         ))
     own = {

@@ -111,6 +111,28 @@ def _empty_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+# Types of arguments that cannot hold a tensor, which _default_result need not look into (and Tensor, added below)
+_NOT_SEQUENCES: set = {int, float, bool, complex, type(None)}
+
+
+def _default_result(func: Any, ret: Any, cls: type, args: tuple, kwargs: dict) -> Any:
+    """The default ``__torch_function__``'s last step: ``ret`` as :func:`_convert` returns it, or as it is for
+    the functions whose results torch does not wrap (``_NO_WRAP``)."""
+    if type(ret) is Tensor and cls is not Tensor:
+        # the usual result, a fresh plain tensor, of a call without sequence arguments: change its class
+        for a in args:
+            if a is ret or (type(a) is not cls and type(a) not in _NOT_SEQUENCES and isinstance(a, (list, tuple))):
+                break
+        else:
+            if not kwargs and func not in _NO_WRAP:
+                try:
+                    ret.__class__ = cls
+                    return ret
+                except TypeError:  # the subclass changed the layout (its own __slots__)
+                    return hooks.alias(ret, cls)
+    return ret if func in _NO_WRAP else _convert(ret, cls, args, kwargs)
+
+
 @public()
 class Tensor(_RegisteredMethods):
     """A multi-dimensional array with automatic differentiation, backed by a NumPy array.
@@ -157,18 +179,14 @@ class Tensor(_RegisteredMethods):
         # Construction happens in __new__; subclasses may define their own __init__.
         pass
 
-    @classmethod
-    def __torch_function__(cls, func: Any, types: tuple, args: tuple = (), kwargs: dict | None = None) -> Any:
-        """Default handler: run ``func`` with subclass dispatch off and return results as ``cls``."""
-        if kwargs is None:
-            kwargs = {}
-        for t in types:
-            if not issubclass(cls, t):
-                return NotImplemented
-        ret = protocol.call_with_subclasses_disabled(func, args, kwargs)
-        if func in _NO_WRAP:
-            return ret
-        return _convert(ret, cls, args, kwargs)
+    # The protocol's default handler (``(cls, func, types, args=(), kwargs=None)``): it runs ``func`` with
+    # subclass dispatch off and returns results as ``cls``; the protocol knows it, and takes its steps itself
+    # for subclasses that keep it (see dispatch's Protocol.default_handler).
+    __torch_function__ = classmethod(protocol.default_handler(
+        _default_result,
+        qualname="Tensor.__torch_function__", module=__name__,
+        doc="Default handler: run ``func`` with subclass dispatch off and return results as ``cls``.",
+    ))
 
     # -- properties (raw getters; made overridable in tensorlib/__init__) ----
 
@@ -1261,6 +1279,8 @@ def _is_argument(t: Tensor, args: tuple, kwargs: dict | None) -> bool:
                 return True
     return False
 
+
+_NOT_SEQUENCES.add(Tensor)
 
 # Filled in by tensorlib/__init__ once the overridable accessors exist: the
 # results of these are returned as they are (torch does not wrap ``.grad``).

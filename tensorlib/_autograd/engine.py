@@ -336,12 +336,23 @@ def backward(
         if grad_tensors is not None:
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to backward()")
         grad_tensors = grad_variables
+    if retain_graph is None:
+        retain_graph = create_graph
+    if type(tensors) is tuple and len(tensors) == 1 and grad_tensors is None and inputs is None:
+        # t.backward(): the steps below for one output and no inputs, without their sequence handling
+        t = tensors[0]
+        roots = [_root_edge(t, 0)]
+        prev = STATE.enabled
+        STATE.enabled = create_graph
+        try:
+            _execute(roots, _make_grads(tensors, None), retain_graph, None)
+        finally:
+            STATE.enabled = prev
+        return
     outputs = _as_tuple(tensors, "tensors")
     grads = None if grad_tensors is None else _as_tuple(grad_tensors, "grad_tensors")
     if grads is not None and len(grads) != len(outputs):
         raise RuntimeError(f"got {len(grads)} gradients for {len(outputs)} tensors")
-    if retain_graph is None:
-        retain_graph = create_graph
     input_list = _as_tuple(inputs, "inputs") if inputs is not None else None
     if input_list is not None and len(input_list) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
@@ -481,6 +492,17 @@ def _execute(
     accumulate: bool = True,
 ) -> dict:
     """Run the graph from ``roots``; return gradients captured at ``targets`` (``(node, output_nr)`` keys)."""
+    if len(roots) == 1 and targets is None and accumulate:
+        # backward() of one tensor: the general set-up below, for a single root (never reachable from itself)
+        node, nr = roots[0]
+        deps = _dependencies([node])
+        root_buf: list = [None] * node.num_outputs
+        root_buf[nr] = root_grads[0]
+        pending: list = []
+        _run_all([node], {node: root_buf}, deps, retain_graph, pending)
+        if pending:
+            _commit(pending)
+        return {}
     root_nodes = [n for n, _ in roots]
     deps = _dependencies(root_nodes)
     buffers: dict[Node, list] = {}
@@ -497,7 +519,7 @@ def _execute(
         needed = _needed(root_nodes, deps, target_nodes)
         capture_keys = set(targets)
     ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
-    pending: list = []
+    pending = []
     if targets is None and accumulate:
         _run_all(ready, buffers, deps, retain_graph, pending)
         if pending:
@@ -587,10 +609,20 @@ def _run_all(
             if hooks is not None:
                 grads = _pre_hooks(node, hooks, grads, pending)
             if type(node) is AccumulateGrad:
-                entry = node._prepare(grads)
-                if entry is not None:
-                    pending.append(entry)
-                outs: Any = ()
+                # a leaf: no edges to follow and nothing saved to release (its node outlives the graph)
+                var = node._variable()
+                g = grads[0]
+                if g is not None and var is not None:
+                    meta = var._meta
+                    if meta is None or meta.hooks:
+                        entry = node._prepare(grads)
+                        if entry is not None:
+                            pending.append(entry)
+                    else:
+                        pending.append((var, g, meta))
+                continue
+            if hooks is None and not ANY_THREAD.active:
+                outs: Any = node.apply(grads)
             else:
                 outs = _apply(node, grads, hooks)
             if not retain_graph:

@@ -105,7 +105,7 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
 @op(variants="function method")
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
-    x = input if type(input) is Tensor else number_input(input, other, "add", True)
+    x = input if isinstance(input, Tensor) else number_input(input, other, "add", True)
     r = _add_impl(x, other, alpha, "add", AddBackward0, np.add)
     return r if out is None else write_out(out, r, "add")
 
@@ -115,7 +115,7 @@ def sub(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None)
     """``input - alpha * other``, broadcasting."""
     if type(input) is not Tensor and isinstance(input, (bool, np.bool_)) and isinstance(other, Tensor):
         _check_sub_bool(other, input)
-    x = input if type(input) is Tensor else number_input(input, other, "sub", True)
+    x = input if isinstance(input, Tensor) else number_input(input, other, "sub", True)
     t = type(other)
     if x._data.dtype.kind == "b" or (t is not float and t is not int and t is not Tensor) or (
         t is Tensor and other._data.dtype.kind == "b"
@@ -186,7 +186,7 @@ def _conj(v: Any) -> Any:
 @op(variants="function method", aliases=("multiply",))
 def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
-    x = input if type(input) is Tensor else number_input(input, other, "mul", True)
+    x = input if isinstance(input, Tensor) else number_input(input, other, "mul", True)
     a, b = binary_arrays(x, other, "mul")
     try:
         r = a * b
