@@ -71,7 +71,7 @@ _PERMUTATIONS: list[Callable[..., Any]] = [
 
 def _permutation(func: Callable, x: DaskTensor, args: tuple, kwargs: dict) -> tuple[int, ...]:
     """Which input dimension each output dimension is: the function run on a view of shape (1, 2, ..., ndim)."""
-    labelled = tensorlib.zeros((), dtype=x.dtype).expand(*range(1, x.ndim + 1))
+    labelled = tensorlib.zeros((), dtype=x.dtype).expand(tuple(range(1, x.ndim + 1)))
     return tuple(int(n) - 1 for n in evaluate(func, (labelled,) + args[1:], kwargs).shape)
 
 

@@ -310,7 +310,7 @@ def ghost(value: Any) -> Any:
     """A zero-stride view of ``value``'s full shape and dtype: shape functions run on it give tensorlib's exact
     result shape and errors without allocating the data."""
     if isinstance(value, DaskTensor):
-        return tensorlib.zeros((), dtype=value.dtype).expand(*value.shape)
+        return tensorlib.zeros((), dtype=value.dtype).expand(tuple(value.shape))
     return value
 
 
