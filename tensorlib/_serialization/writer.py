@@ -138,7 +138,7 @@ class StorageTable:
     def _copy(self, a: np.ndarray, dt: DType) -> tuple[Storage, int, tuple[int, ...], tuple[int, ...]]:
         # memory NumPy cannot describe as a block with non-negative strides: the tensor gets a storage of its own,
         # copied when written (one tensor's size at a time)
-        return self._new(dt, a.size, a, False), 0, a.shape, _contiguous_strides(a.shape)
+        return self._new(dt, a.size, a, False), 0, a.shape, _empty_strides(a.shape)
 
 
 class _Reductions:

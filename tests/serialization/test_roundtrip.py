@@ -162,8 +162,10 @@ def test_memory_numpy_cannot_describe_as_a_block_is_copied():
     arr = np.arange(12.0)
     flipped = t.from_numpy(arr[::-1].copy()).flip(0)  # whatever flip returns, it round-trips
     odd = t.from_numpy(np.lib.stride_tricks.as_strided(np.frombuffer(bytearray(96), np.float64), (3,), (16,)))
-    out = roundtrip([flipped, odd])
+    backwards = t.from_numpy(arr[::-1])  # negative strides: no block describes it
+    out = roundtrip([flipped, odd, backwards])
     assert same(out[0], flipped) and out[1].tolist() == [0.0] * 3
+    assert out[2].tolist() == arr[::-1].tolist() and out[2].stride() == (1,)
 
 
 def test_tensor_attributes_and_subclasses():
