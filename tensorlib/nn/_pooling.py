@@ -19,7 +19,19 @@ from .._autograd.graph import Node
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import power, unary
-from ..ops._util import GRAD, float_only, not_implemented, real_only, record, tensor_arg, type_title, wrap, write_out
+from ..ops._util import (
+    GRAD,
+    float_only,
+    int_arg,
+    int_list_arg,
+    not_implemented,
+    real_only,
+    record,
+    tensor_arg,
+    type_title,
+    wrap,
+    write_out,
+)
 from ..ops.arithmetic import mul
 from ..ops.creation import _rng
 from ..ops.indexing import scatter, scatter_into_zeros
@@ -1043,6 +1055,39 @@ def _fractional_starts(samples: np.ndarray, n_in: int, n_out: int, pool: int) ->
     return starts
 
 
+def _parsed_ints(v: Any, n: int, fname: str, name: str, pos: int) -> tuple[int, ...]:
+    """An ``int[n]`` argument as torch's parser reads it: one int (repeated ``n`` times) or a sequence of ints
+    (its length is the caller's to check)."""
+    if isinstance(v, (tuple, list)):
+        return tuple(int_list_arg(v, fname, name, pos))
+    if isinstance(v, bool) or not (isinstance(v, (int, np.integer)) or (
+            isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu")):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}")
+    return (int_arg(v, fname, name, pos),) * n
+
+
+def _ratio_size(size: int, ratio: Any, fname: str) -> int:
+    """The output size ``int(size * ratio)`` that torch computes from one ``output_ratio`` element, with
+    torch's exception types for elements that are not finite numbers."""
+    if isinstance(ratio, Tensor):
+        return int(size * ratio)  # a one-element tensor, as torch (more elements: Tensor.__int__'s error)
+    if isinstance(ratio, str):
+        # torch repeats the string ``size`` times and reads it as an int
+        text = size * ratio
+        if not text.strip().lstrip("+-").isdigit():
+            raise ValueError(f"{fname}(): output_ratio element {ratio!r} is not a number")
+        return int(text)
+    if not isinstance(ratio, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{fname}(): argument 'output_ratio' must be a float or a tuple of floats, but found "
+                        f"element of type {type(ratio).__name__}")
+    product = size * ratio
+    if math.isnan(product):
+        raise ValueError(f"{fname}(): output_ratio element {ratio} gives an output size that is not a number")
+    if math.isinf(product):
+        raise OverflowError(f"{fname}(): output_ratio element {ratio} gives an infinite output size")
+    return int(product)
+
+
 def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: Any, output_ratio: Any,
                          samples: Tensor | None) -> tuple[Tensor, Tensor]:
     fname = f"fractional_max_pool{nd}d"
@@ -1062,7 +1107,7 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
         ratio = _tuple_of(output_ratio, nd)
         if len(ratio) != nd:
             raise IndexError(f"{fname}: output_ratio must hold {nd} values, got {len(ratio)}")
-        output_size = [int(x.size(d - nd) * ratio[d]) for d in range(nd)]
+        output_size = [_ratio_size(x.size(d - nd), ratio[d], fname) for d in range(nd)]
     if samples is None:
         if a.ndim < nd + 1:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
@@ -1073,8 +1118,8 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
         samples_a = _rng(None).random((n_batch, a.shape[a.ndim - nd - 1], nd)).astype(a.dtype)
     else:
         samples_a = tensor_arg(samples, fname, "_random_samples")._data
-    kernel = _tuple_of(kernel_size, nd)
-    out = _tuple_of(output_size, nd)
+    kernel = _parsed_ints(kernel_size, nd, fname, "kernel_size", 2)
+    out = _parsed_ints(output_size, nd, fname, "output_size", 3)
     which = "three Ints" if nd == 3 else "Ints"
     if len(kernel) != nd:
         raise RuntimeError(f"{fname}: kernel_size must either be a single Int or tuple of {which}")
