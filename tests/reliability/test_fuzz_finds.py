@@ -7,6 +7,7 @@ behaves the same (values, dtype and shape, or exception type and message).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -16,9 +17,16 @@ import tensorlib
 NAN, INF = math.nan, math.inf
 
 
+def _set(t, key, value):
+    t[key] = value
+    return t
+
+
 def _outcome(fn, L):
     try:
-        r = fn(L)
+        with warnings.catch_warnings():  # deprecated forms (uint8 masks, lists as tuples) warn in both libraries
+            warnings.simplefilter("ignore")
+            r = fn(L)
     except Exception as exc:  # noqa: BLE001 (the exception is the outcome)
         return ("raises", type(exc).__name__, str(exc).split("\n")[0].replace("torch.", "tensorlib."))
     if isinstance(r, (tuple, list)):
@@ -143,6 +151,67 @@ CASES = {
         lambda L: L.nn.functional.fractional_max_pool3d(L.ones(1, 4, 4, 4), "junk", output_size=2),
         ("raises", "TypeError", "fractional_max_pool3d(): argument 'kernel_size' (position 2) must be tuple of ints, "
          "not str")),
+    # t[key] = value: keys with tensor indices are index_put's (dtypes must match, checked after the value's shape
+    # and before the indices' bounds), except one bool mask with one value element (a fill with that scalar)
+    "setitem with an index tensor and float64 values into float32": (
+        lambda L: _set(L.zeros(3), L.tensor([0, 1]), L.ones(2, dtype=L.float64)),
+        ("raises", "RuntimeError", "Index put requires the source and destination dtypes match, got Float for the "
+         "destination and Double for the source.")),
+    "setitem with a list index and int64 values": (
+        lambda L: _set(L.zeros(3), [0, 2], L.ones(2, dtype=L.int64)),
+        ("raises", "RuntimeError", "Index put requires the source and destination dtypes match, got Float for the "
+         "destination and Long for the source.")),
+    "setitem with a bool in a tuple key": (
+        lambda L: _set(L.zeros(3, 2), (0, True), L.ones(2, dtype=L.float64)),
+        ("raises", "RuntimeError", "Index put requires the source and destination dtypes match")),
+    "setitem: the value's shape is checked before the dtypes": (
+        lambda L: _set(L.zeros(3), L.tensor([7, 1]), L.ones(1, 1, 3, dtype=L.float64)),
+        ("raises", "RuntimeError", "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result "
+         "of shape [2]")),
+    "setitem: the dtypes are checked before the bounds": (
+        lambda L: _set(L.zeros(3), L.tensor([5]), L.ones(1, dtype=L.float64)),
+        ("raises", "RuntimeError", "Index put requires the source and destination dtypes match")),
+    "setitem with a mask and one float64 value fills": (
+        lambda L: _set(L.zeros(3), L.tensor([True, False, True]), L.full((1, 1), 2.5, dtype=L.float64)),
+        ("tensor", "float32", (3,), [2.5, 0.0, 2.5])),
+    "setitem with a mask and one value beyond float32": (
+        lambda L: _set(L.zeros(3), L.tensor([True, False, True]), L.tensor([1e300], dtype=L.float64)),
+        ("raises", "RuntimeError", "value cannot be converted to type float without overflow")),
+    "setitem with a mask and one complex value": (
+        lambda L: _set(L.zeros(3), L.tensor([True, False, True]), L.tensor([1 + 2j])),
+        ("raises", "RuntimeError", "value cannot be converted to type float without overflow")),
+    "setitem with a slice and float64 values casts": (
+        lambda L: _set(L.zeros(3), slice(0, 2), L.tensor([1.5, 2.5], dtype=L.float64)),
+        ("tensor", "float32", (3,), [1.5, 2.5, 0.0])),
+    "setitem with an int and a complex value keeps the real part": (
+        lambda L: _set(L.zeros(2), 1, L.tensor(3 + 2j)), ("tensor", "float32", (2,), [0.0, 3.0])),
+    "index_put_ with a mask and one float64 value fills": (
+        lambda L: L.zeros(3).index_put_((L.tensor([True, False, True]),), L.tensor([4.0], dtype=L.float64)),
+        ("tensor", "float32", (3,), [4.0, 0.0, 4.0])),
+    "index_put with an int8 index": (
+        lambda L: L.zeros(3).index_put((L.tensor([1, 0], dtype=L.int8),), L.ones(2)),
+        ("raises", "IndexError", "tensors used as indices must be long, int, byte or bool tensors")),
+    # keys: uint8 tensors are masks, other small integer types are refused, and lists are made tensors as torch does
+    "getitem with a uint8 mask": (lambda L: L.arange(3)[L.tensor([1, 0, 1], dtype=L.uint8)],
+                                  ("tensor", "int64", (2,), [0, 2])),
+    "setitem with a uint8 mask": (lambda L: _set(L.zeros(3), L.tensor([0, 1, 1], dtype=L.uint8), L.tensor([1.0, 2.0])),
+                                  ("tensor", "float32", (3,), [0.0, 1.0, 2.0])),
+    "getitem with a 0-d uint8 index": (lambda L: L.arange(3)[L.tensor(2, dtype=L.uint8)],
+                                       ("tensor", "int64", (1, 3), [[0, 1, 2]])),
+    "getitem with an int16 index": (lambda L: L.arange(3)[L.tensor([1], dtype=L.int16)],
+                                    ("raises", "IndexError", "tensors used as indices must be long, int, byte or bool "
+                                     "tensors")),
+    "getitem with a list of lists is a tuple": (lambda L: L.arange(9).reshape(3, 3)[[[0, 1], [1, 2]]],
+                                                ("tensor", "int64", (2,), [1, 5])),
+    "getitem with a list holding a slice": (lambda L: L.arange(9).reshape(3, 3)[[1, slice(None)]],
+                                            ("tensor", "int64", (3,), [3, 4, 5])),
+    "getitem with a list of floats truncates": (lambda L: L.arange(3)[[1.9, -1.5]], ("tensor", "int64", (2,), [1, 2])),
+    "getitem with a list holding NaN": (lambda L: L.arange(3)[[NAN]],
+                                        ("raises", "RuntimeError", "value cannot be converted to type int64 without "
+                                         "overflow")),
+    "getitem with a list holding an object": (lambda L: L.arange(3)[[object()]],
+                                              ("raises", "RuntimeError", "Could not infer dtype of object")),
+    "getitem with a string": (lambda L: L.arange(3)["a"], ("raises", "TypeError", "new(): invalid data type 'str'")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``): only the type is compared with torch's
 SAME_TYPE_ONLY = {"fractional_max_pool2d with a nested output_ratio", "fractional_max_pool2d with a NaN output_ratio",
