@@ -61,7 +61,8 @@ def _convert_index(k: Any) -> tuple[Any, bool]:
                 raise ValueError("step must be greater than zero")
         return k, True
     if isinstance(k, Tensor):
-        return index_array(k._data), False
+        a = k._data
+        return (a if a.dtype.char in "?ilq" else index_array(a)), False  # bool, int32, int64: as they are
     if tk is bool:
         return k, False
     if isinstance(k, (np.integer,)):
@@ -104,7 +105,7 @@ def _sequence_index(k: list | tuple) -> np.ndarray:
         raise ValueError("Overflow when unpacking long long") from None
     kind = arr.dtype.kind
     if kind in "iub":
-        return index_array(arr)
+        return arr if arr.dtype.char in "?ilq" else index_array(arr)
     if kind == "f":
         if not (np.isfinite(arr).all() and np.abs(arr).max(initial=0) < 2.0**63):
             raise RuntimeError("value cannot be converted to type int64 without overflow")
@@ -135,6 +136,8 @@ def _list_as_tuple(key: list) -> bool:
     if not key or len(key) >= 32:
         return False
     for e in key:
+        if type(e) is int:
+            continue
         if e is None or e is Ellipsis or isinstance(e, (Tensor, list, tuple, range, slice, ndarray)):
             warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated; use x[tuple(seq)] "
                           "instead of x[seq]", UserWarning, stacklevel=4)
@@ -473,7 +476,8 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     check_inplace(self, "__setitem__")
     v: np.ndarray | complex | np.number
     if isinstance(value, Tensor):
-        if value._data.dtype != self._data.dtype or (value._data.size == 1 and not basic):
+        # (a one-element value of one dim broadcasts in NumPy's write as torch's fill does)
+        if value._data.dtype != self._data.dtype or (value._data.ndim > 1 and value._data.size == 1 and not basic):
             # a bare bool, or a key without tensor indices, copies into the view; others are index_put's
             masks = [] if basic or type(key) is bool else _tensor_index_masks(converted)
             value = _put_values(self, nk, masks, value)
