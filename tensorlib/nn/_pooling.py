@@ -737,6 +737,23 @@ _INTERP_NODES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "_Up
 _MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
+def _scaled_size(n: int, scale: float, i: int, in_python: bool, where: str) -> int | None:
+    """``floor(n * scale)``, an output size from a scale factor, with torch's errors for one that is not finite or
+    beyond int64: Python's types where torch computes it in Python (``recompute_scale_factor``, area mode); where
+    its kernel does, None (the kernel's RuntimeError, raised by the caller after its checks of the input)."""
+    product = n * scale
+    if math.isfinite(product) and abs(product) < 2.0**63:
+        return math.floor(product)
+    if not in_python:
+        return None
+    if math.isnan(product):
+        raise ValueError(f"interpolate(): the output size {n} * {scale} is not a number")
+    if math.isinf(product):
+        raise OverflowError(f"interpolate(): the output size {n} * {scale} is infinite")
+    raise TypeError(f"{where}(): argument 'output_size' failed to unpack the object at pos {i + 1} with error "
+                    "\"Overflow when unpacking long long\"")
+
+
 def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: Any, mode: str) -> tuple:
     shape = list(x._data.shape[2:])
     if size is not None and scale_factor is not None:
@@ -766,13 +783,19 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
                                  f"input with spatial dimensions of {shape} and scale_factor of shape {scale_factor}. "
                                  "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
                                  "(s1, s2, ...,sK) format.")
+            for i, s in enumerate(scale_factor):
+                if not isinstance(s, (int, float, np.integer, np.floating)):
+                    raise TypeError(f"interpolate(): argument 'scale_factor' must be float or tuple of floats, but "
+                                    f"found element of type {type(s).__name__} at pos {i}")
             scales = [float(s) for s in scale_factor]
         elif isinstance(scale_factor, (int, float)):
             scales = [float(scale_factor)] * nd
         else:
             raise TypeError(f"interpolate(): argument 'scale_factor' must be float or tuple of floats, not "
                             f"{type(scale_factor).__name__}")
-        out = [int(math.floor(n * s)) for n, s in zip(shape, scales)]
+        where = f"adaptive_avg_pool{nd}d" if mode == "area" else f"upsample_{mode}{nd}d"
+        out = [_scaled_size(n, s, i, bool(recompute) or mode == "area", where)
+               for i, (n, s) in enumerate(zip(shape, scales))]
     else:
         raise ValueError("either size or scale_factor should be defined")
     if recompute and size is not None:
@@ -819,6 +842,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                                   f"(got {mode})")
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1](x, out)
+    if None in out:  # a scale whose output size int64 cannot hold, found by torch's kernel
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     shape = x._data.shape[2:]
     if min(out) <= 0 or min(shape) <= 0:
         names = _LETTERS[nd] if nd < 3 else ("D", "H", "W")

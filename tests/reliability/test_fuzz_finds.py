@@ -212,10 +212,36 @@ CASES = {
     "getitem with a list holding an object": (lambda L: L.arange(3)[[object()]],
                                               ("raises", "RuntimeError", "Could not infer dtype of object")),
     "getitem with a string": (lambda L: L.arange(3)["a"], ("raises", "TypeError", "new(): invalid data type 'str'")),
+    # interpolate's output size from a scale that is not finite or beyond int64: torch's kernel's error, or Python's
+    # types where torch computes it in Python (area mode, recompute_scale_factor)
+    "upsample_bilinear with a NaN scale": (
+        lambda L: L.nn.functional.upsample_bilinear(L.ones(1, 1, 2, 2), scale_factor=NAN),
+        ("raises", "RuntimeError", "value cannot be converted to type int64_t without overflow")),
+    "upsample_bilinear of 3-D input with a NaN scale": (
+        lambda L: L.nn.functional.upsample_bilinear(L.ones(3, 2, 1), scale_factor=NAN),
+        ("raises", "NotImplementedError", "Got 3D input, but bilinear mode needs 4D input")),
+    "interpolate by 1e19": (lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2), scale_factor=1e19),
+                            ("raises", "RuntimeError", "value cannot be converted to type int64_t without overflow")),
+    "interpolate, area mode, by NaN": (
+        lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2), scale_factor=NAN, mode="area"),
+        ("raises", "ValueError", "interpolate(): the output size 2 * nan is not a number")),
+    "interpolate, recomputed scale, by infinity": (
+        lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2), scale_factor=INF, recompute_scale_factor=True),
+        ("raises", "OverflowError", "interpolate(): the output size 2 * inf is infinite")),
+    "interpolate, recomputed scale, beyond int64": (
+        lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2), scale_factor=1e300, recompute_scale_factor=True),
+        ("raises", "TypeError", "upsample_nearest1d(): argument 'output_size' failed to unpack the object at pos 1 with "
+         "error \"Overflow when unpacking long long")),
+    "interpolate with a string scale": (
+        lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2), scale_factor=["a"]),
+        ("raises", "TypeError", "interpolate(): argument 'scale_factor' must be float or tuple of floats, but found "
+         "element of type str at pos 0")),
 }
-# torch raises the same type from inside Python (``int(size * ratio)``): only the type is compared with torch's
+# torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
+# argument parser's words: only the type is compared with torch's
 SAME_TYPE_ONLY = {"fractional_max_pool2d with a nested output_ratio", "fractional_max_pool2d with a NaN output_ratio",
-                  "fractional_max_pool3d with an infinite output_ratio"}
+                  "fractional_max_pool3d with an infinite output_ratio", "interpolate, area mode, by NaN",
+                  "interpolate, recomputed scale, by infinity", "interpolate with a string scale"}
 
 
 @pytest.mark.parametrize("case", list(CASES))
