@@ -759,6 +759,7 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     scales = None
+    out: list[Any]  # ints; None for a scaled size only the kernel refuses (see _scaled_size)
     if size is not None:
         if isinstance(size, (list, tuple)):
             if len(size) != nd:
@@ -1091,7 +1092,7 @@ def _parsed_ints(v: Any, n: int, fname: str, name: str, pos: int) -> tuple[int, 
     return (int_arg(v, fname, name, pos),) * n
 
 
-def _ratio_size(size: int, ratio: Any, fname: str) -> int:
+def _ratio_size(size: Any, ratio: Any, fname: str) -> int:
     """The output size ``int(size * ratio)`` that torch computes from one ``output_ratio`` element, with
     torch's exception types for elements that are not finite numbers."""
     if isinstance(ratio, Tensor):
