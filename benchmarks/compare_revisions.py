@@ -16,7 +16,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 
-# Each statement runs on 4x4 float32 tensors a, b, a leaf that requires grad and s, a as a Tensor subclass.
+# Each statement runs on 4x4 float32 tensors a, b, c (written to), a leaf that requires grad, s (a as a Tensor
+# subclass), an index tensor idx and a mask of a, with values rows (2x4) and one (a one-element tensor).
 OPS = {
     "import tensorlib": None,
     "a + b": "a + b",
@@ -26,6 +27,12 @@ OPS = {
     "a.sum(0)": "a.sum(0)",
     "a @ b": "a @ b",
     "a[1]": "a[1]",
+    "a[idx]": "a[idx]",
+    "a[mask]": "a[mask]",
+    "a[[0, 2]]": "a[[0, 2]]",
+    "c[1] = 0.5": "c[1] = 0.5",
+    "c[idx] = rows": "c[idx] = rows",
+    "c[mask] = one": "c[mask] = one",
     "a.reshape(16)": "a.reshape(16)",
     "a.t()": "a.t()",
     "relu(a)": "tl.nn.functional.relu(a)",
@@ -47,6 +54,8 @@ leaf = tl.tensor(np.random.rand(4, 4).astype(np.float32), requires_grad=True)
 class Sub(tl.Tensor):
     pass
 s = a.as_subclass(Sub)
+c, idx, mask = a.clone(), tl.tensor([0, 2]), a > 0.5
+rows, one = tl.ones(2, 4), tl.ones(1)
 out = {"import tensorlib": import_ns}
 for name, stmt in json.loads(sys.argv[1]).items():
     code = compile(f"for _ in range(n):\n    {stmt}\n", name, "exec")
@@ -54,7 +63,8 @@ for name, stmt in json.loads(sys.argv[1]).items():
     for _ in range(5):
         n = 200
         t = time.perf_counter()
-        exec(code, {"tl": tl, "a": a, "b": b, "leaf": leaf, "s": s, "n": n})
+        exec(code, {"tl": tl, "a": a, "b": b, "c": c, "leaf": leaf, "s": s, "idx": idx, "mask": mask,
+                    "rows": rows, "one": one, "n": n})
         best = min(best, (time.perf_counter() - t) / n * 1e9)
     out[name] = best
 print(json.dumps(out))

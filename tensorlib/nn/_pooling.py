@@ -19,7 +19,19 @@ from .._autograd.graph import Node
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import power, unary
-from ..ops._util import GRAD, float_only, not_implemented, real_only, record, tensor_arg, type_title, wrap, write_out
+from ..ops._util import (
+    GRAD,
+    float_only,
+    int_arg,
+    int_list_arg,
+    not_implemented,
+    real_only,
+    record,
+    tensor_arg,
+    type_title,
+    wrap,
+    write_out,
+)
 from ..ops.arithmetic import mul
 from ..ops.creation import _rng
 from ..ops.indexing import scatter, scatter_into_zeros
@@ -725,11 +737,29 @@ _INTERP_NODES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "_Up
 _MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
+def _scaled_size(n: int, scale: float, i: int, in_python: bool, where: str) -> int | None:
+    """``floor(n * scale)``, an output size from a scale factor, with torch's errors for one that is not finite or
+    beyond int64: Python's types where torch computes it in Python (``recompute_scale_factor``, area mode); where
+    its kernel does, None (the kernel's RuntimeError, raised by the caller after its checks of the input)."""
+    product = n * scale
+    if math.isfinite(product) and abs(product) < 2.0**63:
+        return math.floor(product)
+    if not in_python:
+        return None
+    if math.isnan(product):
+        raise ValueError(f"interpolate(): the output size {n} * {scale} is not a number")
+    if math.isinf(product):
+        raise OverflowError(f"interpolate(): the output size {n} * {scale} is infinite")
+    raise TypeError(f"{where}(): argument 'output_size' failed to unpack the object at pos {i + 1} with error "
+                    "\"Overflow when unpacking long long\"")
+
+
 def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: Any, mode: str) -> tuple:
     shape = list(x._data.shape[2:])
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     scales = None
+    out: list[Any]  # ints; None for a scaled size only the kernel refuses (see _scaled_size)
     if size is not None:
         if isinstance(size, (list, tuple)):
             if len(size) != nd:
@@ -754,13 +784,19 @@ def _interp_sizes(x: Tensor, nd: int, size: Any, scale_factor: Any, recompute: A
                                  f"input with spatial dimensions of {shape} and scale_factor of shape {scale_factor}. "
                                  "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
                                  "(s1, s2, ...,sK) format.")
+            for i, s in enumerate(scale_factor):
+                if not isinstance(s, (int, float, np.integer, np.floating)):
+                    raise TypeError(f"interpolate(): argument 'scale_factor' must be float or tuple of floats, but "
+                                    f"found element of type {type(s).__name__} at pos {i}")
             scales = [float(s) for s in scale_factor]
         elif isinstance(scale_factor, (int, float)):
             scales = [float(scale_factor)] * nd
         else:
             raise TypeError(f"interpolate(): argument 'scale_factor' must be float or tuple of floats, not "
                             f"{type(scale_factor).__name__}")
-        out = [int(math.floor(n * s)) for n, s in zip(shape, scales)]
+        where = f"adaptive_avg_pool{nd}d" if mode == "area" else f"upsample_{mode}{nd}d"
+        out = [_scaled_size(n, s, i, bool(recompute) or mode == "area", where)
+               for i, (n, s) in enumerate(zip(shape, scales))]
     else:
         raise ValueError("either size or scale_factor should be defined")
     if recompute and size is not None:
@@ -807,6 +843,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
                                   f"(got {mode})")
     if mode == "area":
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1](x, out)
+    if None in out:  # a scale whose output size int64 cannot hold, found by torch's kernel
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     shape = x._data.shape[2:]
     if min(out) <= 0 or min(shape) <= 0:
         names = _LETTERS[nd] if nd < 3 else ("D", "H", "W")
@@ -1043,6 +1081,39 @@ def _fractional_starts(samples: np.ndarray, n_in: int, n_out: int, pool: int) ->
     return starts
 
 
+def _parsed_ints(v: Any, n: int, fname: str, name: str, pos: int) -> tuple[int, ...]:
+    """An ``int[n]`` argument as torch's parser reads it: one int (repeated ``n`` times) or a sequence of ints
+    (its length is the caller's to check)."""
+    if isinstance(v, (tuple, list)):
+        return tuple(int_list_arg(v, fname, name, pos))
+    if isinstance(v, bool) or not (isinstance(v, (int, np.integer)) or (
+            isinstance(v, Tensor) and v._data.ndim == 0 and v._data.dtype.kind in "iu")):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, not {type(v).__name__}")
+    return (int_arg(v, fname, name, pos),) * n
+
+
+def _ratio_size(size: Any, ratio: Any, fname: str) -> int:
+    """The output size ``int(size * ratio)`` that torch computes from one ``output_ratio`` element, with
+    torch's exception types for elements that are not finite numbers."""
+    if isinstance(ratio, Tensor):
+        return int(size * ratio)  # a one-element tensor, as torch (more elements: Tensor.__int__'s error)
+    if isinstance(ratio, str):
+        # torch repeats the string ``size`` times and reads it as an int
+        text = size * ratio
+        if not text.strip().lstrip("+-").isdigit():
+            raise ValueError(f"{fname}(): output_ratio element {ratio!r} is not a number")
+        return int(text)
+    if not isinstance(ratio, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{fname}(): argument 'output_ratio' must be a float or a tuple of floats, but found "
+                        f"element of type {type(ratio).__name__}")
+    product = size * ratio
+    if math.isnan(product):
+        raise ValueError(f"{fname}(): output_ratio element {ratio} gives an output size that is not a number")
+    if math.isinf(product):
+        raise OverflowError(f"{fname}(): output_ratio element {ratio} gives an infinite output size")
+    return int(product)
+
+
 def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: Any, output_ratio: Any,
                          samples: Tensor | None) -> tuple[Tensor, Tensor]:
     fname = f"fractional_max_pool{nd}d"
@@ -1062,7 +1133,7 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
         ratio = _tuple_of(output_ratio, nd)
         if len(ratio) != nd:
             raise IndexError(f"{fname}: output_ratio must hold {nd} values, got {len(ratio)}")
-        output_size = [int(x.size(d - nd) * ratio[d]) for d in range(nd)]
+        output_size = [_ratio_size(x.size(d - nd), ratio[d], fname) for d in range(nd)]
     if samples is None:
         if a.ndim < nd + 1:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
@@ -1073,8 +1144,8 @@ def _fractional_max_pool(input: Tensor, nd: int, kernel_size: Any, output_size: 
         samples_a = _rng(None).random((n_batch, a.shape[a.ndim - nd - 1], nd)).astype(a.dtype)
     else:
         samples_a = tensor_arg(samples, fname, "_random_samples")._data
-    kernel = _tuple_of(kernel_size, nd)
-    out = _tuple_of(output_size, nd)
+    kernel = _parsed_ints(kernel_size, nd, fname, "kernel_size", 2)
+    out = _parsed_ints(output_size, nd, fname, "output_size", 3)
     which = "three Ints" if nd == 3 else "Ints"
     if len(kernel) != nd:
         raise RuntimeError(f"{fname}: kernel_size must either be a single Int or tuple of {which}")

@@ -6,6 +6,7 @@ Sorting and searching are in ``sorting``.
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -61,23 +62,15 @@ def _convert_index(k: Any) -> tuple[Any, bool]:
         return k, True
     if isinstance(k, Tensor):
         a = k._data
-        if a.dtype.kind not in "iub":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return a, False
+        return (a if a.dtype.char in "?ilq" else index_array(a)), False  # bool, int32, int64: as they are
     if tk is bool:
         return k, False
     if isinstance(k, (np.integer,)):
         return int(k), True
     if isinstance(k, (list, tuple)):
-        try:
-            arr = np.asarray([_flatten_seq_item(e) for e in k]) if k else np.zeros(0, dtype=np.int64)
-        except ValueError:
-            raise ValueError("expected the index's nested sequences to have equal lengths") from None
-        except OverflowError:
-            raise ValueError("Overflow when unpacking long long") from None
-        if arr.dtype.kind not in "iub":
-            raise IndexError(_INDEX_ERROR.format(type(k[0]).__name__ if k else "list"))
-        return arr, False
+        return _sequence_index(k), False
+    if isinstance(k, str):  # torch makes a tensor of a sequence, which a string is
+        raise TypeError("new(): invalid data type 'str'")
     if isinstance(k, ndarray):
         if k.dtype.kind not in "iub":
             raise IndexError("arrays used as indices must be of integer (or boolean) type")
@@ -87,18 +80,75 @@ def _convert_index(k: Any) -> tuple[Any, bool]:
     raise IndexError(_INDEX_ERROR.format(type(k).__name__))
 
 
+def index_array(a: np.ndarray) -> np.ndarray:
+    """A tensor index's data as NumPy reads it: int64 and int32 positions, bool masks, and uint8 masks (torch's
+    deprecated form, with its warning); any other dtype is torch's IndexError."""
+    kind = a.dtype.kind
+    if kind == "b" or (kind == "i" and a.dtype.itemsize >= 4):
+        return a
+    if kind == "u" and a.dtype.itemsize == 1:
+        warnings.warn("indexing with dtype tensorlib.uint8 is now deprecated, please use a dtype tensorlib.bool "
+                      "instead.", UserWarning, stacklevel=4)
+        return a.astype(bool)
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def _sequence_index(k: list | tuple) -> np.ndarray:
+    """A list index as torch reads it: the tensor made of it, int64 (floats truncated) or bool."""
+    if not k:
+        return np.zeros(0, dtype=np.int64)
+    try:
+        arr = np.asarray([_flatten_seq_item(e) for e in k])
+    except ValueError:
+        raise ValueError("expected the index's nested sequences to have equal lengths") from None
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    kind = arr.dtype.kind
+    if kind in "iub":
+        return arr if arr.dtype.char in "?ilq" else index_array(arr)
+    if kind == "f":
+        if not (np.isfinite(arr).all() and np.abs(arr).max(initial=0) < 2.0**63):
+            raise RuntimeError("value cannot be converted to type int64 without overflow")
+        return arr.astype(np.int64)  # truncated toward zero, as torch's conversion of the list to int64
+    if kind == "c":
+        raise TypeError("an index list's complex number cannot be read as an integer position")
+    if kind in "US":
+        raise TypeError("new(): invalid data type 'str'")
+    for e in arr.reshape(-1):
+        if isinstance(e, int):
+            raise ValueError("Overflow when unpacking long long")
+    tp = type(arr.reshape(-1)[0])
+    name = tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__.split('.')[0]}.{tp.__name__}"
+    raise RuntimeError(f"Could not infer dtype of {name}")
+
+
 def _flatten_seq_item(e: Any) -> Any:
     if isinstance(e, Tensor):
         return e._data
     if isinstance(e, (list, tuple)):
         return [_flatten_seq_item(x) for x in e]
-    if isinstance(e, float):
-        raise IndexError(_INDEX_ERROR.format("float"))
     return e
+
+
+def _list_as_tuple(key: list) -> bool:
+    """Whether torch reads a list key as a tuple of indices (its legacy rule, with a deprecation warning): fewer
+    than 32 elements, one of them a tensor, a sequence, a slice, ``...`` or None."""
+    if not key or len(key) >= 32:
+        return False
+    for e in key:
+        if type(e) is int:
+            continue
+        if e is None or e is Ellipsis or isinstance(e, (Tensor, list, tuple, range, slice, ndarray)):
+            warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated; use x[tuple(seq)] "
+                          "instead of x[seq]", UserWarning, stacklevel=4)
+            return True
+    return False
 
 
 def convert_key(key: Any) -> tuple[Any, bool]:
     """A torch index as a NumPy key, and whether indexing with it gives a view."""
+    if type(key) is list and _list_as_tuple(key):
+        key = tuple(key)
     if type(key) is tuple:
         parts = []
         basic = True
@@ -339,12 +389,72 @@ def index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
     for i, index in enumerate(indices):
         if not isinstance(index, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(index).__name__}")
-    if isinstance(values, Tensor) and values._data.dtype != x._data.dtype:
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{type_title(x._data.dtype)} for the destination and {type_title(values._data.dtype)} for "
-                           "the source.")
-    key = tuple(i._data for i in indices)
+    key = tuple(index_array(i._data) for i in indices)
+    if isinstance(values, Tensor):
+        values = _put_values(x, key, [k.dtype.kind == "b" for k in key], values, accumulate)
     return index_put_key(x, key, values, accumulate)
+
+
+def _put_values(x: Tensor, key: Any, masks: list[bool], values: Tensor, accumulate: bool = False) -> Tensor:
+    """``values`` as index_put writes them into ``x`` at ``key`` (whose tensor indices are ``masks``), checked as
+    torch does: one mask and one value element is a masked fill with that element, whatever the value's shape
+    and (within its range) dtype; otherwise the dtypes must match."""
+    v = values._data
+    fill = not accumulate and v.size == 1 and masks == [True]
+    if v.dtype != x._data.dtype and masks:
+        check_put_value(x._data, key, masks, v, accumulate)  # passed: a fill by a scalar without imaginary part
+    if fill and v.ndim:
+        values = reshape(values, ())
+    if v.dtype.kind == "c" and x._data.dtype.kind != "c":
+        if not fill:
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        values = values.real
+    return values
+
+
+def check_put_value(a: np.ndarray, key: Any, masks: list[bool], v: np.ndarray, accumulate: bool = False) -> None:
+    """torch's checks of writing ``v``, of another dtype than ``a``, at ``key`` whose tensor indices are ``masks``
+    (True for a bool mask, False for positions).
+
+    One mask and one value element is a masked fill with the element as a scalar (converted with torch's overflow
+    check); anything else must match ``a``'s dtype, checked after the value's shape (and the indices' shapes,
+    but before their bounds).
+    """
+    if not accumulate and v.size == 1 and masks == [True]:
+        fit_scalar(v.reshape(()).item(), a.dtype)
+        return
+    # the indexing result's shape, positions replaced by 0 (torch checks their bounds after the dtypes)
+    parts = key if type(key) is tuple else (key,)
+    probe_key = tuple(np.zeros_like(p) if type(p) is ndarray and p.dtype.kind in "iu" else p for p in parts)
+    try:
+        shape = np.broadcast_to(np.zeros((), dtype=bool), a.shape)[probe_key].shape
+    except IndexError as e:
+        raise _reraise_index(e, a.shape, key) from None
+    value_shape = v.shape
+    while value_shape and value_shape[0] == 1:
+        value_shape = value_shape[1:]  # torch drops the value's leading ones
+    try:
+        fits = np.broadcast_shapes(value_shape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value_shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(shape)}")
+    raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                       f"{type_title(a.dtype)} for the destination and {type_title(v.dtype)} for the source.")
+
+
+def _tensor_index_masks(nk: Any) -> list[bool]:
+    """The tensor indices torch makes of a converted key, each True for a bool mask: tensors and lists of one or
+    more dims (0-d int tensors select; 0-d bool tensors and bools in a tuple become position tensors)."""
+    parts = nk if type(nk) is tuple else (nk,)
+    masks = []
+    for p in parts:
+        if type(p) is bool:
+            masks.append(False)
+        elif type(p) is ndarray and (p.ndim or p.dtype.kind == "b"):
+            masks.append(p.ndim > 0 and p.dtype.kind == "b")
+    return masks
 
 
 @op(variants="function method")
@@ -357,6 +467,7 @@ def index_put_(self: Tensor, indices: tuple, values: Tensor, accumulate: bool = 
 def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``self[key] = value``: an in-place write, recorded when gradients are involved."""
     nk, basic = convert_key(key)
+    converted = nk
     if not basic:
         try:
             nk = _torch_order_key(nk, self._data.shape)
@@ -365,9 +476,12 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     check_inplace(self, "__setitem__")
     v: np.ndarray | complex | np.number
     if isinstance(value, Tensor):
+        # (a one-element value of one dim broadcasts in NumPy's write as torch's fill does)
+        if value._data.dtype != self._data.dtype or (value._data.ndim > 1 and value._data.size == 1 and not basic):
+            # a bare bool, or a key without tensor indices, copies into the view; others are index_put's
+            masks = [] if basic or type(key) is bool else _tensor_index_masks(converted)
+            value = _put_values(self, nk, masks, value)
         v = value._data
-        if v.dtype.kind == "c" and self._data.dtype.kind != "c":
-            raise RuntimeError("value cannot be converted to type without overflow")
     elif isinstance(value, (bool, int, float, complex, np.number)):
         v = fit_scalar(value, self._data.dtype)
     else:

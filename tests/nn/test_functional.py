@@ -131,7 +131,9 @@ def test_softmax_family(fname, dim):
 
 
 def test_softmax_dtype_argument_and_extremes():
-    compare(lambda F, L, x: F.softmax(x, dim=1, dtype=L.float32), X, rtol=1e-6)
+    # computed in float32 (both libraries): its gradient's absolute error is float32's (~1e-7), whatever
+    # upstream gradient the shared generator happens to draw for this test
+    compare(lambda F, L, x: F.softmax(x, dim=1, dtype=L.float32), X, rtol=1e-6, atol=1e-6)
     big = np.array([[1000.0, 0.0, -1000.0], [-1e4, 1e4, 0.0]])
     compare(lambda F, L, x: F.log_softmax(x, dim=1), big)
     compare(lambda F, L, x: F.softmax(x, dim=1), big)
