@@ -21,7 +21,7 @@ from ._size import Size
 from ._tensor import _CPU, Tensor, _new, _wrap, bump_version, check_device, device as _device, legacy_type_name
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
-from .ops._util import GRAD, broadcast_error, check_inplace, record, tensor_arg, writable
+from .ops._util import GRAD, check_inplace, record, tensor_arg, writable
 from .ops.arithmetic import add, div, floor_divide, mul, neg, remainder, sub
 from .ops.comparison import (
     bitwise_and,
@@ -240,8 +240,8 @@ if type(other) is _Tensor and type(self) is _Tensor:
     if _dt is _b.dtype and _dt in _dtypes and not (self._requires_grad or other._requires_grad):
         try:
             _r = _ufunc(_a, _b)
-        except ValueError:
-            raise _broadcast_error(_a, _b) from None
+        except ValueError:  # shapes that do not broadcast: the general path raises torch's error
+            return _general(self, other)
         _t = _new(_Tensor)
         _t._data = _r if type(_r) is _ndarray else _asarray(_r)
         _t._grad_fn = None
@@ -281,7 +281,7 @@ def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tupl
 
         op._dispatch_inline = (_SAME_DTYPE_PATH, {  # type: ignore[attr-defined]
             "_Tensor": Tensor, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds), "_new": _new, "_ndarray": ndarray,
-            "_asarray": np.asarray, "_broadcast_error": broadcast_error,
+            "_asarray": np.asarray, "_general": func,
         })
 
     elif reflected:

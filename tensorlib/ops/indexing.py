@@ -1044,7 +1044,8 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
     if d1 == d2 or a.ndim == 0:  # a 0-d tensor's only dim (0 or -1) is named twice
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     offset = int_arg(offset, "diagonal_scatter", "offset")
-    n = np.diagonal(a, max(min(offset, a.shape[d2]), -a.shape[d1]), d1, d2).shape[-1]
+    offset = max(min(offset, a.shape[d2]), -a.shape[d1])  # the same diagonal, with an offset NumPy's ints can hold
+    n = np.diagonal(a, offset, d1, d2).shape[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
     # an advanced key that addresses the diagonal in place, other dims kept in order

@@ -236,6 +236,16 @@ CASES = {
         lambda L: L.nn.functional.interpolate(L.ones(1, 1, 2), scale_factor=["a"]),
         ("raises", "TypeError", "interpolate(): argument 'scale_factor' must be float or tuple of floats, but found "
          "element of type str at pos 0")),
+    "diagonal_scatter with an offset beyond int64's C long": (
+        lambda L: L.zeros(3, 1, 1, dtype=L.uint8).diagonal_scatter(L.zeros(0, 2, dtype=L.int8), -2**63, dim2=1),
+        ("raises", "RuntimeError", "expected src to have a size equal to the slice of self. src size = [0, 2], "
+         "slice size = [1, 0]")),
+    "diagonal_scatter with a huge offset and an empty src": (
+        lambda L: L.diagonal_scatter(L.zeros(3, 3), L.zeros(0), 2**62), ("tensor", "float32", (3, 3), [[0.0] * 3] * 3)),
+    "operator fast path, shapes that do not broadcast": (
+        lambda L: L.zeros(2, 3, dtype=L.int16) >= L.zeros(2, dtype=L.int16),
+        ("raises", "RuntimeError", "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+         "dimension 1")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
@@ -264,3 +274,13 @@ def test_fuzz_find_as_torch(case):
         assert case in SAME_TYPE_ONLY or theirs[2].startswith(ours[2]) or ours[2].startswith(theirs[2]), (ours, theirs)
     else:
         assert _same(ours, theirs), (ours, theirs)
+
+
+@pytest.mark.parametrize("op", ["__add__", "__mul__", "__ge__", "__eq__", "__radd__"])
+def test_operator_fast_path_raises_from_tensorlibs_own_code(op):
+    from tests.fuzz.calls import internal_error
+
+    a, b = tensorlib.zeros(2, 3, dtype=tensorlib.int8), tensorlib.zeros(2, dtype=tensorlib.int8)
+    with pytest.raises(RuntimeError, match="must match the size") as info:
+        getattr(a, op)(b)
+    assert internal_error(info.value, op) is None
