@@ -17,11 +17,13 @@ from ..ops._pointwise import inplace_apply
 from ..ops._util import (
     GRAD,
     float_only,
+    float_arg,
     no_complex_grad,
     not_implemented,
     no_half,
     real_only,
     record,
+    result_dtype,
     tensor_arg,
     type_title,
     wrap,
@@ -30,7 +32,7 @@ from ..ops._util import (
 from ..ops.activation import erf
 from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
-from ..ops.conversion import full_like_scalar
+from ..ops.conversion import full_like_scalar, to_dtype
 from ..ops.creation import _rng
 from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, narrow
 from ..ops.inplace import mul_
@@ -994,10 +996,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim``."""
     a = tensor_arg(x1, "cosine_similarity", "x1")
     b = tensor_arg(x2, "cosine_similarity", "x2", 2)
-    for t in (a, b):
-        if t._data.dtype.kind == "c":
-            raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
-                               f"{type_title(t._data.dtype)}")
+    eps = float_arg(eps, "cosine_similarity", "eps")
+    common = result_dtype(a, b)
+    if common.np.kind != "f":
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {type_title(common.np)}")
+    a, b = broadcast.broadcast_tensors(to_dtype(a, common), to_dtype(b, common))
     # as torch: normalise each input by its norm (clamped to eps, the clamp not differentiated), then take the dot
     na = _clamped_norm(a, dim, eps)
     nb = _clamped_norm(b, dim, eps)

@@ -69,10 +69,9 @@ def _rng(generator: Any) -> np.random.Generator:
 @op(namespace=NN_INIT)
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Fill with samples from U(a, b)."""
-    shape = tensor_arg(tensor, "uniform_", "tensor")._data.shape
-    if a > b:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
-    return _fill(tensor, _rng(generator).uniform(a, b, size=shape), "uniform_")
+    t = tensor_arg(tensor, "uniform_", "tensor")
+    creation.check_uniform_bounds(t._data.dtype, a, b)
+    return _fill(tensor, creation.uniform_samples(_rng(generator), t._data.shape, t._data.dtype, a, b), "uniform_")
 
 
 @op(namespace=NN_INIT)

@@ -272,6 +272,23 @@ def int_arg(v: Any, fname: str, argname: str, pos: int | None = None) -> int:
     return v
 
 
+def float_arg(v: Any, fname: str, argname: str, pos: int | None = None) -> float:
+    """A float argument checked as torch's argument parser does (numbers and 0-d tensors taken, complex refused)."""
+    if type(v) is float:
+        return v
+    if isinstance(v, (int, float, np.integer, np.floating, np.bool_)):
+        return float(v)  # an int beyond float's range: Python's OverflowError, as torch
+    if isinstance(v, Tensor) and v._data.ndim == 0:
+        x = v._data.item()
+        if isinstance(x, complex):
+            if x.imag:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            x = x.real
+        return float(x)
+    where = f" (position {pos})" if pos is not None else ""
+    raise TypeError(f"{fname}(): argument '{argname}'{where} must be float, not {type(v).__name__}")
+
+
 def int_list_arg(v: Sequence[Any], fname: str, argname: str, pos: int | None = None) -> list[int]:
     """The elements of an ``int[]`` argument (ints, NumPy integers, integer 0-d tensors), checked as torch does."""
     out = []

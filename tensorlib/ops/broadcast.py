@@ -16,7 +16,7 @@ from .._autograd.graph import Node
 from .._registry import op, public
 from .._size import Size
 from .._tensor import Tensor, legacy_type_name
-from ._util import GRAD, normalize_dims, record, tensor_arg, wrap, write_out
+from ._util import GRAD, broadcast_error, normalize_dims, record, tensor_arg, wrap, write_out
 from .shape import _shape_arg, _view_result, reshape
 
 ndarray = np.ndarray
@@ -123,7 +123,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape: {shapes}") from None
+        raise broadcast_error(*shapes) from None
     return tuple(expand(t_, shape) for t_ in tensors)
 
 

@@ -15,7 +15,8 @@ from .._registry import op, public
 from .._size import Size
 from .._memory_format import check_memory_format, check_rank, contiguous_format, memory_format, preserve_format
 from .._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device
-from ._util import broadcast_error, check_inplace, fit_scalar, not_implemented, tensor_arg, writable, write_out
+from ._util import (_CPP_FLOAT_NAMES, broadcast_error, check_inplace, fit_scalar, not_implemented, tensor_arg, type_title,
+                    writable, write_out)
 from .conversion import to_dtype
 
 _pybool = type(True)
@@ -827,11 +828,35 @@ def _fill_random(self: Tensor, a: np.ndarray, fname: str) -> Tensor:
 @op(variants="method")
 def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor:
     """Fill in place with uniform samples from ``[from_, to)``."""
-    tensor_arg(self, "uniform_", "self")
+    npdt = tensor_arg(self, "uniform_", "self")._data.dtype
+    check_uniform_bounds(npdt, from_, to)
+    return _fill_random(self, uniform_samples(_rng(generator), self._data.shape, npdt, from_, to), "uniform_")
+
+
+def check_uniform_bounds(npdt: np.dtype, from_: float, to: float) -> None:
+    """torch's checks of ``uniform_``'s range for a tensor of dtype ``npdt``, in its order."""
+    if npdt.kind not in "fc":
+        raise not_implemented("check_uniform_bounds", npdt)
+    real = np.dtype(npdt.char.lower()) if npdt.kind == "c" else npdt  # a complex dtype's parts
+    hi = float(np.finfo(real).max)
+    cpp = _CPP_FLOAT_NAMES[real.name]
+    if not -hi <= from_ <= hi:  # NaN fails too
+        raise RuntimeError(f"from is out of bounds for {cpp}")
+    if not -hi <= to <= hi:
+        raise RuntimeError(f"to is out of bounds for {cpp}")
     if from_ > to:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
-    a = from_ + (to - from_) * _sample(_rng(generator), "uniform", self._data.shape, np.dtype(np.float64))
-    return _fill_random(self, a, "uniform_")
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
+    if to - from_ > hi:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{type_title(real)}>::max(), but found "
+                           f"to={to:g} and from={from_:g} which result in to-from to exceed the limit")
+
+
+def uniform_samples(rng: np.random.Generator, shape: tuple, npdt: np.dtype, from_: float, to: float) -> np.ndarray:
+    """Samples of U[from_, to) for a floating or complex dtype (both parts of a complex sample in that range)."""
+    a = _sample(rng, "uniform", shape, np.dtype(np.float64) if npdt.kind == "f" else npdt)
+    if npdt.kind == "c":
+        return (from_ + (to - from_) * a.real) + 1j * (from_ + (to - from_) * a.imag)
+    return from_ + (to - from_) * a
 
 
 @op(variants="method")

@@ -246,6 +246,34 @@ CASES = {
         lambda L: L.zeros(2, 3, dtype=L.int16) >= L.zeros(2, dtype=L.int16),
         ("raises", "RuntimeError", "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
          "dimension 1")),
+    "cosine_similarity with a 0-d tensor eps and mixed dtypes": (
+        lambda L: L.cosine_similarity(L.ones(1, 4), L.ones(4, dtype=L.int32), eps=L.tensor(4)),
+        ("tensor", "float32", (1,), [0.25])),  # both norms (2) clamped to eps: 4 * (1/4 * 1/4)
+    "cosine_similarity of two int tensors": (
+        lambda L: L.cosine_similarity(L.ones(3, dtype=L.int32), L.ones(3, dtype=L.int32), dim=0),
+        ("raises", "RuntimeError", "expected common dtype to be floating point, yet common dtype is Int")),
+    "cosine_similarity with a string eps": (
+        lambda L: L.cosine_similarity(L.ones(3), L.ones(3), eps="x"),
+        ("raises", "TypeError", "cosine_similarity(): argument 'eps' must be float, not str")),
+    "cosine_similarity with a complex 0-d tensor eps": (
+        lambda L: L.cosine_similarity(L.ones(3), L.ones(3), dim=0, eps=L.tensor(1j)),
+        ("raises", "RuntimeError", "value cannot be converted to type double without overflow")),
+    "init.uniform_ of an int tensor": (lambda L: L.nn.init.uniform_(L.zeros(2, 0, 1, dtype=L.int16), b=NAN),
+                                       ("raises", "NotImplementedError",
+                                        "\"check_uniform_bounds\" not implemented for 'Short'")),
+    "uniform_ with a NaN bound": (lambda L: L.zeros(2).uniform_(0, NAN),
+                                  ("raises", "RuntimeError", "to is out of bounds for float")),
+    "uniform_ with an infinite bound, float16": (lambda L: L.zeros(2, dtype=L.float16).uniform_(-INF, 0),
+                                                 ("raises", "RuntimeError", "from is out of bounds for c10::Half")),
+    "uniform_ whose range overflows": (
+        lambda L: L.zeros(2, dtype=L.float64).uniform_(-1e308, 1e308),
+        ("raises", "RuntimeError", "uniform_ expects to-from <= std::numeric_limits<Double>::max(), but found "
+         "to=1e+308 and from=-1e+308 which result in to-from to exceed the limit")),
+    "init.uniform_ whose range overflows float32": (
+        lambda L: L.nn.init.uniform_(L.zeros(2), -3e38, 3e38),
+        ("raises", "RuntimeError", "uniform_ expects to-from <= std::numeric_limits<Float>::max()")),
+    "uniform_ of an empty range": (lambda L: L.zeros(2, dtype=L.complex64).uniform_(1, 1),
+                                   ("tensor", "complex64", (2,), [1 + 1j, 1 + 1j])),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
@@ -284,3 +312,10 @@ def test_operator_fast_path_raises_from_tensorlibs_own_code(op):
     with pytest.raises(RuntimeError, match="must match the size") as info:
         getattr(a, op)(b)
     assert internal_error(info.value, op) is None
+
+
+def test_uniform_fills_both_parts_of_complex_samples_in_range():
+    x = tensorlib.zeros(4000, dtype=tensorlib.complex128).uniform_(-3.0, -1.0)
+    re, im = x.real.numpy(), x.imag.numpy()
+    for part in (re, im):
+        assert part.min() >= -3.0 and part.max() < -1.0 and part.std() > 0.5
