@@ -593,10 +593,12 @@ class Tensor(_RegisteredMethods):
 
     def detach_(self) -> "Tensor":
         """Cut this tensor from the graph in place, making it a leaf."""
-        if self._base is not None and self._base._requires_grad:
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
-                "for training, this is a view created in a custom Function: detach it before returning."
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in tensorlib/optim/optimizer.py as the solution."
             )
         self._grad_fn = None
         self._requires_grad = False

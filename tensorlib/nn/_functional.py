@@ -324,6 +324,10 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``clamp(x, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh(input, min_val, max_val, inplace)
+
+
+def _hardtanh(input: Tensor, min_val: float, max_val: float, inplace: bool) -> Tensor:
     if isinstance(input, Tensor) and input._data.dtype.kind in "iub":
         # integer tensors keep their dtype, with the limits as integers
         kind = input._data.dtype.kind
@@ -392,7 +396,7 @@ def selu_(input: Tensor) -> Tensor:
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In-place :func:`hardtanh` (torch's builtin does not check ``min_val <= max_val``; clamping applies the
     maximum last)."""
-    return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), True, "hardtanh_")
+    return _hardtanh(input, min_val, max_val, True)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -633,6 +637,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p == 1.0:
         mask = np.zeros(x._data.shape, dtype=x._data.dtype)
     else:
+        kind = x._data.dtype.kind
+        if kind == "c":
+            raise not_implemented("bernoulli_scalar_cpu_", x._data.dtype)
+        if kind != "f":  # the kept elements are scaled by a float
+            raise RuntimeError(f"result type Float can't be cast to the desired output type {type_title(x._data.dtype)}")
         keep = _rng(None).random(x._data.shape) >= p
         mask = (keep / (1.0 - p)).astype(x._data.dtype)
     if inplace:
@@ -645,7 +654,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """Integer class labels as one-hot int64 vectors (last dim)."""
     t = tensor_arg(tensor, "one_hot", "tensor")
     a = t._data
-    if a.dtype.kind not in "iu":
+    if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")

@@ -804,7 +804,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     idx = tensor_arg(index, "take", "index", 2)
     n = x._data.size
     i = idx._data
-    if i.dtype.kind not in "iu":
+    if i.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {type_title(i.dtype)}")
     if i.size and (i.min() < -n or i.max() >= n):
         bad = i.max() if i.max() >= n else i.min()

@@ -86,6 +86,8 @@ def sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if isinstance(alpha, Tensor) or alpha != 1:
         _check_alpha(tensor_arg(self, "sub_"), other, alpha, "sub_")
         alpha = alpha.item() if isinstance(alpha, Tensor) else alpha
+    if type(other) is bool or (isinstance(other, Tensor) and other._data.dtype.kind == "b"):
+        return inplace_apply(self, sub, (other,), {"alpha": alpha}, "sub_")  # sub's error for bool operands
     done = _fast_inplace(self, other, "sub_", np.subtract, alpha)
     if done is not None:
         return done

@@ -180,7 +180,9 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
             raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
                             f"{type(split_size_or_sections).__name__}")
         n = int(split_size_or_sections)
-        if n <= 0 and size:
+        if n < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={n}")
+        if n == 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         sections = [n] * (size // n) + ([size % n] if size % n else []) if n and size else [0]
     out = []

@@ -253,7 +253,7 @@ def pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = N
     """The Moore-Penrose pseudo-inverse: singular values at most ``max(atol, rtol * s_max)`` count as zero."""
     x = tensor_arg(A, "linalg_pinv", "A")
     a = x._data
-    if a.ndim < 2 or a.dtype.kind not in "fc":
+    if a.ndim < 2 or a.dtype.kind not in "fc" or a.dtype == np.float16:
         raise RuntimeError(f"linalg.pinv({type_title(a.dtype)}{{{list(a.shape)}}}): expected a tensor with 2 or more "
                            "dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:

@@ -274,12 +274,60 @@ CASES = {
         ("raises", "RuntimeError", "uniform_ expects to-from <= std::numeric_limits<Float>::max()")),
     "uniform_ of an empty range": (lambda L: L.zeros(2, dtype=L.complex64).uniform_(1, 1),
                                    ("tensor", "complex64", (2,), [1 + 1j, 1 + 1j])),
+    "exponential_ of an int tensor": (
+        lambda L: L.zeros(3, dtype=L.int16).exponential_(),
+        ("raises", "RuntimeError", "Exponential distribution is a continuous probability distribution. dtype must be "
+         "a floating point but you specified Short")),
+    "exponential_ of a complex tensor": (
+        lambda L: L.zeros(3, dtype=L.complex64).exponential_(),
+        ("raises", "RuntimeError", "Exponential distribution is a continuous probability distribution. dtype must be "
+         "a floating point but you specified ComplexFloat")),
+    "normal_ of an int tensor": (lambda L: L.zeros(3, dtype=L.int16).normal_(),
+                                 ("raises", "NotImplementedError", "\"normal_kernel_cpu\" not implemented for 'Short'")),
+    "normal_ checks std before the dtype": (lambda L: L.zeros(3, dtype=L.int16).normal_(0, -1),
+                                           ("raises", "RuntimeError", "normal expects std >= 0.0, but found std -1")),
+    "one_hot of a uint8 tensor": (lambda L: L.nn.functional.one_hot(L.zeros(1, dtype=L.uint8)),
+                                  ("raises", "RuntimeError", "one_hot is only applicable to index tensor of type "
+                                   "LongTensor.")),
+    "one_hot of an int32 tensor": (lambda L: L.nn.functional.one_hot(L.zeros(1, dtype=L.int32)),
+                                   ("raises", "RuntimeError", "one_hot is only applicable to index tensor of type "
+                                    "LongTensor.")),
+    "detach_ of a view": (lambda L: L.ones(3)[1:].detach_(),
+                          ("raises", "RuntimeError", "Can't detach views in-place. Use detach() instead.")),
+    "in-place subtraction of a bool tensor": (
+        lambda L: L.zeros(2, dtype=L.float16).sub_(L.tensor(True)),
+        ("raises", "RuntimeError", "Subtraction, the `-` operator, with a bool tensor is not supported.")),
+    "-= True": (lambda L: L.zeros(2).__isub__(True),
+                ("raises", "RuntimeError", "Subtraction, the `-` operator, with a bool tensor is not supported.")),
+    "split by a negative size": (
+        lambda L: L.zeros(2, 0, dtype=L.int8).split(-4, 1),
+        ("raises", "RuntimeError", "split expects split_size be non-negative, but got split_size=-4")),
+    "pinverse in half precision": (
+        lambda L: L.zeros(2, 3, dtype=L.float16).pinverse(),
+        ("raises", "RuntimeError", "linalg.pinv(Half{[2, 3]}): expected a tensor with 2 or more dimensions of float, "
+         "double, cfloat or cdouble types")),
+    "dropout of an int tensor while training": (
+        lambda L: L.nn.functional.dropout(L.zeros(2, 1, dtype=L.int8)),
+        ("raises", "RuntimeError", "result type Float can't be cast to the desired output type Char")),
+    "dropout of an int tensor with p=1": (lambda L: L.nn.functional.dropout(L.ones(2, dtype=L.int8), p=1.0),
+                                          ("tensor", "int8", (2,), [0, 0])),
+    "dropout of a complex tensor": (
+        lambda L: L.nn.functional.dropout(L.zeros(2, dtype=L.complex64)),
+        ("raises", "NotImplementedError", "\"bernoulli_scalar_cpu_\" not implemented for 'ComplexFloat'")),
+    "hardtanh_ of ints with float limits": (
+        lambda L: L.nn.functional.hardtanh_(L.tensor([-5, 0, 5]), -2.5, 3.5), ("tensor", "int64", (3,), [-2, 0, 3])),
+    "hardtanh_ of ints with a bool limit": (
+        lambda L: L.nn.functional.hardtanh_(L.zeros(2, dtype=L.int64), True), ("tensor", "int64", (2,), [1, 1])),
+    "take with an int16 index": (
+        lambda L: L.take(L.zeros(1, dtype=L.bool), L.tensor(1, dtype=L.int16)),
+        ("raises", "RuntimeError", "take(): Expected a long tensor for index, but got Short")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
 SAME_TYPE_ONLY = {"fractional_max_pool2d with a nested output_ratio", "fractional_max_pool2d with a NaN output_ratio",
                   "fractional_max_pool3d with an infinite output_ratio", "interpolate, area mode, by NaN",
-                  "interpolate, recomputed scale, by infinity", "interpolate with a string scale"}
+                  "interpolate, recomputed scale, by infinity", "interpolate with a string scale",
+                  "detach_ of a view"}  # (its message names tensorlib's optimizer file, torch's names torch's)
 
 
 @pytest.mark.parametrize("case", list(CASES))
