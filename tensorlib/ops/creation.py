@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -15,7 +16,8 @@ from .._registry import op, public
 from .._size import Size
 from .._memory_format import check_memory_format, check_rank, contiguous_format, memory_format, preserve_format
 from .._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device
-from ._util import (_CPP_FLOAT_NAMES, broadcast_error, check_inplace, fit_scalar, not_implemented, tensor_arg, type_title,
+from ._util import (_CPP_FLOAT_NAMES, broadcast_error, check_inplace, fit_scalar, int_arg, not_implemented, tensor_arg,
+                    type_title,
                     writable, write_out)
 from .conversion import to_dtype
 
@@ -873,15 +875,49 @@ def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generat
 
 @op(variants="method")
 def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: Generator | None = None) -> Tensor:
-    """Fill in place with random integers in ``[from_, to)``."""
-    if to is None:
-        to = 2**24 if self._data.dtype.kind == "f" else int(np.iinfo(self._data.dtype).max) + 1 if self._data.dtype.kind in "iu" else 2
-        if from_ != 0 and to is not None and from_ >= to:
-            from_, to = 0, from_
+    """Fill in place with random integers in ``[from_, to)``.
+
+    ``random_(n)`` samples ``[0, n)`` (torch's ``random_(to)`` form; ``random_(n, None)`` is read the same way), and
+    ``random_()`` every integer the dtype holds exactly (``[0, 2**24]`` for float32, ``[0, max]`` for ints).
+    """
+    npdt = tensor_arg(self, "random_", "self")._data.dtype
+    from_ = int_arg(from_, "random_", "from")
+    if to is not None:
+        to = int_arg(to, "random_", "to")
+    elif from_ != 0:
+        from_, to = 0, from_
+    else:
+        kind = npdt.kind
+        to = 2 if kind == "b" else int(np.iinfo(npdt).max) + 1 if kind in "iu" else 2 ** (_mantissa_digits(npdt)) + 1
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    if npdt.kind in "iub":
+        lo, hi = (0, 1) if npdt.kind == "b" else (int(np.iinfo(npdt).min), int(np.iinfo(npdt).max))
+        name = _C_TYPE_NAMES.get(npdt.name, npdt.name)
+        if not lo <= from_ <= hi:
+            raise RuntimeError(f"from is out of bounds for {name}")
+        if not lo <= to - 1 <= hi:
+            raise RuntimeError(f"to - 1 is out of bounds for {name}")
+    else:
+        top = float(np.finfo(npdt).max)
+        name = _C_TYPE_NAMES.get(npdt.name, npdt.name)
+        if not -top <= from_ <= top:
+            raise RuntimeError(f"from is out of bounds for {name}")
+        if not -top <= to - 1 <= top:
+            raise RuntimeError(f"to - 1 is out of bounds for {name}")
+        digits = _mantissa_digits(npdt)
+        for what, v in (("from", from_), ("to - 1", to - 1)):
+            if abs(v) > 2**digits:
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                              f"{_C_TYPE_NAMES.get(npdt.name, npdt.name)} can support discrete uniform distribution "
+                              "only within this range.", stacklevel=2)
     a = _rng(generator).integers(from_, to, size=self._data.shape)
     return _fill_random(self, a, "random_")
+
+
+def _mantissa_digits(npdt: np.dtype) -> int:
+    """The bits of integer precision of a floating dtype (a complex dtype's parts)."""
+    return int(np.finfo(npdt).nmant) + 1
 
 
 def _expands_to(shape: tuple, target: tuple) -> bool:
@@ -928,7 +964,8 @@ def _continuous(self: Tensor, fname: str, kernel: str) -> None:
 
 
 _C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool"}
+                 "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short", "uint32": "unsigned int",
+                 "uint64": "unsigned long", "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
 @op(variants="method")

@@ -321,6 +321,17 @@ CASES = {
     "take with an int16 index": (
         lambda L: L.take(L.zeros(1, dtype=L.bool), L.tensor(1, dtype=L.int16)),
         ("raises", "RuntimeError", "take(): Expected a long tensor for index, but got Short")),
+    "random_ with a bound beyond int64": (lambda L: L.zeros((), dtype=L.float64).random_(to=2**70),
+                                          ("raises", "ValueError", "Overflow when unpacking long long")),
+    "random_ beyond uint8": (lambda L: L.zeros(2, dtype=L.uint8).random_(0, 300),
+                             ("raises", "RuntimeError", "to - 1 is out of bounds for unsigned char")),
+    "random_ below int8": (lambda L: L.zeros(2, dtype=L.int8).random_(-129, 0),
+                           ("raises", "RuntimeError", "from is out of bounds for signed char")),
+    "random_ beyond float16": (lambda L: L.zeros(2, dtype=L.float16).random_(0, 2**60),
+                               ("raises", "RuntimeError", "to - 1 is out of bounds for c10::Half")),
+    "random_ of an empty range": (lambda L: L.zeros(2).random_(0, 0),
+                                  ("raises", "RuntimeError", "random_ expects 'from' to be less than 'to', but got "
+                                   "from=0 >= to=0")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
@@ -367,3 +378,15 @@ def test_uniform_fills_both_parts_of_complex_samples_in_range():
     re, im = x.real.numpy(), x.imag.numpy()
     for part in (re, im):
         assert part.min() >= -3.0 and part.max() < -1.0 and part.std() > 0.5
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float32", "float16"])
+def test_random_with_one_bound_samples_below_it(dtype):
+    x = tensorlib.zeros(2000, dtype=getattr(tensorlib, dtype)).random_(5)
+    assert x.min().item() == 0 and x.max().item() == 4
+
+
+@pytest.mark.parametrize(("dtype", "top"), [("float16", 2**11), ("float32", 2**24), ("uint8", 255), ("bool", 1)])
+def test_random_without_bounds_covers_the_exact_integers(dtype, top):
+    x = tensorlib.zeros(100000, dtype=getattr(tensorlib, dtype)).random_()
+    assert x.min().item() >= 0 and top / 2 < float(x.max().item()) <= top
