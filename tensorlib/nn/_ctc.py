@@ -18,7 +18,7 @@ from .._autograd.graph import Node
 from .._registry import NN_FUNCTIONAL, op
 from .._tensor import Tensor
 from ..ops import broadcast
-from ..ops._util import GRAD, record, tensor_arg, type_title, wrap
+from ..ops._util import GRAD, int_list_arg, record, tensor_arg, type_title, wrap
 from ..ops.arithmetic import div, mul
 from ..ops.reduction import mean
 from ..ops.shape import reshape, squeeze, unsqueeze
@@ -46,9 +46,11 @@ def _lengths(v: Any, name: str) -> np.ndarray:
         if a.dtype.kind not in "iu":
             raise RuntimeError(f"{name} must be integral")
         return a.reshape(-1).astype(np.int64)
-    if isinstance(v, (int, np.integer)):
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         return np.array([v], dtype=np.int64)
-    return np.asarray(list(v), dtype=np.int64).reshape(-1)
+    if not isinstance(v, (list, tuple)):
+        raise TypeError(f"ctc_loss(): argument '{name}' must be tuple of ints or Tensor, not {type(v).__name__}")
+    return np.asarray(int_list_arg(v, "ctc_loss", name), dtype=np.int64).reshape(-1)
 
 
 def _check(what: str, values: np.ndarray, lo: int | None, hi: int | None) -> None:

@@ -632,7 +632,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     x = tensor_arg(input, "dropout")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if p != p:  # NaN passes the range check above (torch's Python check), then fails the kernel's
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0 or x._data.size == 0:
         return x
     if p == 1.0:
         mask = np.zeros(x._data.shape, dtype=x._data.dtype)

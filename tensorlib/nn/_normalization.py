@@ -272,9 +272,12 @@ def _check_p(p: Any, fname: str) -> None:
         raise TypeError(f"{fname}(): argument 'p' must be float, not {type(p).__name__}")
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p != p:  # NaN passes the range check above (torch's Python check), then fails the kernel's
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | None, alpha: bool) -> Tensor:
+def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | None, alpha: bool,
+             min_dims: int = 2) -> Tensor:
     """Dropout with one random draw per index of the first ``lead`` dims (None: per element)."""
     if isinstance(p, Tensor) and p.dim() == 0:
         p = p.item()  # a 0-d tensor probability, as torch accepts
@@ -282,6 +285,8 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | Non
     if not training or p == 0.0:
         return x
     a = x._data
+    if lead is not None and a.ndim < min_dims:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = a.shape if lead is None else a.shape[:lead] + (1,) * (a.ndim - lead)
     keep = (_rng(None).random(shape) >= p).astype(a.dtype)
     if p == 1.0:
@@ -346,7 +351,8 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
                       "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
                       "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
                       stacklevel=2)
-    return _dropout(x, p, training, inplace, 1 if nd == 4 else min(nd, 2), False)
+    # torch adds a batch dim to anything but 5-D input: a 1-D input has the two dims feature dropout needs
+    return _dropout(x, p, training, inplace, 1 if nd == 4 else min(nd, 2), False, min_dims=1)
 
 
 @op(namespace=NN_FUNCTIONAL)

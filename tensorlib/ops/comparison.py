@@ -11,7 +11,7 @@ import numpy as np
 from .._registry import op
 from .._tensor import Tensor
 from ._pointwise import _apply2, _arr, _finish
-from ._util import binary_arrays, not_implemented, number_input, tensor_arg, wrap
+from ._util import binary_arrays, float_arg, not_implemented, number_input, tensor_arg, wrap
 
 # -- comparisons and logic (never differentiable) ----------------------------------------
 
@@ -175,8 +175,12 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     """Elementwise ``|input - other| <= atol + rtol * |other|``."""
     x = tensor_arg(input, "isclose")
     y = tensor_arg(other, "isclose", "other", 2)
+    rtol, atol = float_arg(rtol, "isclose", "rtol"), float_arg(atol, "isclose", "atol")
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"{x.dtype!r} did not match {y.dtype!r}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if not tol >= 0:  # NaN too
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol:g}")
     return wrap(_arr(_apply2(lambda a, b: np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), x._data,
                              y._data)))
 

@@ -867,7 +867,7 @@ def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generat
     npdt = tensor_arg(self, "normal_", "self")._data.dtype
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    if npdt.kind not in "fc":
+    if npdt.kind not in "fc" and self._data.size:  # torch fills an empty tensor of any dtype
         raise not_implemented("normal_kernel_cpu", npdt)
     a = mean + std * _sample(_rng(generator), "normal", self._data.shape, np.dtype(np.float64))
     return _fill_random(self, a, "normal_")
@@ -948,7 +948,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | Non
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     npdt = tensor_arg(self, "exponential_", "self")._data.dtype
-    if npdt.kind != "f":
+    if npdt.kind != "f" and self._data.size:  # torch fills an empty tensor of any dtype
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {type_title(npdt)}")
     return _fill_random(self, _rng(generator).exponential(1.0 / lambd, size=self._data.shape), "exponential_")

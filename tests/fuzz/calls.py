@@ -317,6 +317,8 @@ PYTHON_SEMANTICS: dict[str, tuple[type, ...]] = {
     "Tensor.__index__": (OverflowError, ValueError), "Tensor.__format__": (ValueError, TypeError),
     "Tensor.__array_wrap__": (TypeError,), "Tensor.__array__": (TypeError, ValueError),
     "operator.index": (OverflowError, ValueError),
+    # torch's init.sparse_ is Python too: an infinite or NaN sparsity fails in int(math.ceil(...)), as here
+    "tensorlib.nn.init.sparse_": (OverflowError, ValueError),
     # the implicit-dim warning's stacklevel, given to Python's warnings as torch does
     **{f"tensorlib.{ns}{fn}": (OverflowError,) for ns in ("", "nn.functional.", "special.")
        for fn in ("softmax", "log_softmax", "softmin")},

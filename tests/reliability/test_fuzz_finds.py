@@ -332,13 +332,47 @@ CASES = {
     "random_ of an empty range": (lambda L: L.zeros(2).random_(0, 0),
                                   ("raises", "RuntimeError", "random_ expects 'from' to be less than 'to', but got "
                                    "from=0 >= to=0")),
+    "exponential_ of an empty int tensor": (lambda L: L.zeros(1, 0, 3, dtype=L.int16).exponential_(),
+                                            ("tensor", "int16", (1, 0, 3), [[]])),
+    "normal_ of an empty int tensor": (lambda L: L.zeros(0, dtype=L.int16).normal_(), ("tensor", "int16", (0,), [])),
+    "dropout of an empty int tensor": (lambda L: L.nn.functional.dropout(L.zeros(0, dtype=L.int64)),
+                                       ("tensor", "int64", (0,), [])),
+    "isclose with a negative atol": (
+        lambda L: L.isclose(L.zeros(1), L.zeros(1), atol=-1.5),
+        ("raises", "RuntimeError", "atol must be greater than or equal to zero, but got -1.5")),
+    "allclose with a negative rtol": (
+        lambda L: L.allclose(L.zeros(1), L.zeros(1), rtol=-1),
+        ("raises", "RuntimeError", "rtol must be greater than or equal to zero, but got -1")),
+    "isclose with a NaN atol": (lambda L: L.isclose(L.zeros(1), L.zeros(1), atol=NAN),
+                                ("raises", "RuntimeError", "atol must be greater than or equal to zero, but got nan")),
+    "isclose with a string atol": (lambda L: L.isclose(L.zeros(1), L.zeros(1), atol="x"),
+                                   ("raises", "TypeError", "isclose(): argument 'atol' must be float, not str")),
+    "dropout with a NaN probability": (
+        lambda L: L.nn.functional.dropout(L.zeros(3), NAN, training=False),
+        ("raises", "RuntimeError", "dropout probability has to be between 0 and 1, but got nan")),
+    "alpha_dropout with a NaN probability": (
+        lambda L: L.nn.functional.alpha_dropout(L.zeros(3, 2), NAN),
+        ("raises", "RuntimeError", "dropout probability has to be between 0 and 1, but got nan")),
+    "dropout2d of a 1-D tensor": (lambda L: L.nn.functional.dropout2d(L.zeros(3)),
+                                  ("raises", "RuntimeError", "Feature dropout requires at least 2 dimensions in the "
+                                   "input")),
+    "dropout3d of a 0-D tensor": (lambda L: L.nn.functional.dropout3d(L.zeros(())),
+                                  ("raises", "RuntimeError", "Feature dropout requires at least 2 dimensions in the "
+                                   "input")),
+    "dropout3d of a 1-D tensor": (lambda L: L.nn.functional.dropout3d(L.zeros(3), p=1.0),
+                                  ("tensor", "float32", (3,), [0.0, 0.0, 0.0])),
+    "dropout2d of a 0-D tensor, not training": (lambda L: L.nn.functional.dropout2d(L.ones(()), training=False),
+                                                ("tensor", "float32", (), 1.0)),
+    "ctc_loss with a float for input_lengths": (
+        lambda L: L.ctc_loss(L.zeros(3, 1, 2, dtype=L.float64), L.tensor([[1]]), -0.2, (1,), 0),
+        ("raises", "TypeError", "ctc_loss(")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
 SAME_TYPE_ONLY = {"fractional_max_pool2d with a nested output_ratio", "fractional_max_pool2d with a NaN output_ratio",
                   "fractional_max_pool3d with an infinite output_ratio", "interpolate, area mode, by NaN",
                   "interpolate, recomputed scale, by infinity", "interpolate with a string scale",
-                  "detach_ of a view"}  # (its message names tensorlib's optimizer file, torch's names torch's)
+                  "detach_ of a view", "ctc_loss with a float for input_lengths"}  # (its message names tensorlib's optimizer file, torch's names torch's)
 
 
 @pytest.mark.parametrize("case", list(CASES))
