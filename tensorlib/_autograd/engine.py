@@ -311,7 +311,10 @@ def _tensor_or_sequence(value: Any) -> tuple:
     """One tensor-like as a 1-tuple, a sequence as a tuple: how torch hands ``outputs``/``inputs`` to handlers."""
     if hasattr(type(value), "__torch_function__"):  # Tensor and every tensor-like
         return (value,)
-    return tuple(value)
+    try:
+        return tuple(value)
+    except TypeError:  # torch's Python raises the same type, in Python's words
+        raise TypeError(f"expected a Tensor or a sequence of Tensors, got {type(value).__name__}") from None
 
 
 def _prepare_backward(args: tuple, kwargs: dict) -> tuple[tuple, dict]:

@@ -130,8 +130,6 @@ KNOWN: dict[str, str] = {
     'tensorlib.nn.functional.binary_cross_entropy': ORDER,
     'tensorlib.nn.functional.binary_cross_entropy_with_logits': KERNEL,
     'tensorlib.nn.functional.conv_transpose2d': HUGE,
-    'tensorlib.nn.functional.dropout': 'drops out an integer tensor, which torch cannot cast back',
-    'tensorlib.nn.functional.dropout2d': 'takes inputs of fewer than 2 dims',
     'tensorlib.nn.functional.embedding': ORDER,
     'tensorlib.nn.functional.fractional_max_pool2d_with_indices': ORDER,
     'tensorlib.nn.functional.instance_norm': KERNEL,

@@ -366,13 +366,17 @@ CASES = {
     "ctc_loss with a float for input_lengths": (
         lambda L: L.ctc_loss(L.zeros(3, 1, 2, dtype=L.float64), L.tensor([[1]]), -0.2, (1,), 0),
         ("raises", "TypeError", "ctc_loss(")),
+    "autograd.grad of a float, on the dispatching path": (
+        lambda L: L.autograd.grad(math.inf, [L.zeros(2, requires_grad=True)], is_grads_batched=[[1.0]]),
+        ("raises", "TypeError", "expected a Tensor or a sequence of Tensors, got float")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
 SAME_TYPE_ONLY = {"fractional_max_pool2d with a nested output_ratio", "fractional_max_pool2d with a NaN output_ratio",
                   "fractional_max_pool3d with an infinite output_ratio", "interpolate, area mode, by NaN",
                   "interpolate, recomputed scale, by infinity", "interpolate with a string scale",
-                  "detach_ of a view", "ctc_loss with a float for input_lengths"}  # (its message names tensorlib's optimizer file, torch's names torch's)
+                  "detach_ of a view", "ctc_loss with a float for input_lengths",
+                  "autograd.grad of a float, on the dispatching path"}  # (its message names tensorlib's optimizer file, torch's names torch's)
 
 
 @pytest.mark.parametrize("case", list(CASES))
