@@ -983,6 +983,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     t = tensor_arg(target, "kl_div", "target", 2)
     if x._data.dtype.kind in "iub" or t._data.dtype.kind in "iub":
         raise RuntimeError("kl_div: Integral inputs not supported.")
+    if x._data.dtype.kind == "c" or t._data.dtype.kind == "c":
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     if log_target:
         loss = mul(exp(t), sub(t, x))
     else:

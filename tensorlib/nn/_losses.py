@@ -135,13 +135,14 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     x2 = tensor_arg(input2, "cosine_embedding_loss", "input2", 2)
     y = tensor_arg(target, "cosine_embedding_loss", "target", 3)
     red = _reduction(size_average, reduce, reduction)
-    if x1.shape != x2.shape:
-        raise RuntimeError(
-            f"cosine_embedding_loss: Input1 and Input2 must have the same shape, but got {x1.shape} and {x2.shape}"
-        )
-    if x1.dim() not in (1, 2):
-        raise RuntimeError(f"cosine_embedding_loss: Expected 1D or 2D input, but got {x1.dim()}D input")
-    d = x1.dim() - 1
+    # torch's checks: the target's rank decides the inputs' (shapes that differ fail to broadcast below)
+    td = y._data.ndim
+    if td not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x1._data.ndim != td + 1 or x2._data.ndim != td + 1:
+        raise RuntimeError(f"{td}D target tensor expects {td + 1}D input tensors, but found inputs with sizes "
+                           f"{list(x1._data.shape)} and {list(x2._data.shape)}.")
+    d = td
     prod = broadcast.sum(mul(x1, x2), d)
     m1 = add(broadcast.sum(mul(x1, x1), d), _COS_EPS)
     m2 = add(broadcast.sum(mul(x2, x2), d), _COS_EPS)

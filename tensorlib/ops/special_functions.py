@@ -24,7 +24,7 @@ from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor
 from . import _bessel, _erf, _gamma, _orthopoly
 from ._pointwise import _finish, _load, _meta, _save, inplace_apply, reduce_to
-from ._util import GRAD, broadcast_error, not_implemented, record, result_dtype, tensor_arg, wrap
+from ._util import GRAD, _int_scalar, broadcast_error, not_implemented, record, result_dtype, tensor_arg, wrap
 from .arithmetic import add, div, mul, neg, sub
 from .comparison import eq
 from .selection import where
@@ -428,6 +428,9 @@ def _polynomial(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], d
     """``P_n(x)`` of ``torch.special``: either argument may be a number, ``n`` is truncated to an integer;
     the result never requires grad (torch has no derivative)."""
     def impl(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+        for v in (input, n):
+            if type(v) is int:
+                _int_scalar(v)  # a Python int beyond 64 bits: torch's OverflowError, as for any scalar
         a, b, _ = _operands("special_" + name, input, n, name + "_cpu", numbers=True, ints=True, half=False)
         return _finish(wrap(fn(a, b)), out, name)
 

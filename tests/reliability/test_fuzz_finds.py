@@ -369,6 +369,25 @@ CASES = {
     "autograd.grad of a float, on the dispatching path": (
         lambda L: L.autograd.grad(math.inf, [L.zeros(2, requires_grad=True)], is_grads_batched=[[1.0]]),
         ("raises", "TypeError", "expected a Tensor or a sequence of Tensors, got float")),
+    "kl_div of complex inputs": (lambda L: L.nn.functional.kl_div(L.zeros(3, dtype=L.complex64), L.zeros(1)),
+                                 ("raises", "RuntimeError", "kl_div: Complex inputs not supported.")),
+    "cosine_embedding_loss with a 3-D target": (
+        lambda L: L.nn.functional.cosine_embedding_loss(L.zeros(3), L.zeros(3), L.zeros(3, 0, 3)),
+        ("raises", "RuntimeError", "0D or 1D target tensor expected, multi-target not supported")),
+    "cosine_embedding_loss with a 1-D target and 1-D inputs": (
+        lambda L: L.nn.functional.cosine_embedding_loss(L.ones(3), L.ones(3), L.ones(3)),
+        ("raises", "RuntimeError", "1D target tensor expects 2D input tensors, but found inputs with sizes [3] and "
+         "[3].")),
+    "cosine_embedding_loss with inputs that do not broadcast": (
+        lambda L: L.nn.functional.cosine_embedding_loss(L.ones(2, 3), L.ones(2, 4), L.ones(2)),
+        ("raises", "RuntimeError", "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+         "dimension 1")),
+    "parameters_to_vector of an empty tensor": (
+        lambda L: L.nn.utils.parameters_to_vector(L.zeros(0, dtype=L.bool)),
+        ("raises", "ValueError", "tensorlib.cat(): expected a non-empty list of Tensors")),
+    "polynomial with a degree beyond 64 bits": (
+        lambda L: L.special.chebyshev_polynomial_t(L.zeros(2), 2**70),
+        ("raises", "OverflowError", "int too big to convert")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's

@@ -14,7 +14,8 @@ from ._clip_grad import _tensors
 @op(namespace=NN_UTILS)
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All ``parameters`` flattened and concatenated into one 1-D tensor (differentiable)."""
-    tensors = _tensors(parameters, "parameters_to_vector")
+    # a Tensor is iterated as torch iterates it (along its first dim; an empty one holds no parameters)
+    tensors = list(parameters) if isinstance(parameters, Tensor) else _tensors(parameters, "parameters_to_vector")
     return cat([reshape(p, (-1,)) for p in tensors])
 
 
