@@ -19,7 +19,7 @@ from .._dtype import float32
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
-from ..ops._util import GRAD, float_only, int_list_arg, real_only, record, tensor_arg, type_title, wrap, writable
+from ..ops._util import GRAD, float_only, int_list_arg, not_implemented, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.conversion import clone, to_dtype
 from ..ops.creation import _rng
@@ -287,6 +287,10 @@ def _dropout(x: Tensor, p: float, training: bool, inplace: bool, lead: int | Non
     a = x._data
     if lead is not None and a.ndim < min_dims:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p != 1.0 and a.size and a.dtype.kind != "f":  # torch's mask is a float tensor it multiplies in place
+        if a.dtype.kind == "c":
+            raise not_implemented("bernoulli_scalar_cpu_", a.dtype)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {type_title(a.dtype)}")
     shape = a.shape if lead is None else a.shape[:lead] + (1,) * (a.ndim - lead)
     keep = (_rng(None).random(shape) >= p).astype(a.dtype)
     if p == 1.0:

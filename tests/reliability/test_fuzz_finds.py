@@ -388,6 +388,14 @@ CASES = {
     "polynomial with a degree beyond 64 bits": (
         lambda L: L.special.chebyshev_polynomial_t(L.zeros(2), 2**70),
         ("raises", "OverflowError", "int too big to convert")),
+    "dropout2d of an int tensor while training": (
+        lambda L: L.nn.functional.dropout2d(L.zeros(2, 2, 2, dtype=L.int32)),
+        ("raises", "RuntimeError", "result type Float can't be cast to the desired output type Int")),
+    "alpha_dropout of a complex tensor while training": (
+        lambda L: L.nn.functional.alpha_dropout(L.zeros(2, 2, dtype=L.complex64), training=True),
+        ("raises", "NotImplementedError", "\"bernoulli_scalar_cpu_\" not implemented for 'ComplexFloat'")),
+    "dropout1d of an empty int tensor": (lambda L: L.nn.functional.dropout1d(L.zeros(2, 0, dtype=L.int64)),
+                                         ("tensor", "int64", (2, 0), [[], []])),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
