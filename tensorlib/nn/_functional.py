@@ -338,6 +338,8 @@ def _hardtanh(input: Tensor, min_val: float, max_val: float, inplace: bool) -> T
         if not (math.isfinite(min_val) and math.isfinite(max_val)):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         lo, hi = int(min_val), int(max_val)
+        if not (-2**63 <= lo < 2**63 and -2**63 <= hi < 2**63):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         return _maybe_inplace(input, lambda x: clamp(x, lo, hi), inplace, "hardtanh_")
     return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), inplace, "hardtanh_")
 

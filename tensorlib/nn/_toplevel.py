@@ -53,7 +53,7 @@ def _reduction(reduction: Any, fname: str, pos: int) -> str:
 def _check_p(p: float, fname: str) -> None:
     if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
         raise TypeError(f"{fname}(): argument 'p' (position 2) must be float, not {type(p).__name__}")
-    if p < 0 or p > 1:
+    if not 0 <= p <= 1:  # NaN too
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 

@@ -396,6 +396,12 @@ CASES = {
         ("raises", "NotImplementedError", "\"bernoulli_scalar_cpu_\" not implemented for 'ComplexFloat'")),
     "dropout1d of an empty int tensor": (lambda L: L.nn.functional.dropout1d(L.zeros(2, 0, dtype=L.int64)),
                                          ("tensor", "int64", (2, 0), [[], []])),
+    "dropout_ with a NaN probability, not training": (
+        lambda L: L.dropout_(L.zeros(0, 3, dtype=L.bool), NAN, False),
+        ("raises", "RuntimeError", "dropout probability has to be between 0 and 1, but got nan")),
+    "hardtanh_ of ints with a limit beyond int64": (
+        lambda L: L.nn.functional.hardtanh_(L.zeros((), dtype=L.int8), max_val=2**63),
+        ("raises", "RuntimeError", "value cannot be converted to type int64_t without overflow")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
