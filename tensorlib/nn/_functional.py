@@ -28,6 +28,7 @@ from ..ops._util import (
     type_title,
     wrap,
     write_out,
+    write_out_exact,
 )
 from ..ops.activation import erf
 from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
@@ -549,7 +550,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
     x = tensor_arg(input, "hardshrink")
     float_only("hardshrink_cpu", x)
     res = where(gt(unary.abs(x), lambd), x, 0.0)
-    return res if out is None else write_out(out, res, "hardshrink")
+    return res if out is None else write_out_exact(out, res, "hardshrink")
 
 
 @op(namespace=NN_FUNCTIONAL)

@@ -457,6 +457,14 @@ def write_out(out: Any, result: Tensor, fname: str) -> Tensor:
     return out
 
 
+def write_out_exact(out: Any, result: Tensor, fname: str) -> Tensor:
+    """:func:`write_out` for ops whose ``out=`` must have the result's dtype exactly (torch's unary ops that keep
+    their input's dtype: abs, neg, floor, sign, ...)."""
+    if isinstance(out, Tensor) and out._data.dtype != result._data.dtype:
+        raise RuntimeError(f"Found dtype {type_title(out._data.dtype)} but expected {type_title(result._data.dtype)}")
+    return write_out(out, result, fname)
+
+
 def write_outs(out: Any, result: tuple, fname: str) -> tuple:
     """``out=`` for ops returning a named tuple: fill each given tensor, return them in the result's type."""
     if not isinstance(out, (tuple, list)) or len(out) != len(result):

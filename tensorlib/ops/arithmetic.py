@@ -28,6 +28,7 @@ from ._util import (
     tensor_arg,
     wrap,
     write_out,
+    write_out_exact,
 )
 from .conversion import conj
 
@@ -393,5 +394,5 @@ def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     r = _arr(np.negative(a))
     if x._requires_grad and GRAD.enabled:
         res, _ = record(NegBackward0, r, (x,))
-        return _finish(res, out, "neg")
-    return _finish(wrap(r), out, "neg")
+        return res if out is None else write_out_exact(out, res, "neg")
+    return wrap(r) if out is None else write_out_exact(out, wrap(r), "neg")

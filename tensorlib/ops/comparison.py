@@ -11,7 +11,7 @@ import numpy as np
 from .._registry import op
 from .._tensor import Tensor
 from ._pointwise import _apply2, _arr, _finish
-from ._util import binary_arrays, float_arg, not_implemented, number_input, tensor_arg, wrap
+from ._util import binary_arrays, float_arg, not_implemented, number_input, tensor_arg, wrap, write_out_exact
 
 # -- comparisons and logic (never differentiable) ----------------------------------------
 
@@ -127,7 +127,8 @@ def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     x = tensor_arg(input, "bitwise_not")
     if x._data.dtype.kind not in "biu":
         raise not_implemented("bitwise_not_cpu", x._data.dtype)
-    return _finish(wrap(_arr(np.invert(x._data))), out, "bitwise_not")
+    r = wrap(_arr(np.invert(x._data)))
+    return r if out is None else write_out_exact(out, r, "bitwise_not")
 
 
 @op(variants="function method")

@@ -15,7 +15,7 @@ from .._dtype import FROM_NP
 from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, ndarray
-from ._util import GRAD, Meta, int_arg, not_implemented, record, tensor_arg, wrap
+from ._util import GRAD, Meta, int_arg, not_implemented, record, tensor_arg, wrap, write_out_exact
 from .arithmetic import _conj, add, div, mul, neg, rsub, sub
 from .comparison import eq, gt
 from .conversion import _part_view, to_dtype, zeros_like
@@ -34,6 +34,7 @@ def _unary(
     other_dtypes: Callable[[np.ndarray, Callable], np.ndarray] | None = None,
     backward_name: str | None = None,
     holomorphic: bool = True,
+    exact_out: bool = False,
     **declaration: Any,
 ) -> Callable:
     """Build an elementwise function from a NumPy function and a gradient rule, and declare it.
@@ -71,6 +72,8 @@ def _unary(
         r = np_fn(a) if a.dtype.kind == "f" else other_dtypes(a, np_fn)
         return r if type(r) is ndarray else np.asarray(r)
 
+    finish = _finish_exact if exact_out else _finish
+
     def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         x = tensor_arg(input, name)
         r = compute(x)
@@ -78,8 +81,8 @@ def _unary(
             res, node = record(node_cls, r, (x,))
             node.x = save_input(x) if "x" in save else None
             node.y = SavedTensor(res, True) if "y" in save else None
-            return _finish(res, out, name)
-        return _finish(wrap(r), out, name)
+            return finish(res, out, name)
+        return finish(wrap(r), out, name)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -87,6 +90,10 @@ def _unary(
     declaration.setdefault("variants", "function method")
     declaration.setdefault("inplace", "function method")
     return op(**declaration)(fn)
+
+
+def _finish_exact(result: Tensor, out: Any, fname: str) -> Tensor:
+    return result if out is None else write_out_exact(out, result, fname)
 
 
 def _in_float(a: np.ndarray, np_fn: Callable) -> np.ndarray:
@@ -247,7 +254,8 @@ def _abs_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:
     return mul(g, sgn(x))
 
 
-abs = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"), holomorphic=False)  # noqa: A001
+abs = _unary("abs", np.abs, _abs_grad, "x", "Elementwise absolute value.", other_dtypes=_any_dtype("abs"), holomorphic=False,
+             exact_out=True)  # noqa: A001
 absolute = op(variants="function method", name="absolute", inplace="method")(abs)
 
 
@@ -271,15 +279,15 @@ def _relu_array(a: np.ndarray) -> np.ndarray:
 
 relu = _unary("relu", _relu_array, _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other)
 
-floor = _unary("floor", np.floor, None, "", "Elementwise floor.", other_dtypes=_rounding("floor"))
-ceil = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", other_dtypes=_rounding("ceil"))
+floor = _unary("floor", np.floor, None, "", "Elementwise floor.", other_dtypes=_rounding("floor"), exact_out=True)
+ceil = _unary("ceil", np.ceil, None, "", "Elementwise ceiling.", other_dtypes=_rounding("ceil"), exact_out=True)
 trunc = _unary(
     "trunc", np.trunc, None, "", "Elementwise truncation toward zero.", other_dtypes=_rounding("trunc"),
-    aliases=("fix",),
+    aliases=("fix",), exact_out=True,
 )
 frac = _unary(
     "frac", lambda a: a - np.trunc(a), lambda g, x, y: g, "", "Elementwise fractional part.",
-    other_dtypes=_float_only("frac_cpu"),
+    other_dtypes=_float_only("frac_cpu"), exact_out=True,
 )
 def _sign_float(a: np.ndarray) -> np.ndarray:
     """NumPy's sign with torch's sign of NaN, 0."""
@@ -289,7 +297,7 @@ def _sign_float(a: np.ndarray) -> np.ndarray:
 
 
 sign = _unary("sign", _sign_float, None, "", "Elementwise sign (-1, 0 or 1; 0 for NaN).", other_dtypes=_sign_other,
-              inplace="method")
+              inplace="method", exact_out=True)
 
 
 @op(variants="function method", inplace="method")
@@ -303,8 +311,8 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if x._requires_grad and GRAD.enabled:
             res, node = record(SgnBackward0, r, (x,))
             node.x, node.y = save_input(x), SavedTensor(res, True)
-            return _finish(res, out, "sgn")
-        return _finish(wrap(r), out, "sgn")
+            return _finish_exact(res, out, "sgn")
+        return _finish_exact(wrap(r), out, "sgn")
     return sign(x, out=out)
 
 
@@ -349,8 +357,8 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(RoundBackward0, r, (x,))
         node.metas = (_meta(x),)
-        return _finish(res, out, "round")
-    return _finish(wrap(r), out, "round")
+        return _finish_exact(res, out, "round")
+    return _finish_exact(wrap(r), out, "round")
 
 
 class ImagBackward0(Node):

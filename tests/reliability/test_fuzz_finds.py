@@ -461,3 +461,43 @@ def test_random_with_one_bound_samples_below_it(dtype):
 def test_random_without_bounds_covers_the_exact_integers(dtype, top):
     x = tensorlib.zeros(100000, dtype=getattr(tensorlib, dtype)).random_()
     assert x.min().item() >= 0 and top / 2 < float(x.max().item()) <= top
+
+
+EXACT_OUT = ["abs", "absolute", "neg", "negative", "floor", "ceil", "trunc", "fix", "frac", "sign", "sgn", "round",
+             "hardshrink"]
+
+
+@pytest.mark.parametrize("name", EXACT_OUT)
+def test_out_of_another_dtype_is_refused_where_torch_refuses_it(name):
+    out = tensorlib.zeros(2, dtype=tensorlib.float64)
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        getattr(tensorlib, name)(tensorlib.ones(2), out=out)
+    assert out.tolist() == [0.0, 0.0] and out._version == 0
+    same = tensorlib.zeros(2)
+    getattr(tensorlib, name)(-tensorlib.ones(2) * 1.5, out=same)
+    assert same.tolist() == getattr(tensorlib, name)(-tensorlib.ones(2) * 1.5).tolist()
+
+
+@pytest.mark.parametrize("name", ["exp", "sin", "sqrt", "sigmoid", "reciprocal", "log"])
+def test_out_of_a_wider_dtype_is_taken_where_torch_takes_it(name):
+    out = tensorlib.zeros(2, dtype=tensorlib.float64)
+    getattr(tensorlib, name)(tensorlib.ones(2), out=out)
+    assert out.dtype == tensorlib.float64 and out.tolist() == getattr(tensorlib, name)(tensorlib.ones(2)).tolist()
+
+
+def test_bitwise_not_out_dtype():
+    with pytest.raises(RuntimeError, match="Found dtype Int but expected Short"):
+        tensorlib.bitwise_not(tensorlib.ones(2, dtype=tensorlib.int16), out=tensorlib.zeros(2, dtype=tensorlib.int32))
+
+
+@pytest.mark.parametrize("name", EXACT_OUT + ["exp", "sin", "sqrt", "sigmoid", "reciprocal", "log"])
+def test_out_dtype_rules_as_torch(name):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (tensorlib, torch):
+        try:
+            getattr(lib, name)(lib.ones(2), out=lib.zeros(2, dtype=lib.float64))
+            outcomes.append("ok")
+        except RuntimeError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
