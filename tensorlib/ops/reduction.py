@@ -489,6 +489,8 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | N
 def _bool_reduce(input: Tensor, dim: Any, keepdim: bool, out: Any, fname: str, np_fn: Any) -> Tensor:
     x = tensor_arg(input, fname)
     a = x._data
+    if isinstance(out, Tensor) and out._data.dtype not in (np.bool_, np.uint8):
+        raise RuntimeError(f"{fname} only supports bool tensor for result, got: {type_title(out._data.dtype)}")
     # dim=() reduces nothing here (sum's empty dim reduces everything)
     axis = None if dim is None else () if isinstance(dim, (list, tuple)) and not dim else normalize_dims(dim, a.ndim)
     r = _arr(np_fn(a, axis=axis, keepdims=keepdim and dim is not None))

@@ -384,6 +384,9 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
     """Indices of nonzero elements: an ``(n, ndim)`` tensor, or a tuple of 1-D tensors with ``as_tuple``."""
     x = tensor_arg(input, "nonzero")
     a = x._data
+    if isinstance(out, Tensor) and out._data.dtype != np.int64:
+        raise RuntimeError("nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                           f"{type_title(out._data.dtype)}")  # (torch's message has no space there)
     if as_tuple:
         if a.ndim == 0:
             return (wrap(np.nonzero(a.reshape(1))[0].astype(np.int64)),)

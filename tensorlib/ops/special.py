@@ -330,6 +330,8 @@ def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     a = tensor_arg(input, "signbit")._data
     if a.dtype.kind == "c":
         raise RuntimeError("signbit is not implemented for complex tensors.")
+    if isinstance(out, Tensor) and out._data.dtype != np.bool_:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
     return _finish(wrap(_arr(np.signbit(a))), out, "signbit")
 
 

@@ -402,6 +402,18 @@ CASES = {
     "hardtanh_ of ints with a limit beyond int64": (
         lambda L: L.nn.functional.hardtanh_(L.zeros((), dtype=L.int8), max_val=2**63),
         ("raises", "RuntimeError", "value cannot be converted to type int64_t without overflow")),
+    "signbit into an int out": (lambda L: L.signbit(L.zeros(2), out=L.zeros(2, dtype=L.int16)),
+                                ("raises", "RuntimeError", "signbit does not support non-boolean outputs.")),
+    "nonzero into an int32 out": (
+        lambda L: L.nonzero(L.ones(2, 2), out=L.zeros(4, 2, dtype=L.int32)),
+        ("raises", "RuntimeError", "nonzero: Expected out tensor to have scalar type Long but got scalar typeInt")),
+    "all into an int out": (lambda L: L.all(L.ones(2), out=L.zeros((), dtype=L.int32)),
+                            ("raises", "RuntimeError", "all only supports bool tensor for result, got: Int")),
+    "any over a dim into a float out": (lambda L: L.any(L.ones(2, 2), 0, out=L.zeros(2)),
+                                        ("raises", "RuntimeError", "any only supports bool tensor for result, got: "
+                                         "Float")),
+    "all into a uint8 out": (lambda L: L.all(L.ones(2), out=L.zeros((), dtype=L.uint8)),
+                             ("tensor", "uint8", (), 1)),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
