@@ -1082,7 +1082,7 @@ def threshold(input: Tensor, threshold: builtins.float, value: builtins.float, *
 def threshold_(input: Tensor, threshold: builtins.float, value: builtins.float) -> Tensor:
     """In-place :func:`threshold`."""
 def tile(input: Tensor, dims: Any) -> Tensor:
-    """Like :func:`repeat`, but missing leading repeats count as 1."""
+    """``input`` repeated ``dims`` times along its trailing dims (missing leading repeats count as 1)."""
 def topk(input: Tensor, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True) -> Any:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
 def trace(input: Tensor) -> Tensor:

@@ -1032,8 +1032,8 @@ class TensorMethods:
         """In-place version of :func:`tanh`."""
     def tensor_split(self, indices_or_sections: Any, dim: builtins.int = 0) -> tuple[Any, ...]:
         """Split into ``n`` parts as equal as possible, or at the given indices."""
-    def tile(self, dims: Any) -> Tensor:
-        """Like :func:`repeat`, but missing leading repeats count as 1."""
+    def tile(self, *dims: Any) -> Tensor:
+        """Like :func:`repeat`, but missing leading repeats count as 1 (``t.tile(2, 3)`` or ``t.tile((2, 3))``)."""
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """Convert dtype (and check the device): ``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``."""
     def topk(self, k: builtins.int, dim: builtins.int = -1, largest: builtins.bool = True, sorted: builtins.bool = True) -> Any:

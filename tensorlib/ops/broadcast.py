@@ -315,13 +315,19 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
     return wrap(r)
 
 
-@op(variants="function method")
-def tile(input: Tensor, dims: Any) -> Tensor:
-    """Like :func:`repeat`, but missing leading repeats count as 1."""
+@op(variants="method")
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """Like :func:`repeat`, but missing leading repeats count as 1 (``t.tile(2, 3)`` or ``t.tile((2, 3))``)."""
     x = tensor_arg(input, "tile")
-    if not isinstance(dims, (tuple, list, Size)):
-        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
-    reps = _shape_arg((tuple(dims),), "tile")
+    reps = _shape_arg(dims, "tile")
     if len(reps) < x._data.ndim:
         reps = (1,) * (x._data.ndim - len(reps)) + reps
     return repeat(x, reps)
+
+
+@op(name="tile")
+def tile_function(input: Tensor, dims: Any) -> Tensor:
+    """``input`` repeated ``dims`` times along its trailing dims (missing leading repeats count as 1)."""
+    if not isinstance(dims, (tuple, list, Size)):
+        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    return tile(input, tuple(dims))

@@ -45,7 +45,7 @@ def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor
     return t, None
 
 
-_SIZE_NAMES = {"permute": "dims", "repeat": "repeats", "view": "size", "reshape": "shape"}
+_SIZE_NAMES = {"permute": "dims", "tile": "dims", "repeat": "repeats", "view": "size", "reshape": "shape"}
 
 
 def _shape_arg(shape: Any, fname: str) -> tuple[int, ...]:

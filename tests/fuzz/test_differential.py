@@ -89,7 +89,6 @@ KNOWN: dict[str, str] = {
     'Tensor.squeeze_': NONE,
     'Tensor.sum': FLAG,
     'Tensor.sum_to_size': SIGNATURE,
-    'Tensor.tile': 'wants a tuple of dims; torch also takes one int',
     'Tensor.tril_': HUGE,
     'Tensor.type': FLAG,
     'Tensor.unique': FLAG,

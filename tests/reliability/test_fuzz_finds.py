@@ -414,6 +414,11 @@ CASES = {
                                          "Float")),
     "all into a uint8 out": (lambda L: L.all(L.ones(2), out=L.zeros((), dtype=L.uint8)),
                              ("tensor", "uint8", (), 1)),
+    "Tensor.tile with ints": (lambda L: L.ones(2).tile(2, 3), ("tensor", "float32", (2, 6), [[1.0] * 6] * 2)),
+    "Tensor.tile with one int": (lambda L: L.ones(2).tile(2), ("tensor", "float32", (4,), [1.0] * 4)),
+    "tile with one int": (lambda L: L.tile(L.ones(2), 2),
+                          ("raises", "TypeError", "tile(): argument 'dims' (position 2) must be tuple of ints, not "
+                           "int")),
 }
 # torch raises the same type from inside Python (``int(size * ratio)``, ``math.floor(size * scale)``) or with its
 # argument parser's words: only the type is compared with torch's
