@@ -460,9 +460,14 @@ def write_out(out: Any, result: Tensor, fname: str) -> Tensor:
 def write_out_exact(out: Any, result: Tensor, fname: str) -> Tensor:
     """:func:`write_out` for ops whose ``out=`` must have the result's dtype exactly (torch's unary ops that keep
     their input's dtype: abs, neg, floor, sign, ...)."""
-    if isinstance(out, Tensor) and out._data.dtype != result._data.dtype:
-        raise RuntimeError(f"Found dtype {type_title(out._data.dtype)} but expected {type_title(result._data.dtype)}")
+    check_out_dtype(out, result._data.dtype)
     return write_out(out, result, fname)
+
+
+def check_out_dtype(out: Any, npdt: np.dtype) -> None:
+    """torch's error for an ``out=`` tensor whose dtype is not exactly ``npdt`` (None passes)."""
+    if isinstance(out, Tensor) and out._data.dtype != npdt:
+        raise RuntimeError(f"Found dtype {type_title(out._data.dtype)} but expected {type_title(npdt)}")
 
 
 def write_outs(out: Any, result: tuple, fname: str) -> tuple:

@@ -16,7 +16,7 @@ from .._dtype import FROM_NP
 from .._registry import op
 from .._tensor import Tensor
 from ._pointwise import _finish, _meta, inplace_apply, reduce_to
-from ._util import GRAD, Meta, broadcast_error, record, tensor_arg, type_title, wrap
+from ._util import GRAD, Meta, broadcast_error, check_out_dtype, record, tensor_arg, type_title, wrap
 from .arithmetic import add, mul, sub
 from .conversion import conj, real
 from .shape import _view_result
@@ -193,8 +193,7 @@ def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The complex conjugate, computed (the input itself for real tensors, as torch)."""
     x = tensor_arg(input, "conj_physical")
     a = x._data
-    if out is not None and isinstance(out, Tensor) and out._data.dtype != a.dtype:
-        raise RuntimeError(f"Found dtype {type_title(out._data.dtype)} but expected {type_title(a.dtype)}")
+    check_out_dtype(out, a.dtype)
     if a.dtype.kind != "c":
         return x if out is None else _finish(wrap(a.copy()), out, "conj_physical")
     r = np.conj(a)

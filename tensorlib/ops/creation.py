@@ -15,9 +15,8 @@ from .._dtype import FROM_NP, dtype as DType
 from .._registry import op, public
 from .._size import Size
 from .._memory_format import check_memory_format, check_rank, contiguous_format, memory_format, preserve_format
-from .._tensor import _CPU, Tensor, _wrap, bump_version, check_device, device as _device
-from ._util import (_CPP_FLOAT_NAMES, broadcast_error, check_inplace, fit_scalar, int_arg, not_implemented, tensor_arg,
-                    type_title,
+from .._tensor import _CPP_NAMES, _CPU, Tensor, _wrap, bump_version, check_device, device as _device
+from ._util import (broadcast_error, check_inplace, fit_scalar, int_arg, not_implemented, tensor_arg, type_title,
                     writable, write_out)
 from .conversion import to_dtype
 
@@ -841,7 +840,7 @@ def check_uniform_bounds(npdt: np.dtype, from_: float, to: float) -> None:
         raise not_implemented("check_uniform_bounds", npdt)
     real = np.dtype(npdt.char.lower()) if npdt.kind == "c" else npdt  # a complex dtype's parts
     hi = float(np.finfo(real).max)
-    cpp = _CPP_FLOAT_NAMES[real.name]
+    cpp = _CPP_NAMES[real.name]
     if not -hi <= from_ <= hi:  # NaN fails too
         raise RuntimeError(f"from is out of bounds for {cpp}")
     if not -hi <= to <= hi:
@@ -893,14 +892,14 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: G
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
     if npdt.kind in "iub":
         lo, hi = (0, 1) if npdt.kind == "b" else (int(np.iinfo(npdt).min), int(np.iinfo(npdt).max))
-        name = _C_TYPE_NAMES.get(npdt.name, npdt.name)
+        name = _CPP_NAMES.get(npdt.name, npdt.name)
         if not lo <= from_ <= hi:
             raise RuntimeError(f"from is out of bounds for {name}")
         if not lo <= to - 1 <= hi:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
     else:
         top = float(np.finfo(npdt).max)
-        name = _C_TYPE_NAMES.get(npdt.name, npdt.name)
+        name = _CPP_NAMES.get(npdt.name, npdt.name)
         if not -top <= from_ <= top:
             raise RuntimeError(f"from is out of bounds for {name}")
         if not -top <= to - 1 <= top:
@@ -909,7 +908,7 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: G
         for what, v in (("from", from_), ("to - 1", to - 1)):
             if abs(v) > 2**digits:
                 warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
-                              f"{_C_TYPE_NAMES.get(npdt.name, npdt.name)} can support discrete uniform distribution "
+                              f"{_CPP_NAMES.get(npdt.name, npdt.name)} can support discrete uniform distribution "
                               "only within this range.", stacklevel=2)
     a = _rng(generator).integers(from_, to, size=self._data.shape)
     return _fill_random(self, a, "random_")
@@ -959,13 +958,8 @@ def _continuous(self: Tensor, fname: str, kernel: str) -> None:
     if kind.kind != "f":
         if fname == "cauchy_":
             raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
-                               f"point but you specified {_C_TYPE_NAMES.get(kind.name, kind.name)}")
+                               f"point but you specified {_CPP_NAMES.get(kind.name, kind.name)}")
         raise not_implemented(kernel, kind)
-
-
-_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short", "uint32": "unsigned int",
-                 "uint64": "unsigned long", "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
 @op(variants="method")
