@@ -19,7 +19,9 @@ _gc.disable()
 
 from dispatch import save_code_cache as _save_code_cache
 
-from . import _C, _VF, _errors, _hooks, _legacy, _methods, _repr, _threads, _typeinfo, cuda, ops, serialization
+import importlib as _importlib
+
+from . import _C, _VF, _errors, _hooks, _legacy, _methods, _repr, _threads, _typeinfo, cuda, ops
 from ._autograd import (
     anomaly_mode as _anomaly_mode,
     engine as _engine,
@@ -43,6 +45,7 @@ from ._dtype import (
 )
 from ._layout import jagged, layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from . import _namespace
 from ._namespace import build as _build, install_methods as _install_methods
 from ._protocol import protocol as _protocol
 from ._registry import TENSORLIB as _TENSORLIB, bindings as _bindings
@@ -90,24 +93,31 @@ for _t in (Size, dtype, device, memory_format, layout):
     _protocol.add_plain_type(_t)
 _NO_WRAP.add(Tensor.grad.__get__)
 
-from . import (  # noqa: E402
-    autograd,
-    fft,
-    linalg,
-    nn,
-    optim,
-    overrides,
-    overrides as _overrides,  # noqa: E402
-    return_types,
-    special,
-    testing,
-    utils,
-)
+from . import autograd, nn, overrides, return_types  # noqa: E402
 
 # torch's historical module name: ``import tensorlib._overrides`` finds this very module.
+_overrides = overrides
 _sys.modules[__name__ + "._overrides"] = overrides
 
-# every namespace is wrapped by now: keep the compiled wrappers for the next import
+# Public parts a program that only computes gradients does not need load on first access (module __getattr__
+# below), as tensorlib.nn's do: name -> the submodule that defines it. Listing the overridable or ignored
+# functions loads them all first.
+_ON_FIRST_USE = {
+    "distributions": "distributions", "fft": "fft", "linalg": "linalg", "optim": "optim",
+    "serialization": "serialization", "special": "special", "testing": "testing", "utils": "utils",
+    "save": "serialization", "load": "serialization",
+}
+
+
+def _load_all() -> None:
+    for name in ("fft", "linalg", "serialization", "special", "testing"):  # the ones that register functions
+        _importlib.import_module(f".{name}", __name__)
+    _protocol.registry.add_ignored(_sys.modules[__name__], ["load", "save"])
+
+
+_protocol.registry.add_loader(_load_all)
+_namespace.READY = True  # namespaces built from now on keep their compiled wrappers for the next import
+# every namespace built so far is wrapped: keep the compiled wrappers for the next import
 _save_code_cache()
 
 if _gc_was_enabled:
@@ -118,6 +128,7 @@ __all__ = sorted(
     | set(
         """bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128 half float double short
         int long cfloat cdouble default_generator autograd cuda distributions fft linalg nn optim overrides return_types
+        save load
         serialization special testing utils contiguous_format preserve_format channels_last channels_last_3d
         strided sparse_coo sparse_csr sparse_csc sparse_bsr sparse_bsc jagged""".split()
     )
@@ -125,14 +136,14 @@ __all__ = sorted(
 
 
 def __getattr__(name: str) -> object:
-    # tensorlib.distributions is written against the public namespace (``import tensorlib``), so it is
-    # loaded on first use rather than imported from here: the one deliberate function-level import.
-    if name == "distributions":
-        import importlib
-
-        return importlib.import_module(".distributions", __name__)
-    raise AttributeError(f"module 'tensorlib' has no attribute {name!r}")
+    submodule = _ON_FIRST_USE.get(name)
+    if submodule is None:
+        raise AttributeError(f"module 'tensorlib' has no attribute {name!r}")
+    module = _importlib.import_module(f".{submodule}", __name__)  # binds the submodule here
+    if submodule != name:
+        globals()[name] = getattr(module, name)
+    return globals()[name]
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"distributions"})
+    return sorted(set(globals()) | set(_ON_FIRST_USE))

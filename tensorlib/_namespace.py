@@ -12,11 +12,16 @@ import inspect
 import sys
 from typing import Any, Callable
 
+from dispatch import save_code_cache
 from dispatch._codegen import DerivedSignature
 
 from . import _calling, _registry
 from ._protocol import protocol
 from .ops._pointwise import inplace_apply
+
+# Set once ``import tensorlib`` has built its namespaces: namespaces built later (on first use) save the wrappers
+# they compiled themselves, since no import is running that would save them at its end.
+READY = False
 
 
 def method_signature(func: Callable) -> inspect.Signature:
@@ -96,6 +101,8 @@ def build(module_name: str) -> dict[str, Any]:
         )
     vars(module).update(out)
     protocol.registry.add_ignored(module, ignored)
+    if READY:
+        save_code_cache()
     return out
 
 

@@ -1,8 +1,9 @@
 """``import tensorlib`` does not load what a program may never use, and everything is still reachable.
 
-The public parts of ``tensorlib.nn`` (module classes, ``functional``, ``init``, ``utils``) and NumPy's random
-module load on first use; the introspection helpers of ``tensorlib.overrides`` see nn's functions without the
-program touching nn first.
+The public parts of ``tensorlib.nn`` (module classes, ``functional``, ``init``, ``utils``), ``tensorlib.fft``,
+``linalg``, ``special``, ``optim``, ``serialization`` (and ``save``/``load``), ``testing``, ``utils``,
+``distributions`` and NumPy's random module load on first use; the introspection helpers of
+``tensorlib.overrides`` see their functions without the program touching them first.
 """
 
 from __future__ import annotations
@@ -89,3 +90,48 @@ def test_tensorlib_never_imports_its_optional_dask_module():
         " or m.startswith('tensorlib.dask'))}))"
     )
     assert out["loaded"] == []
+
+
+ON_FIRST_USE = ["tensorlib.fft", "tensorlib.linalg", "tensorlib.special", "tensorlib.optim", "tensorlib.serialization",
+                "tensorlib.testing", "tensorlib.utils", "tensorlib.distributions", "zipfile"]
+
+
+def test_import_leaves_the_other_public_parts_for_later_and_each_route_reaches_them():
+    out = _run(
+        "import sys, json, io, tensorlib\n"
+        f"lazy = {ON_FIRST_USE!r}\n"
+        "before = [m for m in lazy if m in sys.modules]\n"
+        "x = tensorlib.tensor([[2., 1.], [1., 3.]], dtype=tensorlib.float64)\n"
+        "inv = tensorlib.linalg.inv(x).tolist()\n"
+        "from tensorlib.fft import fft\n"
+        "spectrum = fft(tensorlib.ones(2)).real.tolist()\n"
+        "import tensorlib.special as special\n"
+        "buf = io.BytesIO(); tensorlib.save(x, buf); buf.seek(0)\n"
+        "loaded = tensorlib.load(buf).tolist()\n"
+        "star = {}; exec('from tensorlib import *', star)\n"
+        "print(json.dumps({'before': before, 'inv': inv, 'fft': spectrum,"
+        " 'expit': special.expit(tensorlib.zeros(1)).tolist(), 'loaded': loaded,"
+        " 'same': [tensorlib.save is tensorlib.serialization.save, tensorlib.load is tensorlib.serialization.load],"
+         " 'star': all(n in star for n in ('optim', 'testing', 'utils', 'save', 'load', 'distributions')),"
+        " 'dir': all(n in dir(tensorlib) for n in ('fft', 'save', 'optim')),"
+        " 'missing': hasattr(tensorlib, 'no_such_name'), 'sgd': tensorlib.optim.SGD.__name__}))"
+    )
+    assert out["before"] == []
+    assert out["inv"] == [[0.6, -0.2], [-0.2, 0.4]] and out["fft"] == [2.0, 0.0] and out["expit"] == [0.5]
+    assert out["loaded"] == [[2.0, 1.0], [1.0, 3.0]] and out["same"] == [True, True]
+    assert out["star"] and out["dir"] and not out["missing"] and out["sgd"] == "SGD"
+
+
+def test_overrides_listings_include_the_parts_loaded_on_first_use():
+    out = _run(
+        "import json, tensorlib\n"
+        "from tensorlib.overrides import get_overridable_functions, get_ignored_functions\n"
+        "funcs = get_overridable_functions()\n"
+        "ignored = get_ignored_functions()\n"
+        "names = sorted(getattr(ns, '__name__', str(ns)) for ns in funcs)\n"
+        "print(json.dumps({'names': names, 'inv': tensorlib.linalg.inv in funcs[tensorlib.linalg],"
+        " 'ignored': [f in ignored for f in (tensorlib.save, tensorlib.load, tensorlib.testing.assert_close,"
+        " tensorlib.serialization.add_safe_globals)]}))"
+    )
+    assert {"tensorlib.fft", "tensorlib.linalg", "tensorlib.special"} <= set(out["names"])
+    assert out["inv"] and out["ignored"] == [True, True, True, True]
