@@ -922,42 +922,23 @@ class Protocol:
             # found without generating the source again (in this process or from the on-disk cache)
             keyword = frozenset(keyword_params)
             shape, default_values = _codegen.signature_shape(impl, signature)
-            unknown = keyword - {p[0] for p in shape}
-            if unknown:
-                raise ValueError(f"keyword parameters {sorted(unknown)} are not in the signature of {name}")
+            if keyword:
+                unknown = keyword - {p[0] for p in shape}
+                if unknown:
+                    raise ValueError(f"keyword parameters {sorted(unknown)} are not in the signature of {name}")
             inline_source, inline_names = inline if inline is not None else ("", {})
-            key: tuple = ("wrap", shape, tuple(sorted(keyword)))
-            free_base = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]))
+            key: tuple = ("wrap", shape, tuple(sorted(keyword)) if keyword else ())
             if inline is not None:
-                clash = [n for n in inline_names if not n.isidentifier() or n.startswith("_dispatch")
-                         or n in free_base or n in {p[0] for p in shape}]
+                taken = {"_impl", "_spec", *(p[0] for p in shape)}
+                taken.update(_codegen.default_name("", p[0]) for p in shape if p[2])
+                clash = [n for n in inline_names if not n.isidentifier() or n.startswith("_dispatch") or n in taken]
                 if clash:
                     raise ValueError(f"inline names {clash} of {name} are not free identifiers")
                 key += (inline_source, tuple(inline_names))
-            free = (*free_base, *inline_names)
-            inlined = "".join(f"            {line}\n" for line in inline_source.splitlines())
-
-            def body() -> str:
-                sig = signature if signature is not None else inspect.signature(impl)
-                params, call = _codegen.parameter_source(sig, {}, "")
-                rebuild = _codegen.call_rebuild_source(sig, "", keyword=keyword)
-                return (
-                    f"def _fn({params}):\n"
-                    f"    if {_codegen.plain_check_source(sig, '')}:\n"
-                    f"        try:\n"
-                    + inlined
-                    + f"            return _impl({call})\n"
-                    f"        except _X as _dispatch_e_:\n"
-                    + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=keyword)
-                    + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
-                    f"            raise\n"
-                    + rebuild
-                    + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
-                )
-
             factory = self._factories.get(key)
             if factory is None:
-                factory = self._factories[key] = _codegen.keyed_factory(key, body, free, self._ns)
+                factory = self._factories[key] = self._wrapper_factory(
+                    key, impl, signature, shape, keyword, inline_source, tuple(inline_names))
             wrapper = _codegen.rename(factory(impl, spec, *default_values, *inline_names.values()), name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
@@ -972,6 +953,32 @@ class Protocol:
         if namespace is not None and not modes_only:
             self.registry.add_overridable(namespace, name, wrapper)
         return wrapper
+
+    def _wrapper_factory(self, key: tuple, impl: Callable, signature: inspect.Signature | None, shape: tuple,
+                         keyword: frozenset, inline_source: str, inline_names: tuple[str, ...]) -> Callable:
+        """The factory of wrappers of one signature shape (see :meth:`wrap`), from the code cache or compiled."""
+        free = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]), *inline_names)
+        inlined = "".join(f"            {line}\n" for line in inline_source.splitlines())
+
+        def body() -> str:
+            sig = signature if signature is not None else inspect.signature(impl)
+            params, call = _codegen.parameter_source(sig, {}, "")
+            rebuild = _codegen.call_rebuild_source(sig, "", keyword=keyword)
+            return (
+                f"def _fn({params}):\n"
+                f"    if {_codegen.plain_check_source(sig, '')}:\n"
+                f"        try:\n"
+                + inlined
+                + f"            return _impl({call})\n"
+                f"        except _X as _dispatch_e_:\n"
+                + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=keyword)
+                + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
+                f"            raise\n"
+                + rebuild
+                + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
+            )
+
+        return _codegen.keyed_factory(key, body, free, self._ns)
 
     def report_as(self, wrapper: Callable, func: Callable) -> None:
         """Make handlers receive ``func`` as the ``func`` of calls to ``wrapper`` (both wrappers of this protocol).
