@@ -84,7 +84,9 @@ _hooks.install(
     api=_sys.modules[__name__],
 )
 
-_build(__name__)
+# The functions' wrappers are made on first access (module __getattr__ below): most programs use a few dozen
+# of the ~500, and making them all is a tenth of the import.
+_build(__name__, on_first_use=True)
 # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).
 _install_methods(Tensor, skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"})
 _protocol.add_plain_type(Tensor, primary=True)
@@ -138,7 +140,7 @@ __all__ = sorted(
 def __getattr__(name: str) -> object:
     submodule = _ON_FIRST_USE.get(name)
     if submodule is None:
-        raise AttributeError(f"module 'tensorlib' has no attribute {name!r}")
+        return _namespace.materialize(__name__, name)  # a function's wrapper, or AttributeError
     module = _importlib.import_module(f".{submodule}", __name__)  # binds the submodule here
     if submodule != name:
         globals()[name] = getattr(module, name)
@@ -146,4 +148,4 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_ON_FIRST_USE))
+    return sorted(set(globals()) | set(_ON_FIRST_USE) | _namespace.pending_names(__name__))

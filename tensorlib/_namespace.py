@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import threading
 from typing import Any, Callable
 
 from dispatch import save_code_cache
@@ -77,33 +78,85 @@ def call_form(namespace: str, name: str, signature: Callable[[], inspect.Signatu
     return form
 
 
-def build(module_name: str) -> dict[str, Any]:
+def _wrap(binding: _registry.Binding, module: Any) -> Callable:
+    impl = implementation(binding)
+    signature = _signature(binding, impl)
+    return protocol.wrap(
+        impl, name=binding.name, qualname=binding.name, module=module.__name__,
+        signature=signature, namespace=module, modes_only=binding.dispatch == "modes", prepare=binding.prepare,
+        **call_form(module.__name__, binding.name, lambda: signature or inspect.signature(impl)),
+    )
+
+
+# namespace -> name -> binding, for the wrappers build(..., on_first_use=True) has not made yet
+_PENDING: dict[str, dict[str, _registry.Binding]] = {}
+_PENDING_LOCK = threading.Lock()
+
+
+def build(module_name: str, *, on_first_use: bool = False) -> dict[str, Any]:
     """The public objects of namespace ``module_name``, as declared in the registry; registers them for dispatch.
 
     Overridable functions are wrapped; functions only modes see are wrapped as
-    such; the rest is bound as it is and listed as ignored.
+    such; the rest is bound as it is and listed as ignored. With
+    ``on_first_use=True`` the wrappers are made when first asked for (the
+    module's ``__getattr__`` calls :func:`materialize`; listing the overridable
+    or ignored functions makes them all) and are not in the returned dict.
     """
     module = sys.modules[module_name]
     out: dict[str, Any] = {}
     ignored = []
+    pending = {}
     for binding in _registry.bindings(module_name):
-        impl = implementation(binding)
-        if binding.dispatch != "full":
-            ignored.append(binding.name)  # modes still see the "modes" ones
         if binding.dispatch == "none":
-            out[binding.name] = impl
-            continue
-        signature = _signature(binding, impl)
-        out[binding.name] = protocol.wrap(
-            impl, name=binding.name, qualname=binding.name, module=module_name,
-            signature=signature, namespace=module, modes_only=binding.dispatch == "modes", prepare=binding.prepare,
-            **call_form(module_name, binding.name, lambda: signature or inspect.signature(impl)),
-        )
+            out[binding.name] = implementation(binding)
+            ignored.append(binding.name)
+        elif on_first_use:
+            pending[binding.name] = binding
+        else:
+            out[binding.name] = _wrap(binding, module)
+            if binding.dispatch == "modes":
+                ignored.append(binding.name)  # modes still see it
     vars(module).update(out)
     protocol.registry.add_ignored(module, ignored)
+    if pending:
+        _PENDING[module_name] = pending
+        protocol.registry.add_loader(functools.partial(materialize_all, module_name))
     if READY:
         save_code_cache()
     return out
+
+
+def pending_names(module_name: str) -> set[str]:
+    """The names of ``module_name`` whose wrappers are still to be made on first use."""
+    return set(_PENDING.get(module_name, ()))
+
+
+def materialize(module_name: str, name: str) -> Callable:
+    """The public object ``module_name.name`` left for first use by :func:`build`, made and bound now.
+
+    Raises AttributeError, as a missing module attribute does, if nothing of that name is pending.
+    """
+    module = sys.modules[module_name]
+    with _PENDING_LOCK:  # two threads asking at once get the same object
+        made = vars(module).get(name)
+        if made is not None:
+            return made
+        binding = _PENDING.get(module_name, {}).pop(name, None)
+        if binding is None:
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        made = _wrap(binding, module)
+        setattr(module, name, made)
+        if binding.dispatch == "modes":
+            protocol.registry.add_ignored(module, [name])
+    if READY:
+        save_code_cache()
+    return made
+
+
+def materialize_all(module_name: str) -> None:
+    """Make every wrapper of ``module_name`` still pending (before listing what is overridable)."""
+    for name in sorted(pending_names(module_name)):
+        materialize(module_name, name)
 
 
 def install_methods(cls: type, skip: set[str]) -> None:

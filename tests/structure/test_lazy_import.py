@@ -135,3 +135,29 @@ def test_overrides_listings_include_the_parts_loaded_on_first_use():
     )
     assert {"tensorlib.fft", "tensorlib.linalg", "tensorlib.special"} <= set(out["names"])
     assert out["inv"] and out["ignored"] == [True, True, True, True]
+
+
+def test_function_wrappers_are_made_on_first_access_once_for_all_threads():
+    out = _run(
+        "import json, pickle, threading, tensorlib\n"
+        "before = [n in vars(tensorlib) for n in ('atan2', 'cos', 'zeros', 'logaddexp')]\n"
+        "seen = []\n"
+        "barrier = threading.Barrier(8)\n"
+        "def grab():\n"
+        "    barrier.wait()\n"
+        "    seen.append(tensorlib.atan2)\n"
+        "threads = [threading.Thread(target=grab) for _ in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "from tensorlib import cos\n"
+        "from tensorlib.overrides import get_overridable_functions, get_ignored_functions, resolve_name\n"
+        "listed = get_overridable_functions()[tensorlib]\n"
+        "print(json.dumps({'before': before, 'one': all(f is tensorlib.atan2 for f in seen) and len(seen) == 8,"
+        " 'cos': cos is tensorlib.cos and cos(tensorlib.zeros(1)).tolist() == [1.0],"
+        " 'pickle': pickle.loads(pickle.dumps(tensorlib.sin)) is tensorlib.sin,"
+        " 'listed': 'logaddexp' in vars(tensorlib) and tensorlib.logaddexp in listed,"
+        " 'zeros_ignored': tensorlib.zeros in get_ignored_functions(), 'name': resolve_name(tensorlib.atan2),"
+        " 'dir': 'logaddexp' in dir(tensorlib)}))"
+    )
+    assert out["before"] == [False, False, False, False]
+    assert out["one"] and out["cos"] and out["pickle"] and out["listed"] and out["zeros_ignored"] and out["dir"]
+    assert out["name"] == "tensorlib.atan2"
