@@ -90,7 +90,7 @@ def _wrap(binding: _registry.Binding, module: Any) -> Callable:
 
 # namespace -> name -> binding, for the wrappers build(..., on_first_use=True) has not made yet
 _PENDING: dict[str, dict[str, _registry.Binding]] = {}
-_PENDING_LOCK = threading.Lock()
+_PENDING_LOCK = threading.RLock()  # re-entrant: making one wrapper never waits on itself
 
 
 def build(module_name: str, *, on_first_use: bool = False) -> dict[str, Any]:
@@ -159,21 +159,71 @@ def materialize_all(module_name: str) -> None:
         materialize(module_name, name)
 
 
+def _wrap_method(binding: _registry.Binding, cls: type) -> Callable:
+    impl = implementation(binding)
+    signature = _signature(binding, impl)
+    return protocol.wrap(
+        impl, name=binding.name, qualname=f"{cls.__qualname__}.{binding.name}", module=cls.__module__,
+        signature=signature, namespace=cls, doc=impl.__doc__, inline=getattr(impl, "_dispatch_inline", None),
+        **call_form(_registry.TENSOR, binding.name, lambda: signature or inspect.signature(impl)),
+    )
+
+
+class _PendingMethod:
+    """A declared method whose wrapper is made on first access; the wrapper then takes its place in the class."""
+
+    __slots__ = ("cls", "binding")
+
+    def __init__(self, cls: type, binding: _registry.Binding) -> None:
+        self.cls = cls
+        self.binding = binding
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        method = materialize_method(self.cls, self.binding.name)
+        return method if obj is None else method.__get__(obj, owner)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called as found in the class's __dict__
+        return materialize_method(self.cls, self.binding.name)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<method {self.cls.__qualname__}.{self.binding.name}, made on first access>"
+
+
+def materialize_method(cls: type, name: str) -> Callable:
+    """The wrapper of ``cls.name`` left for first access by :func:`install_methods`, made and bound now."""
+    with _PENDING_LOCK:
+        attr = vars(cls)[name]
+        if not isinstance(attr, _PendingMethod):
+            return attr  # made already (by another thread, say)
+        method = _wrap_method(attr.binding, cls)
+        setattr(cls, name, method)
+    if READY:
+        save_code_cache()
+    return method
+
+
+def materialize_methods(cls: type) -> None:
+    """Make every method of ``cls`` still pending (before listing what is overridable)."""
+    for name, attr in list(vars(cls).items()):
+        if isinstance(attr, _PendingMethod):
+            materialize_method(cls, name)
+
+
 def install_methods(cls: type, skip: set[str]) -> None:
     """Attach the declared Tensor methods and operators to ``cls`` and make every public attribute overridable.
 
     The class's own methods and properties are wrapped in place; ``skip`` stays
-    plain and is registered as ignored.
+    plain and is registered as ignored. The declared methods' wrappers (not the
+    operators') are made on first access: most programs use a few dozen of the
+    ~500, and making them all costs a tenth of the import.
     """
-    qualname = cls.__qualname__
+    eager = set(_calling.OPERATOR_FUNCS.values())  # the operators report as these: made below anyway
     for binding in _registry.bindings(_registry.TENSOR):
-        impl = implementation(binding)
-        signature = _signature(binding, impl)
-        setattr(cls, binding.name, protocol.wrap(
-            impl, name=binding.name, qualname=f"{qualname}.{binding.name}", module=cls.__module__,
-            signature=signature, namespace=cls, doc=impl.__doc__, inline=getattr(impl, "_dispatch_inline", None),
-            **call_form(_registry.TENSOR, binding.name, lambda: signature or inspect.signature(impl)),
-        ))
+        if binding.name.startswith("__") or binding.name in eager:
+            setattr(cls, binding.name, _wrap_method(binding, cls))
+        else:
+            setattr(cls, binding.name, _PendingMethod(cls, binding))
+    protocol.registry.add_loader(functools.partial(materialize_methods, cls))
     own = {
         name: call_form(_registry.TENSOR, name, functools.partial(inspect.signature, attr))
         for name, attr in vars(cls).items() if inspect.isfunction(attr) and name not in skip

@@ -26,6 +26,7 @@ from typing import Any, Callable
 import typing_extensions
 
 from . import _registry
+from ._protocol import protocol
 
 PACKAGE = "tensorlib"
 TENSOR_METHODS_MODULE = "tensorlib._tensor_methods"
@@ -380,6 +381,8 @@ def tensor_methods_stub() -> str:
 def stubs() -> dict[Path, str]:
     """Every stub file and the text it should have."""
     importlib.import_module(PACKAGE)
+    # the parts loaded on first use declare names too (tensorlib.save is declared by tensorlib.serialization)
+    protocol.registry.overridable_functions()
     out: dict[Path, str] = {}
     for namespace in stubbed_namespaces():
         path = Path(sys.modules[namespace].__file__ or "").with_suffix(".pyi")

@@ -161,3 +161,31 @@ def test_function_wrappers_are_made_on_first_access_once_for_all_threads():
     assert out["before"] == [False, False, False, False]
     assert out["one"] and out["cos"] and out["pickle"] and out["listed"] and out["zeros_ignored"] and out["dir"]
     assert out["name"] == "tensorlib.atan2"
+
+
+def test_tensor_method_wrappers_are_made_on_first_access_and_then_are_plain_functions():
+    out = _run(
+        "import inspect, json, threading, tensorlib\n"
+        "T = tensorlib.Tensor\n"
+        "before = [inspect.isfunction(vars(T)[n]) for n in ('exp', 'cos', 'logaddexp', '__add__', 'add')]\n"
+        "class Sub(T):\n"
+        "    pass\n"
+        "s = Sub(tensorlib.zeros(2))\n"
+        "seen = []\n"
+        "barrier = threading.Barrier(8)\n"
+        "def grab():\n"
+        "    barrier.wait()\n"
+        "    seen.append(T.exp)\n"
+        "threads = [threading.Thread(target=grab) for _ in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "through_dict = vars(T)['cos'](tensorlib.zeros(1)).tolist()\n"
+        "from tensorlib.overrides import get_overridable_functions\n"
+        "listed = get_overridable_functions()[T]\n"
+        "print(json.dumps({'before': before, 'sub': type(s.exp()).__name__, 'one': all(f is T.exp for f in seen),"
+        " 'function': inspect.isfunction(vars(T)['exp']) and vars(T)['exp'] is T.exp, 'cos': through_dict,"
+        " 'signature': str(inspect.signature(T.clamp)), 'listed': inspect.isfunction(vars(T)['logaddexp'])"
+        " and T.logaddexp in listed}))"
+    )
+    assert out["before"] == [False, False, False, True, True]  # operators and the methods they report as: at once
+    assert out["sub"] == "Sub" and out["one"] and out["function"] and out["cos"] == [1.0] and out["listed"]
+    assert out["signature"].startswith("(self: 'Tensor', min: 'Any' = None, max")
