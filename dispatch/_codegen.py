@@ -41,11 +41,20 @@ _P = inspect.Parameter
 # signature they were generated for (see signature_shape), which skips generating their source at
 # all; those entries are only valid for the code generator that made them, whose fingerprint
 # (see _generator_stamp) the file records under _STAMP_KEY.
+#
+# The file is a dict of the entries a process used before its first save_code_cache() call (what a
+# library's import needs), plus, under _REST_KEY, every other entry marshalled once more: those stay
+# bytes until a lookup misses, so an import does not pay for the thousands of wrappers other uses
+# made (the testing overrides of every function, say).
 _CODE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
                           f"wrappers.{sys.implementation.cache_tag}.marshal")
 _STAMP_KEY = "__generator__"
+_REST_KEY = "__rest__"
 _codes: dict[object, object] | None = None
+_rest: bytes | None = None  # the file's other entries, not loaded yet
+_shapes_valid = True  # whether the file's shape-keyed entries are this generator's
 _used: dict[object, object] = {}
+_first_used: frozenset | None = None  # keys used before the first save_code_cache() call
 _compiled_new = False
 
 
@@ -62,26 +71,61 @@ def _generator_stamp() -> int:
     return stamp
 
 
+def _usable(entries: dict) -> dict:
+    """``entries`` without the shape-keyed ones when another generator made them."""
+    if _shapes_valid:
+        return entries
+    return {k: v for k, v in entries.items() if isinstance(k, str) and k != _STAMP_KEY}
+
+
 def _load_codes() -> dict[object, object]:
-    global _codes
+    global _codes, _rest, _shapes_valid
     if _codes is None:
         try:
             with open(_CODE_FILE, "rb") as f:
                 loaded = marshal.loads(f.read())  # one read: marshal.load on a file reads in small pieces
-            _codes = loaded if isinstance(loaded, dict) else {}
+            if not isinstance(loaded, dict):
+                loaded = {}
         except (OSError, EOFError, ValueError, TypeError):
-            _codes = {}
+            loaded = {}
+        rest = loaded.pop(_REST_KEY, None)
+        _rest = rest if isinstance(rest, bytes) else None
         stamp = _generator_stamp()
-        if _codes.get(_STAMP_KEY) != stamp or stamp == -1:  # shape-keyed entries of another generator: drop them
-            _codes = {k: v for k, v in _codes.items() if isinstance(k, str) and k != _STAMP_KEY}
+        _shapes_valid = loaded.get(_STAMP_KEY) == stamp and stamp != -1
+        _codes = _usable(loaded)
         _used[_STAMP_KEY] = stamp
     return _codes
+
+
+def _load_rest() -> None:
+    """Add the file's other entries (see _REST_KEY) to the loaded ones, once."""
+    global _rest
+    codes = _load_codes()
+    if _rest is None:
+        return
+    blob, _rest = _rest, None
+    try:
+        more = marshal.loads(blob)
+    except (EOFError, ValueError, TypeError):
+        return
+    if isinstance(more, dict):
+        for k, v in _usable(more).items():
+            codes.setdefault(k, v)
+
+
+def _cached(key: object) -> object | None:
+    """The compiled code stored under ``key``, loading the file's other entries on the first miss."""
+    code = _load_codes().get(key)
+    if code is None and _rest is not None:
+        _load_rest()
+        code = _load_codes().get(key)
+    return code
 
 
 def _code_for(src: str) -> object:
     """``src`` compiled, from the on-disk cache when it is there."""
     global _compiled_new
-    code = _load_codes().get(src)
+    code = _cached(src)
     if code is None:
         code = compile(src, "<dispatch wrapper>", "exec")
         _compiled_new = True
@@ -95,11 +139,10 @@ def keyed_factory(key: tuple, body: Callable[[], str], free: tuple[str, ...], ns
     ``body()`` generates the source only when neither this process nor the on-disk cache has the factory.
     """
     global _compiled_new
-    codes = _load_codes()
-    code = codes.get(key)
+    code = _cached(key)
     if code is None:
         code = compile(_factory_source(body(), free), "<dispatch wrapper>", "exec")
-        codes[key] = code
+        _load_codes()[key] = code
         _compiled_new = True
     _used[key] = code
     local: dict = {}
@@ -230,19 +273,25 @@ def _function_shape(fn: types.FunctionType) -> tuple[tuple, list]:
 def save_code_cache() -> None:
     """Write the wrapper sources compiled in this process to the cache, if any were new (best effort).
 
-    A library calls this once its namespaces are wrapped; the next import then compiles nothing.
+    A library calls this once its namespaces are wrapped; the next import then compiles nothing. What the
+    process used before its first call loads first at the next import; the rest only when a lookup misses.
     """
-    global _compiled_new
+    global _compiled_new, _first_used
+    if _first_used is None:
+        _first_used = frozenset(_used)
     if not _compiled_new:
         return
+    _load_rest()  # the file's other entries, so that they are written back
+    everything = {**_load_codes(), **_used}
+    first = {k: v for k, v in everything.items() if k in _first_used or k == _STAMP_KEY}
+    rest = {k: v for k, v in everything.items() if k not in first}
     try:
         os.makedirs(os.path.dirname(_CODE_FILE), exist_ok=True)
         import tempfile  # here, not at the top: a warm import never saves, and tempfile takes ~5 ms to import
 
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(_CODE_FILE), suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            # what this process used, and what the file held for parts it has not loaded (yet)
-            marshal.dump({**_load_codes(), **_used}, f)
+            marshal.dump({**first, _REST_KEY: marshal.dumps(rest)}, f)
         os.chmod(tmp, 0o644)  # readable by whoever imports the package next, as .pyc files are
         os.replace(tmp, _CODE_FILE)  # atomic: processes saving at once each write a whole file
         _compiled_new = False

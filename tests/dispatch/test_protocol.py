@@ -514,3 +514,37 @@ def test_wrappers_sharing_a_factory_keep_their_own_defaults():
     assert f.__code__.co_code == g.__code__.co_code  # one generated factory for both
     assert (f(2), g(2), f(2, 3), g(2, 3)) == (3, 20, 5, 6)
     assert inspect.signature(g) == inspect.signature(second)
+
+
+def test_wrappers_used_before_the_first_save_load_first_and_the_rest_on_a_miss(tmp_path, monkeypatch):
+    from dispatch import _codegen
+
+    path = tmp_path / "wrappers.marshal"
+    for name, value in (("_CODE_FILE", str(path)), ("_codes", None), ("_used", {}), ("_compiled_new", False),
+                        ("_first_used", None), ("_rest", None)):
+        monkeypatch.setattr(_codegen, name, value)
+
+    def at_import(a, b=2):
+        return a + b
+
+    def later(x, *, scale):
+        return x * scale
+
+    proto = Protocol("__split_function__")
+    proto.wrap(at_import)
+    _codegen.save_code_cache()  # the library's import is done
+    proto.wrap(later)  # used afterwards (say, a namespace built on first use)
+    _codegen.save_code_cache()
+    # a new process (simulated): the import's wrapper comes from the first part, the other stays marshalled
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_compiled_new", False)
+    assert Protocol("__split_function__").wrap(at_import)(1) == 3
+    assert _codegen._rest is not None and not _codegen._compiled_new
+    assert Protocol("__split_function__").wrap(later)(2, scale=5) == 10  # a miss: the rest is loaded, not compiled
+    assert _codegen._rest is None and not _codegen._compiled_new
+    # a damaged rest is ignored: its wrappers are compiled again
+    monkeypatch.setattr(_codegen, "_codes", None)
+    monkeypatch.setattr(_codegen, "_compiled_new", False)
+    _codegen._load_codes()
+    monkeypatch.setattr(_codegen, "_rest", b"not marshal data")
+    assert Protocol("__split_function__").wrap(later)(3, scale=2) == 6 and _codegen._compiled_new
