@@ -2,24 +2,69 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from operator import itemgetter
+from typing import Any, Iterable
 
 
-class _ReturnRepr:
-    """torch's layout: one field per line after the qualified name."""
+class _ReturnTuple(tuple):
+    """A named tuple (``_fields``, ``_asdict``, ``_replace``, ``_make``) printed as torch prints its return types.
+
+    Written once here rather than made by ``collections.namedtuple`` per type: making 37 of those (each from
+    generated source) was a twentieth of ``import tensorlib``.
+    """
 
     __slots__ = ()
+    _fields: tuple[str, ...] = ()
 
-    def __repr__(self: Any) -> str:
+    def __new__(cls, *args: Any, **kwargs: Any) -> "_ReturnTuple":
+        fields = cls._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} positional arguments but {len(args)} were given")
+        values = list(args)
+        for name in fields[len(args):]:
+            if name not in kwargs:
+                raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
+            values.append(kwargs.pop(name))
+        if kwargs:
+            name = next(iter(kwargs))
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
+        return tuple.__new__(cls, values)
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> "_ReturnTuple":
+        """A new instance from a sequence or iterable of the field values."""
+        values = tuple(iterable)
+        if len(values) != len(cls._fields):
+            raise TypeError(f"Expected {len(cls._fields)} arguments, got {len(values)}")
+        return tuple.__new__(cls, values)
+
+    def _asdict(self) -> dict[str, Any]:
+        """The fields as a dict, in order."""
+        return dict(zip(self._fields, self))
+
+    def _replace(self, **changes: Any) -> "_ReturnTuple":
+        """A copy with the given fields replaced."""
+        unknown = set(changes) - set(self._fields)
+        if unknown:
+            raise ValueError(f"Got unexpected field names: {sorted(unknown)!r}")
+        return tuple.__new__(type(self), [changes.get(n, v) for n, v in zip(self._fields, self)])
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:  # torch's layout: one field per line after the qualified name
         fields = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
         return f"tensorlib.return_types.{type(self).__name__}(\n{fields})"
 
 
 def _make(name: str, fields: tuple[str, ...]) -> type:
-    base = NamedTuple(name, [(f, Any) for f in fields])  # type: ignore[misc]
-    cls = type(name, (_ReturnRepr, base), {"__slots__": (), "__module__": __name__})
-    cls.__doc__ = f"Result of ``{name}``: a named tuple ({', '.join(fields)})."
-    return cls
+    namespace: dict[str, Any] = {
+        "__slots__": (), "__module__": __name__, "_fields": fields, "__match_args__": fields,
+        "__doc__": f"Result of ``{name}``: a named tuple ({', '.join(fields)}).",
+    }
+    for i, field in enumerate(fields):
+        namespace[field] = property(itemgetter(i), doc=f"Alias for field number {i}")
+    return type(name, (_ReturnTuple,), namespace)
 
 
 max = _make("max", ("values", "indices"))  # noqa: A001
