@@ -48,7 +48,7 @@ from ._memory_format import channels_last, channels_last_3d, contiguous_format, 
 from . import _namespace
 from ._namespace import build as _build, install_methods as _install_methods
 from ._protocol import protocol as _protocol
-from ._registry import TENSORLIB as _TENSORLIB, bindings as _bindings
+from ._registry import TENSORLIB as _TENSORLIB, bindings as _bindings, deferred as _deferred
 from ._size import Size
 from ._tensor import _NO_WRAP, Tensor, device
 from .nn import (
@@ -126,7 +126,8 @@ if _gc_was_enabled:
     _gc.enable()
 
 __all__ = sorted(
-    {b.name for b in _bindings(_TENSORLIB)}
+    {b.name for b in _bindings(_TENSORLIB, load=False)}
+    | set(_deferred(_TENSORLIB))
     | set(
         """bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128 half float double short
         int long cfloat cdouble default_generator autograd cuda distributions fft linalg nn optim overrides return_types

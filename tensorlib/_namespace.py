@@ -8,6 +8,7 @@ Tensor class gets its methods and operators from :func:`install_methods`.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import sys
 import threading
@@ -88,8 +89,9 @@ def _wrap(binding: _registry.Binding, module: Any) -> Callable:
     )
 
 
-# namespace -> name -> binding, for the wrappers build(..., on_first_use=True) has not made yet
-_PENDING: dict[str, dict[str, _registry.Binding]] = {}
+# namespace -> name -> what build(..., on_first_use=True) has not made yet: a binding, or the name of the module
+# left for first use that declares it (see _registry.ON_FIRST_USE_MODULES)
+_PENDING: dict[str, dict[str, "_registry.Binding | str"]] = {}
 _PENDING_LOCK = threading.RLock()  # re-entrant: making one wrapper never waits on itself
 
 
@@ -100,13 +102,14 @@ def build(module_name: str, *, on_first_use: bool = False) -> dict[str, Any]:
     such; the rest is bound as it is and listed as ignored. With
     ``on_first_use=True`` the wrappers are made when first asked for (the
     module's ``__getattr__`` calls :func:`materialize`; listing the overridable
-    or ignored functions makes them all) and are not in the returned dict.
+    or ignored functions makes them all), the op modules left for first use are
+    not imported, and neither is in the returned dict.
     """
     module = sys.modules[module_name]
     out: dict[str, Any] = {}
     ignored = []
-    pending = {}
-    for binding in _registry.bindings(module_name):
+    pending: dict[str, _registry.Binding | str] = {}
+    for binding in _registry.bindings(module_name, load=not on_first_use):
         if binding.dispatch == "none":
             out[binding.name] = implementation(binding)
             ignored.append(binding.name)
@@ -116,8 +119,10 @@ def build(module_name: str, *, on_first_use: bool = False) -> dict[str, Any]:
             out[binding.name] = _wrap(binding, module)
             if binding.dispatch == "modes":
                 ignored.append(binding.name)  # modes still see it
-    vars(module).update(out)
-    protocol.registry.add_ignored(module, ignored)
+    if on_first_use:
+        pending.update(_registry.deferred(module_name))
+    vars(module).update({k: v for k, v in out.items() if k not in pending})
+    protocol.registry.add_ignored(module, [n for n in ignored if n not in pending])
     if pending:
         _PENDING[module_name] = pending
         protocol.registry.add_loader(functools.partial(materialize_all, module_name))
@@ -131,7 +136,18 @@ def pending_names(module_name: str) -> set[str]:
     return set(_PENDING.get(module_name, ()))
 
 
-def materialize(module_name: str, name: str) -> Callable:
+def _declared(namespace: str, name: str, entry: "_registry.Binding | str") -> _registry.Binding:
+    """The binding of a pending entry, importing the module that declares it when it is a module's name."""
+    if isinstance(entry, str):
+        importlib.import_module(entry)
+        found = _registry.binding(namespace, name)
+        if found is None:  # the generated list of declarations is stale
+            raise AttributeError(f"{entry} does not declare {namespace}.{name}: run `python -m tensorlib._stubs`")
+        return found
+    return entry
+
+
+def materialize(module_name: str, name: str) -> Any:
     """The public object ``module_name.name`` left for first use by :func:`build`, made and bound now.
 
     Raises AttributeError, as a missing module attribute does, if nothing of that name is pending.
@@ -141,12 +157,14 @@ def materialize(module_name: str, name: str) -> Callable:
         made = vars(module).get(name)
         if made is not None:
             return made
-        binding = _PENDING.get(module_name, {}).pop(name, None)
-        if binding is None:
+        pending = _PENDING.get(module_name)
+        entry = None if pending is None else pending.pop(name, None) or _registry.binding(module_name, name)
+        if entry is None:  # (above: a name declared since build, by a module imported since)
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
-        made = _wrap(binding, module)
+        binding = _declared(module_name, name, entry)
+        made = implementation(binding) if binding.dispatch == "none" else _wrap(binding, module)
         setattr(module, name, made)
-        if binding.dispatch == "modes":
+        if binding.dispatch != "full":
             protocol.registry.add_ignored(module, [name])
     if READY:
         save_code_cache()
@@ -170,23 +188,27 @@ def _wrap_method(binding: _registry.Binding, cls: type) -> Callable:
 
 
 class _PendingMethod:
-    """A declared method whose wrapper is made on first access; the wrapper then takes its place in the class."""
+    """A declared method whose wrapper is made on first access; the wrapper then takes its place in the class.
 
-    __slots__ = ("cls", "binding")
+    ``declared`` is its binding, or the name of the module left for first use that declares it.
+    """
 
-    def __init__(self, cls: type, binding: _registry.Binding) -> None:
+    __slots__ = ("cls", "name", "declared")
+
+    def __init__(self, cls: type, name: str, declared: "_registry.Binding | str") -> None:
         self.cls = cls
-        self.binding = binding
+        self.name = name
+        self.declared = declared
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        method = materialize_method(self.cls, self.binding.name)
+        method = materialize_method(self.cls, self.name)
         return method if obj is None else method.__get__(obj, owner)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:  # called as found in the class's __dict__
-        return materialize_method(self.cls, self.binding.name)(*args, **kwargs)
+        return materialize_method(self.cls, self.name)(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<method {self.cls.__qualname__}.{self.binding.name}, made on first access>"
+        return f"<method {self.cls.__qualname__}.{self.name}, made on first access>"
 
 
 def materialize_method(cls: type, name: str) -> Callable:
@@ -195,7 +217,7 @@ def materialize_method(cls: type, name: str) -> Callable:
         attr = vars(cls)[name]
         if not isinstance(attr, _PendingMethod):
             return attr  # made already (by another thread, say)
-        method = _wrap_method(attr.binding, cls)
+        method = _wrap_method(_declared(_registry.TENSOR, name, attr.declared), cls)
         setattr(cls, name, method)
     if READY:
         save_code_cache()
@@ -209,6 +231,10 @@ def materialize_methods(cls: type) -> None:
             materialize_method(cls, name)
 
 
+# the methods the operators report as (see _calling.OPERATOR_FUNCS): made at once, with the operators
+EAGER_METHODS = frozenset(_calling.OPERATOR_FUNCS.values())
+
+
 def install_methods(cls: type, skip: set[str]) -> None:
     """Attach the declared Tensor methods and operators to ``cls`` and make every public attribute overridable.
 
@@ -217,12 +243,13 @@ def install_methods(cls: type, skip: set[str]) -> None:
     operators') are made on first access: most programs use a few dozen of the
     ~500, and making them all costs a tenth of the import.
     """
-    eager = set(_calling.OPERATOR_FUNCS.values())  # the operators report as these: made below anyway
-    for binding in _registry.bindings(_registry.TENSOR):
-        if binding.name.startswith("__") or binding.name in eager:
+    for binding in _registry.bindings(_registry.TENSOR, load=False):
+        if binding.name.startswith("__") or binding.name in EAGER_METHODS:
             setattr(cls, binding.name, _wrap_method(binding, cls))
         else:
-            setattr(cls, binding.name, _PendingMethod(cls, binding))
+            setattr(cls, binding.name, _PendingMethod(cls, binding.name, binding))
+    for name, module in _registry.deferred(_registry.TENSOR).items():
+        setattr(cls, name, _PendingMethod(cls, name, module))
     protocol.registry.add_loader(functools.partial(materialize_methods, cls))
     own = {
         name: call_form(_registry.TENSOR, name, functools.partial(inspect.signature, attr))

@@ -18,8 +18,12 @@ from here. This module imports nothing from tensorlib: every layer may declare.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal, TypeVar
+
+from ._declarations import DECLARED
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +43,16 @@ TESTING = "tensorlib.testing"
 UTILS_DATA = "tensorlib.utils.data"
 
 Dispatch = Literal["full", "modes", "none"]
+
+# Op modules that ``import tensorlib`` leaves for first use: what they declare is listed, generated, in
+# tensorlib/_declarations.py (``python -m tensorlib._stubs`` writes it; a test checks it is fresh), so the
+# namespaces know their names before they are imported. None may declare an operator (operators are made at once).
+ON_FIRST_USE_MODULES = (
+    "tensorlib.ops.fft",
+    "tensorlib.ops.special_functions",
+    "tensorlib.ops.decompositions",
+    "tensorlib.ops.linalg_functions",
+)
 
 
 @dataclass(frozen=True)
@@ -146,11 +160,35 @@ def public(*, namespace: str | tuple[str, ...] = TENSORLIB, name: str | None = N
     return declare
 
 
-def bindings(namespace: str) -> list[Binding]:
-    """The declarations of one namespace, in declaration order."""
+def deferred(namespace: str) -> dict[str, str]:
+    """The names of ``namespace`` declared by modules not imported yet (see ON_FIRST_USE_MODULES): name -> module."""
+    return {name: module for module, declared in DECLARED.items() if module not in sys.modules
+            for ns, name in declared if ns == namespace}
+
+
+def load_deferred(namespace: str | None = None) -> None:
+    """Import the modules left for first use that declare into ``namespace`` (all of them with None)."""
+    for module, declared in DECLARED.items():
+        if module not in sys.modules and (namespace is None or any(ns == namespace for ns, _ in declared)):
+            importlib.import_module(module)
+
+
+def bindings(namespace: str, *, load: bool = True) -> list[Binding]:
+    """The declarations of one namespace, in declaration order.
+
+    ``load=False``: only those of the modules imported so far (see :func:`deferred` for the others).
+    """
+    if load:
+        load_deferred(namespace)
     return [b for b in BINDINGS if b.namespace == namespace]
+
+
+def binding(namespace: str, name: str) -> Binding | None:
+    """The declaration of ``namespace.name`` among the modules imported so far."""
+    return _SEEN.get((namespace, name))
 
 
 def namespaces() -> list[str]:
     """Every namespace something was declared in."""
+    load_deferred()
     return sorted({b.namespace for b in BINDINGS})

@@ -17,6 +17,9 @@ import builtins
 import collections.abc
 import importlib
 import inspect
+import json
+import os
+import subprocess
 import sys
 import types
 import typing
@@ -26,6 +29,7 @@ from typing import Any, Callable
 import typing_extensions
 
 from . import _registry
+from ._namespace import EAGER_METHODS
 from ._protocol import protocol
 
 PACKAGE = "tensorlib"
@@ -378,16 +382,63 @@ def tensor_methods_stub() -> str:
             + "    \"\"\"What Tensor gets from the op registry.\"\"\"\n\n" + "".join(body))
 
 
+# Run in a new process, where no module left for first use is imported yet: each is imported in turn, and the
+# declarations it adds (or replaces: an in-place implementation of its own) are its.
+_DECLARATIONS_PROBE = """
+import importlib, json, sys
+import tensorlib
+from tensorlib import _registry
+loaded = [m for m in _registry.ON_FIRST_USE_MODULES if m in sys.modules]
+if loaded:
+    raise SystemExit(f"import tensorlib imported modules left for first use: {loaded}")
+out = {}
+for module in _registry.ON_FIRST_USE_MODULES:
+    before = dict(_registry._SEEN)
+    importlib.import_module(module)
+    out[module] = sorted(k for k, b in _registry._SEEN.items() if before.get(k) is not b)
+print(json.dumps(out))
+"""
+
+
+def declarations_text() -> str:
+    """The text of ``_declarations.py``: what each op module left for first use declares."""
+    root = Path(sys.modules[PACKAGE].__file__ or "").parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _DECLARATIONS_PROBE], capture_output=True, text=True, env=env,
+                          cwd=root)
+    if done.returncode != 0:
+        raise RuntimeError(f"listing the declarations of the modules left for first use failed:\n{done.stderr}")
+    declared: dict[str, list[list[str]]] = json.loads(done.stdout)
+    eager = [f"{ns}.{name}" for pairs in declared.values() for ns, name in pairs
+             if ns == _registry.TENSOR and (name.startswith("__") or name in EAGER_METHODS)]
+    if eager:
+        raise RuntimeError(f"modules left for first use declare operators, which are made at import: {eager}")
+    lines = [
+        _HEADER.rstrip("\n"),
+        '"""What the op modules left for first use (``_registry.ON_FIRST_USE_MODULES``) declare: module -> '
+        '(namespace, name)."""',
+        "",
+        "DECLARED: dict[str, tuple[tuple[str, str], ...]] = {",
+    ]
+    for module, pairs in declared.items():
+        lines.append(f"    {module!r}: (")
+        lines += [f"        ({ns!r}, {name!r})," for ns, name in pairs]
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines).replace("'", '"') + "\n"
+
+
 def stubs() -> dict[Path, str]:
-    """Every stub file and the text it should have."""
+    """Every generated file (the stubs and ``_declarations.py``) and the text it should have."""
     importlib.import_module(PACKAGE)
+    root = Path(sys.modules[PACKAGE].__file__ or "").parent
+    declarations = declarations_text()  # first: below, everything gets imported
     # the parts loaded on first use declare names too (tensorlib.save is declared by tensorlib.serialization)
     protocol.registry.overridable_functions()
-    out: dict[Path, str] = {}
+    out: dict[Path, str] = {root / "_declarations.py": declarations}
     for namespace in stubbed_namespaces():
         path = Path(sys.modules[namespace].__file__ or "").with_suffix(".pyi")
         out[path] = namespace_stub(namespace)
-    root = Path(sys.modules[PACKAGE].__file__ or "").parent
     out[root / "_tensor_methods.pyi"] = tensor_methods_stub()
     return out
 
@@ -404,6 +455,14 @@ def main(argv: list[str]) -> int:
         for path in paths:
             print(f"stale: {path}")
         return 1 if paths else 0
+    importlib.import_module(PACKAGE)
+    declarations = Path(sys.modules[PACKAGE].__file__ or "").parent / "_declarations.py"
+    text = declarations_text()
+    if not declarations.exists() or declarations.read_text(encoding="utf-8") != text:
+        declarations.write_text(text, encoding="utf-8")
+        print(f"wrote {declarations}")
+        # this process imported tensorlib with the old list: a new one writes the rest
+        return subprocess.run([sys.executable, "-m", "tensorlib._stubs", *argv]).returncode
     for path, text in stubs().items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -189,3 +191,29 @@ def test_tensor_method_wrappers_are_made_on_first_access_and_then_are_plain_func
     assert out["before"] == [False, False, False, True, True]  # operators and the methods they report as: at once
     assert out["sub"] == "Sub" and out["one"] and out["function"] and out["cos"] == [1.0] and out["listed"]
     assert out["signature"].startswith("(self: 'Tensor', min: 'Any' = None, max")
+
+
+def test_op_modules_left_for_first_use_load_with_their_first_name():
+    out = _run(
+        "import json, sys, tensorlib\n"
+        "from tensorlib import _registry\n"
+        "from tensorlib._declarations import DECLARED\n"
+        "lazy = list(_registry.ON_FIRST_USE_MODULES)\n"
+        "before = [m for m in lazy if m in sys.modules]\n"
+        "x = tensorlib.tensor([[2., 1.], [1., 3.]], dtype=tensorlib.float64)\n"
+        "det = x.slogdet().logabsdet.exp().item()  # a Tensor method declared by tensorlib.ops.decompositions\n"
+        "after_det = [m for m in lazy if m in sys.modules]\n"
+        "window = tensorlib.stft(tensorlib.ones(16), 8, return_complex=True).shape  # a top-level function\n"
+        "from tensorlib.overrides import get_overridable_functions, get_ignored_functions\n"
+        "funcs, ignored = get_overridable_functions(), get_ignored_functions()\n"
+        "def owner(ns):\n"
+        "    return tensorlib.Tensor if ns == 'tensorlib.Tensor' else sys.modules[ns]\n"
+        "listed = all(getattr(owner(ns), n) in funcs.get(owner(ns), []) or getattr(owner(ns), n) in ignored"
+        " for m in DECLARED for ns, n in DECLARED[m])\n"
+        "print(json.dumps({'before': before, 'after_det': after_det, 'det': det, 'window': list(window),"
+        " 'listed': listed, 'all': sorted(DECLARED) == sorted(lazy)}))"
+    )
+    assert out["before"] == []
+    assert "tensorlib.ops.decompositions" in out["after_det"] and "tensorlib.ops.fft" not in out["after_det"]
+    assert out["det"] == pytest.approx(5.0) and out["window"] == [5, 9]
+    assert out["listed"] and out["all"]
