@@ -51,11 +51,6 @@ from ._protocol import protocol as _protocol
 from ._registry import TENSORLIB as _TENSORLIB, bindings as _bindings, deferred as _deferred
 from ._size import Size
 from ._tensor import _NO_WRAP, Tensor, device
-from .nn import (
-    _functional as _nn_functional,  # declares cosine_similarity and pairwise_distance here too
-    _rnn as _nn_rnn,  # declares rnn_tanh, rnn_relu, lstm and gru (torch._VF's)
-    _toplevel as _nn_toplevel,  # declares torch's top-level forms of layers and losses (conv2d, ...)
-)
 from .ops.creation import default_generator
 
 # torch's dtype aliases
