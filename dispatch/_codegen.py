@@ -30,7 +30,6 @@ import marshal
 import os
 import sys
 import types
-import zlib
 from typing import Any, Callable
 
 _P = inspect.Parameter
@@ -58,17 +57,18 @@ _first_used: frozenset | None = None  # keys used before the first save_code_cac
 _compiled_new = False
 
 
-def _generator_stamp() -> int:
-    """A fingerprint of the modules that generate wrapper sources (this one and the protocol's wrap)."""
+def _generator_stamp() -> tuple[int, ...] | int:
+    """A fingerprint of the modules that generate wrapper sources (this one and the protocol's wrap): their
+    modification times and sizes, as Python's bytecode cache uses (-1 when they cannot be read)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    stamp = 0
+    stamp: list[int] = []
     for module in ("_codegen.py", "_protocol.py"):
         try:
-            with open(os.path.join(here, module), "rb") as f:
-                stamp = zlib.crc32(f.read(), stamp)
+            st = os.stat(os.path.join(here, module))
         except OSError:
             return -1
-    return stamp
+        stamp += [st.st_mtime_ns, st.st_size]
+    return tuple(stamp)
 
 
 def _usable(entries: dict) -> dict:

@@ -20,7 +20,6 @@ Large matrix products gain from more threads: ``set_num_threads(n)``.
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
 from typing import Callable
 
@@ -94,9 +93,14 @@ def _candidate_libraries() -> list[str]:
         return found
     # elsewhere: the BLAS NumPy's wheels bundle next to the package
     root = os.path.dirname(os.path.dirname(os.path.abspath(np.__file__)))
-    for pattern in ("numpy.libs/*", "numpy/.dylibs/*"):
-        for path in sorted(glob.glob(os.path.join(root, pattern))):
-            if any(h in os.path.basename(path).lower() for h in _LIBRARY_HINTS) and path not in found:
+    for folder in (os.path.join(root, "numpy.libs"), os.path.join(root, "numpy", ".dylibs")):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            if any(h in name.lower() for h in _LIBRARY_HINTS) and path not in found:
                 found.append(path)
     return found
 

@@ -19,8 +19,8 @@ tail, so large arguments keep their relative accuracy.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
-from decimal import Decimal, localcontext
 from typing import Callable
 
 import numpy as np
@@ -52,9 +52,12 @@ def _scaled_erfc(x: float) -> float:
             total += term
             n += 1
         return total * _INV_SQRT_PI / x
-    with localcontext() as ctx:  # exp(x^2) to more digits than a double holds
+    # decimal is imported here, on the first interpolant built: importing it is ~1 ms of ``import tensorlib``
+    decimal = importlib.import_module("decimal")
+    with decimal.localcontext() as ctx:  # exp(x^2) to more digits than a double holds
         ctx.prec = 40
-        return float(Decimal(math.erfc(x)) * (Decimal(x) * Decimal(x)).exp())
+        d = decimal.Decimal
+        return float(d(math.erfc(x)) * (d(x) * d(x)).exp())
 
 
 def _h(t: float) -> float:

@@ -81,3 +81,19 @@ def test_import_defaults_to_one_thread_unless_configured():
 def test_the_functions_are_public_and_not_overridable():
     assert tensorlib.set_num_threads in tensorlib.overrides.get_ignored_functions()
     assert tensorlib.get_num_threads in tensorlib.overrides.get_ignored_functions()
+
+
+def test_without_proc_maps_the_blas_bundled_with_numpy_is_found(monkeypatch, tmp_path):
+    def no_maps(path, *args, **kwargs):
+        raise OSError(f"no {path}")
+
+    monkeypatch.setattr(_threads, "open", no_maps, raising=False)  # as on a platform without /proc
+    root = tmp_path / "site-packages"
+    (root / "numpy").mkdir(parents=True)
+    (root / "numpy.libs").mkdir()
+    for name in ("libgfortran-1.so.5", "libscipy_openblas64_-2.so", "libquadmath-3.so.0"):
+        (root / "numpy.libs" / name).write_bytes(b"")
+    monkeypatch.setattr(_threads.np, "__file__", str(root / "numpy" / "__init__.py"))
+    assert _threads._candidate_libraries() == [str(root / "numpy.libs" / "libscipy_openblas64_-2.so")]
+    (root / "numpy.libs" / "libscipy_openblas64_-2.so").unlink()
+    assert _threads._candidate_libraries() == []
