@@ -21,25 +21,37 @@ the standard library. See ``README.md`` next to this file for a walk-through.
 
 from typing import TYPE_CHECKING, Any
 
+import importlib
+
 from ._codegen import save_code_cache
-from ._collect import BASIC_TYPES
 from ._protocol import DISABLED, ENABLED, SUBCLASSES_DISABLED, DisabledImpl, Protocol, disabled_handler, protocols_for
 from ._registry import Registry, namespace_path
-from ._toolkit import Implementations, Rewrap, SignatureError, signature_problems
 
 if TYPE_CHECKING:
+    from ._collect import BASIC_TYPES
     from ._coverage import CoverageReport, NamespaceCoverage, coverage, implementations_of
+    from ._toolkit import Implementations, Rewrap, SignatureError, signature_problems
 
-# The coverage tool is loaded on first use: a library that adopts the protocol should not pay for it at import.
-_LAZY = {"CoverageReport", "NamespaceCoverage", "coverage", "implementations_of"}
+# The tools for implementers (the coverage tool, the implementations toolkit) are loaded on first use: a library
+# that adopts the protocol should not pay for them at import. Name -> the module that defines it.
+_LAZY = {
+    "CoverageReport": "_coverage", "NamespaceCoverage": "_coverage", "coverage": "_coverage",
+    "implementations_of": "_coverage", "BASIC_TYPES": "_collect", "Implementations": "_toolkit",
+    "Rewrap": "_toolkit", "SignatureError": "_toolkit", "signature_problems": "_toolkit",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from ._coverage import CoverageReport, NamespaceCoverage, coverage, implementations_of
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dispatch' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
-        return locals()[name]
-    raise AttributeError(f"module 'dispatch' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = [

@@ -107,7 +107,7 @@ _ON_FIRST_USE = {
 
 
 def _load_all() -> None:
-    for name in ("fft", "linalg", "serialization", "special", "testing"):  # the ones that register functions
+    for name in ("autograd.functional", "fft", "linalg", "serialization", "special", "testing"):  # those that register
         _importlib.import_module(f".{name}", __name__)
     _protocol.registry.add_ignored(_sys.modules[__name__], ["load", "save"])
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
+from typing import Any as _Any
+
 from .._autograd import engine as _engine  # noqa: F401  (declares backward and grad here)
 from .._autograd.anomaly_mode import (
     detect_anomaly,
@@ -23,7 +26,7 @@ from .._autograd.graph import Node
 from .._autograd.nested_io import NestedIOFunction
 from .._autograd.variable import Variable
 from .._namespace import build as _build
-from . import function, functional, grad_mode, graph, variable as _variable_module  # noqa: F401
+from . import function, grad_mode, graph, variable as _variable_module  # noqa: F401
 
 # importing the submodule binds the name to it; the function takes the name back, as in torch
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -63,3 +66,10 @@ __all__ = [
     "set_multithreading_enabled",
     "variable",
 ]
+
+
+def __getattr__(name: str) -> _Any:
+    # tensorlib.autograd.functional (jacobian, hessian, vjp, ...) loads on first use
+    if name == "functional":
+        return _importlib.import_module(".functional", __name__)  # binds the submodule here
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -95,7 +95,8 @@ def test_tensorlib_never_imports_its_optional_dask_module():
 
 
 ON_FIRST_USE = ["tensorlib.fft", "tensorlib.linalg", "tensorlib.special", "tensorlib.optim", "tensorlib.serialization",
-                "tensorlib.testing", "tensorlib.utils", "tensorlib.distributions", "zipfile"]
+                "tensorlib.testing", "tensorlib.utils", "tensorlib.distributions", "tensorlib.autograd.functional",
+                "dispatch._toolkit", "dispatch._coverage", "zipfile"]
 
 
 def test_import_leaves_the_other_public_parts_for_later_and_each_route_reaches_them():
@@ -111,17 +112,21 @@ def test_import_leaves_the_other_public_parts_for_later_and_each_route_reaches_t
         "buf = io.BytesIO(); tensorlib.save(x, buf); buf.seek(0)\n"
         "loaded = tensorlib.load(buf).tolist()\n"
         "star = {}; exec('from tensorlib import *', star)\n"
+        "jac = tensorlib.autograd.functional.jacobian(lambda v: v * 3, tensorlib.ones(2)).tolist()\n"
+        "from dispatch import Implementations\n"
         "print(json.dumps({'before': before, 'inv': inv, 'fft': spectrum,"
         " 'expit': special.expit(tensorlib.zeros(1)).tolist(), 'loaded': loaded,"
         " 'same': [tensorlib.save is tensorlib.serialization.save, tensorlib.load is tensorlib.serialization.load],"
          " 'star': all(n in star for n in ('optim', 'testing', 'utils', 'save', 'load', 'distributions')),"
         " 'dir': all(n in dir(tensorlib) for n in ('fft', 'save', 'optim')),"
-        " 'missing': hasattr(tensorlib, 'no_such_name'), 'sgd': tensorlib.optim.SGD.__name__}))"
+        " 'missing': hasattr(tensorlib, 'no_such_name'), 'sgd': tensorlib.optim.SGD.__name__, 'jac': jac,"
+        " 'toolkit': Implementations.__module__}))"
     )
     assert out["before"] == []
     assert out["inv"] == [[0.6, -0.2], [-0.2, 0.4]] and out["fft"] == [2.0, 0.0] and out["expit"] == [0.5]
     assert out["loaded"] == [[2.0, 1.0], [1.0, 3.0]] and out["same"] == [True, True]
     assert out["star"] and out["dir"] and not out["missing"] and out["sgd"] == "SGD"
+    assert out["jac"] == [[3.0, 0.0], [0.0, 3.0]] and out["toolkit"] == "dispatch._toolkit"
 
 
 def test_overrides_listings_include_the_parts_loaded_on_first_use():
