@@ -78,15 +78,37 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _mapped_libraries(maps: str) -> list[str]:
+    """The BLAS-looking paths of a ``/proc/<pid>/maps`` text, in order of appearance.
+
+    The hints are searched for in the whole text and only the lines they fall on are split: a process with
+    NumPy maps hundreds of lines, and looking at each one in Python was a millisecond of ``import tensorlib``.
+    """
+    lowered = maps.lower()
+    hits: list[tuple[int, str]] = []
+    for hint in _LIBRARY_HINTS:
+        at = lowered.find(hint)
+        while at != -1:
+            start, end = maps.rfind("\n", 0, at) + 1, maps.find("\n", at)
+            end = len(maps) if end == -1 else end
+            line = maps[start:end]
+            path = line.rsplit(None, 1)[-1] if "/" in line else ""
+            if hint in os.path.basename(path).lower():
+                hits.append((start, path))
+            at = lowered.find(hint, end)
+    found: list[str] = []
+    for _, path in sorted(hits):
+        if path not in found:
+            found.append(path)
+    return found
+
+
 def _candidate_libraries() -> list[str]:
     """Paths of loaded (or bundled with NumPy) shared libraries that look like a BLAS, most likely first."""
     found: list[str] = []
     try:  # Linux: the libraries actually mapped into this process
         with open("/proc/self/maps") as maps:
-            for line in maps:
-                path = line.rsplit(None, 1)[-1] if "/" in line else ""
-                if any(h in os.path.basename(path).lower() for h in _LIBRARY_HINTS) and path not in found:
-                    found.append(path)
+            found = _mapped_libraries(maps.read())
     except OSError:
         pass
     if found:

@@ -97,3 +97,19 @@ def test_without_proc_maps_the_blas_bundled_with_numpy_is_found(monkeypatch, tmp
     assert _threads._candidate_libraries() == [str(root / "numpy.libs" / "libscipy_openblas64_-2.so")]
     (root / "numpy.libs" / "libscipy_openblas64_-2.so").unlink()
     assert _threads._candidate_libraries() == []
+
+
+def test_the_blas_is_picked_out_of_the_mapped_files_in_order():
+    maps = (
+        "7f0-7f1 r-xp 00000000 08:01 11 /usr/lib/libfoo.so\n"
+        "7f1-7f2 r-xp 00000000 08:01 12 /opt/x/libOpenBLAS.so.0\n"
+        "7f2-7f3 r--p 00000000 08:01 12 /opt/x/libOpenBLAS.so.0\n"
+        "7f3-7f4 rw-p 00000000 00:00 0 \n"
+        "7f4-7f5 r-xp 00000000 08:01 13 /opt/mkl/libmkl_rt.so.2\n"
+        "7f5-7f6 r-xp 00000000 08:01 14 /home/openblas/libother.so\n"
+        "7f6-7f7 rw-p 00000000 00:00 0 [heap]\n"
+        "7f7-7f8 r-xp 00000000 08:01 15 /usr/lib/libblas.so.3"
+    )
+    assert _threads._mapped_libraries(maps) == ["/opt/x/libOpenBLAS.so.0", "/opt/mkl/libmkl_rt.so.2",
+                                                 "/usr/lib/libblas.so.3"]
+    assert _threads._mapped_libraries("") == []
