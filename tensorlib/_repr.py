@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -13,13 +12,17 @@ from ._registry import public
 from ._tensor import Tensor
 
 
-@dataclass
 class PrintOptions:
-    precision: int = 4
-    threshold: float = 1000
-    edgeitems: int = 3
-    linewidth: int = 80
-    sci_mode: bool | None = None
+    """The settings :func:`set_printoptions` changes (torch's defaults)."""
+
+    __slots__ = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self) -> None:
+        self.precision = 4
+        self.threshold: float = 1000
+        self.edgeitems = 3
+        self.linewidth = 80
+        self.sci_mode: bool | None = None
 
 
 OPTIONS = PrintOptions()

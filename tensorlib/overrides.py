@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
 
@@ -31,8 +32,9 @@ from ._protocol import protocol
 
 if TYPE_CHECKING:
     from dispatch import CoverageReport
+
+    from ._trace import CallRecord, TraceMode
 from ._tensor import _NO_WRAP, Tensor
-from ._trace import CallRecord, TraceMode
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -265,3 +267,12 @@ __all__ = [
     "resolve_name",
     "wrap_torch_function",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # the call tracer loads on first use
+    if name in ("CallRecord", "TraceMode"):
+        value = getattr(importlib.import_module("._trace", __package__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
