@@ -21,7 +21,7 @@ from dispatch import save_code_cache as _save_code_cache
 
 import importlib as _importlib
 
-from . import _C, _VF, _errors, _hooks, _legacy, _methods, _repr, _threads, _typeinfo, cuda, ops
+from . import _C, _VF, _errors, _hooks, _legacy, _methods, _threads, _typeinfo, cuda, ops
 from ._autograd import (
     anomaly_mode as _anomaly_mode,
     engine as _engine,
@@ -68,12 +68,20 @@ __version__ = "0.1.0"
 for _cls in (Tensor, Size, dtype, device, memory_format, layout):
     _cls.__module__ = __name__
 
+
+def _first_repr(t: Tensor, **kwargs: object) -> str:
+    """The printer (tensorlib._repr, left for first use), imported to print the first tensor, then called directly."""
+    printer = _importlib.import_module("._repr", __name__).tensor_repr
+    _hooks.install(tensor_repr=printer)
+    return printer(t, **kwargs)
+
+
 # The Tensor class and the autograd engine sit below the ops and the printer: give them what they call.
 _hooks.install(
     permute=ops.shape.permute, transpose=ops.shape.transpose, adjoint=ops.shape.adjoint, real=ops.conversion.real,
     imag=ops.unary.imag, alias=ops.shape.alias, to_dtype=ops.conversion.to_dtype,
     array_from_data=ops.creation.array_from_data, parse_size=ops.creation.parse_size, backward=_engine.backward,
-    add_hook=_graph.add_hook, regenerate_view_history=_views.regenerate_view_history, tensor_repr=_repr.tensor_repr,
+    add_hook=_graph.add_hook, regenerate_view_history=_views.regenerate_view_history, tensor_repr=_first_repr,
     add=ops.arithmetic.add, mul=ops.arithmetic.mul, view_as_real=ops.complex_views.view_as_real,
     view_as_complex=ops.complex_views.view_as_complex, reshape=ops.shape.reshape, contiguous=ops.shape.contiguous,
     api=_sys.modules[__name__],

@@ -371,4 +371,7 @@ DECLARED: dict[str, tuple[tuple[str, str], ...]] = {
         ("tensorlib.nn.functional", "upsample_bilinear"),
         ("tensorlib.nn.functional", "upsample_nearest"),
     ),
+    "tensorlib._repr": (
+        ("tensorlib", "set_printoptions"),
+    ),
 }
