@@ -48,6 +48,8 @@ Dispatch = Literal["full", "modes", "none"]
 # namespaces know their names before they are imported. None may declare an operator (operators are made at once).
 ON_FIRST_USE_MODULES = (
     "tensorlib.ops.fft",
+    "tensorlib.ops.numeric",
+    "tensorlib.ops.special",
     "tensorlib.ops.special_functions",
     "tensorlib.ops.decompositions",
     "tensorlib.ops.linalg_functions",

@@ -19,12 +19,10 @@ from . import (
     inplace,
     join_split,
     linalg,
-    numeric,
     reduction,
     selection,
     shape,
     sorting,
-    special,
     strided,
     unary,
 )
