@@ -158,8 +158,9 @@ def materialize(module_name: str, name: str) -> Any:
         if made is not None:
             return made
         pending = _PENDING.get(module_name)
+        # a name declared after build (by a module imported since) has no pending entry: its binding is looked up
         entry = None if pending is None else pending.pop(name, None) or _registry.binding(module_name, name)
-        if entry is None:  # (above: a name declared since build, by a module imported since)
+        if entry is None:
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
         binding = _declared(module_name, name, entry)
         made = implementation(binding) if binding.dispatch == "none" else _wrap(binding, module)

@@ -13,7 +13,8 @@ decorator only records; it returns the implementation unchanged, so ops call
 one another without dispatch. :mod:`tensorlib._namespace` turns the
 declarations into the public objects when each namespace module is built,
 and the stub generator, ``tensorlib.overrides`` and the test tables read them
-from here. This module imports nothing from tensorlib: every layer may declare.
+from here. This module imports nothing from tensorlib but the generated list of what the modules left for
+first use declare (data only): every layer may declare.
 """
 
 from __future__ import annotations
