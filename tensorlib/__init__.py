@@ -105,19 +105,13 @@ _overrides = overrides
 _sys.modules[__name__ + "._overrides"] = overrides
 
 # Public parts a program that only computes gradients does not need load on first access (module __getattr__
-# below), as tensorlib.nn's do: name -> the submodule that defines it. Listing the overridable or ignored
-# functions loads them all first.
-_ON_FIRST_USE = {
-    "distributions": "distributions", "fft": "fft", "linalg": "linalg", "optim": "optim",
-    "serialization": "serialization", "special": "special", "testing": "testing", "utils": "utils",
-    "save": "serialization", "load": "serialization",
-}
+# below), as tensorlib.nn's do. Listing the overridable or ignored functions loads them all first.
+_ON_FIRST_USE = frozenset({"distributions", "fft", "linalg", "optim", "serialization", "special", "testing", "utils"})
 
 
 def _load_all() -> None:
     for name in ("autograd.functional", "fft", "linalg", "serialization", "special", "testing"):  # those that register
         _importlib.import_module(f".{name}", __name__)
-    _protocol.registry.add_ignored(_sys.modules[__name__], ["load", "save"])
 
 
 _protocol.registry.add_loader(_load_all)
@@ -142,13 +136,9 @@ __all__ = sorted(
 
 
 def __getattr__(name: str) -> object:
-    submodule = _ON_FIRST_USE.get(name)
-    if submodule is None:
-        return _namespace.materialize(__name__, name)  # a function's wrapper, or AttributeError
-    module = _importlib.import_module(f".{submodule}", __name__)  # binds the submodule here
-    if submodule != name:
-        globals()[name] = getattr(module, name)
-    return globals()[name]
+    if name in _ON_FIRST_USE:
+        return _importlib.import_module(f".{name}", __name__)  # binds the submodule here
+    return _namespace.materialize(__name__, name)  # a function's wrapper, or AttributeError
 
 
 def __dir__() -> list[str]:

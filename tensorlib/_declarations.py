@@ -476,4 +476,14 @@ DECLARED: dict[str, tuple[tuple[str, str], ...]] = {
     "tensorlib._repr": (
         ("tensorlib", "set_printoptions"),
     ),
+    "tensorlib.serialization": (
+        ("tensorlib", "load"),
+        ("tensorlib", "save"),
+        ("tensorlib.serialization", "add_safe_globals"),
+        ("tensorlib.serialization", "clear_safe_globals"),
+        ("tensorlib.serialization", "get_safe_globals"),
+        ("tensorlib.serialization", "load"),
+        ("tensorlib.serialization", "safe_globals"),
+        ("tensorlib.serialization", "save"),
+    ),
 }
