@@ -27,7 +27,7 @@ from ._pointwise import (
     ndarray,
     reduce_to,
 )
-from ._util import GRAD, binary_arrays, needs_grad, not_implemented, record, tensor_arg, wrap
+from ._util import GRAD, binary_arrays, needs_grad, not_implemented, number_input, record, tensor_arg, wrap
 from .activation import erfc, log_softmax, softmax
 from .arithmetic import add, div, mul, neg, rsub, sub
 from .comparison import eq, gt, le, logical_and, logical_or, lt
@@ -60,11 +60,13 @@ def _float_operands(fname: str, input: Any, other: Any, *, int_ok: bool = True,
 
 def _binary_float(
     fname: str, np_fn: Any, grads: Callable, doc: str, *, int_ok: bool = True, scalar_ok: bool = True,
-    complex_ok: bool = True, backward_name: str | None = None, **declaration: Any,
+    complex_ok: bool = True, number_first_ok: bool = False, backward_name: str | None = None, **declaration: Any,
 ) -> Callable:
     """Declare a float-valued binary op with ``grads(g, x, y, result) -> (gx, gy)`` (tensors or scalars ``y``).
 
-    ``declaration`` holds :func:`~tensorlib._registry.op`'s options (by default a function and a method).
+    ``number_first_ok``: a Python number is accepted as ``input`` when ``other`` is a tensor (torch's
+    ``(Number self, Tensor other)`` overload). ``declaration`` holds :func:`~tensorlib._registry.op`'s options
+    (by default a function and a method).
     """
     def backward(self: Any, g: Tensor) -> tuple:
         x, y = _load(self, self.self_), _load(self, self.other)
@@ -85,6 +87,8 @@ def _binary_float(
     )
 
     def fn(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+        if number_first_ok and not isinstance(input, Tensor) and isinstance(other, Tensor):
+            input = number_input(input, other, fname)
         if not scalar_ok:
             tensor_arg(other, fname, "other", 2)
         x, a, b = _float_operands(fname, input, other, int_ok=int_ok, complex_ok=complex_ok)
@@ -187,11 +191,11 @@ logaddexp2 = _binary_float(
 )
 xlogy = _binary_float(
     "xlogy", _xlogy_np, _xlogy_grads, "Elementwise ``input * log(other)``, 0 where ``input`` is 0.",
-    namespace=(TENSORLIB, SPECIAL), inplace="function method", complex_ok=False,
+    namespace=(TENSORLIB, SPECIAL), inplace="function method", complex_ok=False, number_first_ok=True,
 )
 xlog1py = _binary_float(
     "xlog1py", _xlog1py_np, _xlog1py_grads, "Elementwise ``input * log1p(other)``, 0 where ``input`` is 0.",
-    complex_ok=False,
+    complex_ok=False, number_first_ok=True,
     backward_name="SpecialXlog1PyBackward0",  # torch.special only: torch prefixes the node name
     variants="function", namespace=SPECIAL,
 )

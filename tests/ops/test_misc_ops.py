@@ -4,6 +4,7 @@ DLPack and the old dunders. Each check that has a torch counterpart runs it on b
 
 from __future__ import annotations
 
+import operator
 import re
 import warnings
 from typing import Any, Callable
@@ -689,3 +690,40 @@ def test_tanh_and_sigmoid_gradients_of_any_shape(shape):
         (fn(x) * weights).sum().backward()
         assert x.grad.dtype == tensorlib.float32 and x.grad.shape == shape
         assert np.allclose(x.grad.numpy(), 0.5 * derivative(a), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "special.xlogy", "special.xlog1py"])
+@pytest.mark.parametrize("number, values, dtype", [
+    (2, [1.0, 2.0, 0.0], "float32"), (0, [0.0, 3.0, float("nan")], "float32"), (2.5, [1, 2, 3], "int64"),
+    (True, [1.0, 2.0, 4.0], "float64"), (3, [0.5, 1.0, 2.0], "float16"),
+])
+def test_a_number_first_xlogy_computes_as_a_tensor_would(name, number, values, dtype):
+    fn = operator.attrgetter(name)(tensorlib)
+    other = tensorlib.tensor(values, dtype=getattr(tensorlib, dtype))
+    got = fn(number, other)
+    want = fn(tensorlib.tensor(number, dtype=got.dtype), other)  # torch: (Number self, Tensor other)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_a_number_first_xlogy_is_differentiable_in_other():
+    y = tensorlib.tensor([0.5, 1.0, 2.0], dtype=tensorlib.float64, requires_grad=True)
+    assert tensorlib.autograd.gradcheck(lambda v: tensorlib.xlogy(2, v), (y,))
+    assert tensorlib.autograd.gradgradcheck(lambda v: tensorlib.special.xlog1py(3, v), (y,))
+
+
+@pytest.mark.parametrize("args", [(2, 3), ("a", None)])
+def test_xlogy_still_needs_a_tensor(args):
+    if args[1] is None:
+        args = (args[0], tensorlib.ones(1))
+    with pytest.raises(TypeError, match="xlogy"):
+        tensorlib.xlogy(*args)
+
+
+def test_number_first_xlogy_matches_torch():
+    torch = pytest.importorskip("torch")
+    for ours, theirs in ((tensorlib.xlogy, torch.xlogy), (tensorlib.special.xlog1py, torch.special.xlog1py)):
+        for number, values in ((2, [1.0, 2.0, 0.0]), (0, [0.0, 3.0, float("nan")]), (2.5, [1, 2, 3])):
+            got, want = ours(number, tensorlib.tensor(values)), theirs(number, torch.tensor(values))
+            assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, equal_nan=True)
