@@ -139,7 +139,6 @@ KNOWN: dict[str, str] = {
     'tensorlib.nn.init.dirac_': ORDER,
     'tensorlib.nn.init.orthogonal_': "initialises complex tensors, where torch's sign fails",
     'tensorlib.nn.utils.clip_grad_value_': 'skips a tensor without .grad where torch fails inside',
-    'tensorlib.nn.utils.rnn.pack_sequence': ORDER,
     'tensorlib.nn.utils.rnn.pad_sequence': ORDER,
     'tensorlib.relu': SIGNATURE,
     'tensorlib.roll': "takes a shift torch's SymInt conversion refuses",

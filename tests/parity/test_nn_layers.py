@@ -93,6 +93,8 @@ def test_packed_sequences(torch, rec):
     p = R.pack_padded_sequence(x, torch.tensor([2, 4, 1]), enforce_sorted=False)
     rec((p, R.pad_packed_sequence(p), R.pad_packed_sequence(p, batch_first=True, total_length=5)[0].shape))
     rec(R.pack_sequence([torch.ones(3), torch.ones(1), torch.ones(2)], enforce_sorted=False))
+    rec(R.pack_sequence(torch.arange(6.0).view(2, 3)))  # a tensor: the sequence of its rows
+    rec.raises(TypeError, R.pack_sequence, torch.tensor(1.0), match="iteration over a 0-d tensor")
     rec(R.unpad_sequence(torch.arange(6.0).view(2, 3), torch.tensor([3, 1]), batch_first=True))
     rec.raises(RuntimeError, R.pack_padded_sequence, x, [2, 4, 1], match="must be sorted in decreasing order")
     rec.raises(ValueError, R.pad_packed_sequence, p, total_length=2, match="Expected total_length to be at least")

@@ -186,7 +186,12 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
 
 @op(namespace=NN_UTILS_RNN)
 def pack_sequence(sequences: Any, enforce_sorted: bool = True) -> PackedSequence:
-    """Pack a list of tensors of different lengths (see :func:`pack_padded_sequence`)."""
+    """Pack a list of tensors of different lengths (see :func:`pack_padded_sequence`).
+
+    A tensor counts as the sequence of its slices along the first dimension, as torch iterates it.
+    """
+    if isinstance(sequences, Tensor):
+        sequences = list(sequences)  # a 0-d tensor raises torch's "iteration over a 0-d tensor"
     if not isinstance(sequences, (list, tuple)):
         raise TypeError(f"'{type(sequences).__name__}' object is not iterable")
     for i, s in enumerate(sequences):
@@ -202,7 +207,6 @@ def unpad_sequence(padded_sequences: Tensor, lengths: Any, batch_first: bool = F
     """Split a padded batch back into a list of tensors of the given lengths."""
     x = padded_sequences if batch_first else transpose(padded_sequences, 0, 1)
     return [x[i, : int(n)] for i, n in enumerate(_lengths_array(lengths))]
-
 
 
 __all__ = sorted(_build(__name__))
