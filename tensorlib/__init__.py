@@ -128,7 +128,6 @@ __all__ = sorted(
     | set(
         """bool uint8 int8 int16 int32 int64 float16 float32 float64 complex64 complex128 half float double short
         int long cfloat cdouble default_generator autograd cuda distributions fft linalg nn optim overrides return_types
-        save load
         serialization special testing utils contiguous_format preserve_format channels_last channels_last_3d
         strided sparse_coo sparse_csr sparse_csc sparse_bsr sparse_bsc jagged""".split()
     )

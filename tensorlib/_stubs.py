@@ -428,11 +428,15 @@ def declarations_text() -> str:
     return "\n".join(lines).replace("'", '"') + "\n"
 
 
-def stubs() -> dict[Path, str]:
-    """Every generated file (the stubs and ``_declarations.py``) and the text it should have."""
+def stubs(declarations: str | None = None) -> dict[Path, str]:
+    """Every generated file (the stubs and ``_declarations.py``) and the text it should have.
+
+    ``declarations``: the text of ``_declarations.py`` when the caller has computed it already.
+    """
     importlib.import_module(PACKAGE)
     root = Path(sys.modules[PACKAGE].__file__ or "").parent
-    declarations = declarations_text()  # first: below, everything gets imported
+    if declarations is None:
+        declarations = declarations_text()  # first: below, everything gets imported
     # the parts loaded on first use declare names too (tensorlib.save is declared by tensorlib.serialization)
     protocol.registry.overridable_functions()
     out: dict[Path, str] = {root / "_declarations.py": declarations}
@@ -457,13 +461,13 @@ def main(argv: list[str]) -> int:
         return 1 if paths else 0
     importlib.import_module(PACKAGE)
     declarations = Path(sys.modules[PACKAGE].__file__ or "").parent / "_declarations.py"
-    text = declarations_text()
-    if not declarations.exists() or declarations.read_text(encoding="utf-8") != text:
-        declarations.write_text(text, encoding="utf-8")
+    listed = declarations_text()
+    if not declarations.exists() or declarations.read_text(encoding="utf-8") != listed:
+        declarations.write_text(listed, encoding="utf-8")
         print(f"wrote {declarations}")
         # this process imported tensorlib with the old list: a new one writes the rest
         return subprocess.run([sys.executable, "-m", "tensorlib._stubs", *argv]).returncode
-    for path, text in stubs().items():
+    for path, text in stubs(listed).items():
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path}")
