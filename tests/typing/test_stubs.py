@@ -26,7 +26,7 @@ def test_check_mode_lists_stale_stubs(tmp_path, monkeypatch, capsys):
     fresh.write_text("def f() -> int: ...\n")
     stale.write_text("def g() -> int: ...\n")
     expected = {fresh: "def f() -> int: ...\n", stale: "def g() -> str: ...\n", missing: "x: int\n"}
-    monkeypatch.setattr(_stubs, "stubs", lambda: expected)
+    monkeypatch.setattr(_stubs, "stubs", lambda declarations=None: expected)
     assert _stubs.stale() == [stale, missing]
     assert _stubs.main(["--check"]) == 1
     assert capsys.readouterr().out.split() == ["stale:", str(stale), "stale:", str(missing)]
