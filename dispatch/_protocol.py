@@ -1011,13 +1011,18 @@ class Protocol:
             return functools.partial(self.overridable, **options)
         return self.wrap(impl, **options)
 
-    def wrap_property(self, prop: property, *, owner: type, name: str) -> property:
+    def wrap_property(self, prop: property, *, owner: type, name: str, cached: str | None = None) -> property:
         """Make a property overridable: its getter dispatches as ``prop.__get__``, its setter as ``prop.__set__``.
 
         Handlers receive ``args == (obj,)`` for a read and ``(obj, value)`` for
-        an assignment.
+        an assignment. ``cached`` names an attribute in which the getter keeps
+        the value it computes (``None`` until then): on the plain path a read
+        returns it without calling the getter, which saves a call on hot
+        properties. The owner must reset it whenever the value changes.
         """
-        fget = self._accessor(prop.fget, ["self"], f"{name}_get") if prop.fget else None
+        if cached is not None and not cached.isidentifier():
+            raise ValueError(f"wrap_property(): cached must be an attribute name, got {cached!r}")
+        fget = self._accessor(prop.fget, ["self"], f"{name}_get", cached) if prop.fget else None
         fset = self._accessor(prop.fset, ["self", "value"], f"{name}_set") if prop.fset else None
         new = property(fget[0] if fget else None, fset[0] if fset else None, prop.fdel, prop.__doc__)
         if fget and prop.fget:
@@ -1032,13 +1037,20 @@ class Protocol:
             self.registry.add_overridable(owner, name, new.__set__, accessor="__set__")
         return new
 
-    def _accessor(self, impl: Callable, params: list[str], name: str) -> tuple[Callable, _WrapperSpec]:
+    def _accessor(self, impl: Callable, params: list[str], name: str,
+                  cached: str | None = None) -> tuple[Callable, _WrapperSpec]:
         sig = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
         spec = _WrapperSpec(impl, name, none_kwargs=self.empty_kwargs == "none", list_plain=self.accessors_list_plain)
         plist = ", ".join(params)
+        hit = (
+            f"        _value = {params[0]}.{cached}\n"
+            f"        if _value is not None:\n"
+            f"            return _value\n"
+        ) if cached else ""
         body = (
             f"def _fn({plist}):\n"
             f"    if {_codegen.plain_check_source(sig)}:\n"
+            f"{hit}"
             f"        return _impl({plist})\n"
             f"    return _slow(_spec, ({plist},), {{}})\n"
         )
@@ -1073,7 +1085,8 @@ class Protocol:
 
         Methods dispatch as ``cls.name``; properties as ``cls.name.__get__`` and
         ``cls.name.__set__``. ``ignore`` names stay plain and are registered as ignored.
-        ``options`` maps a method's name to further keyword arguments of :meth:`wrap`.
+        ``options`` maps a method's name to further keyword arguments of :meth:`wrap`
+        (a property's, of :meth:`wrap_property`).
         """
         ignore = set(ignore)
         options = options or {}
@@ -1084,7 +1097,7 @@ class Protocol:
             if name.startswith("_") and not dunder:
                 continue
             if isinstance(attr, property):
-                setattr(cls, name, self.wrap_property(attr, owner=cls, name=name))
+                setattr(cls, name, self.wrap_property(attr, owner=cls, name=name, **options.get(name, {})))
             elif inspect.isfunction(attr) and not getattr(attr, "_implementation", None):
                 setattr(cls, name, self.wrap(attr, name=name, qualname=f"{cls.__qualname__}.{name}",
                                              module=cls.__module__, namespace=cls, **options.get(name, {})))

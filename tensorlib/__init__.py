@@ -91,7 +91,8 @@ _hooks.install(
 # of the ~500, and making them all is a tenth of the import.
 _build(__name__, on_first_use=True)
 # As in torch, as_subclass and __iter__ do not dispatch (see Tensor.__iter__).
-_install_methods(Tensor, skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"})
+_install_methods(Tensor, skip={"__new__", "__init__", "__torch_function__", "__hash__", "as_subclass", "__iter__"},
+                 cached={"shape": "_size"})
 _protocol.add_plain_type(Tensor, primary=True)
 _protocol.translate_errors(_errors.translate, _errors.TRANSLATED)
 for _t in (Size, dtype, device, memory_format, layout):

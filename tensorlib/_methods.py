@@ -244,6 +244,7 @@ if type(other) is _Tensor and type(self) is _Tensor:
             return _general(self, other)
         _t = _new(_Tensor)
         _t._data = _r if type(_r) is _ndarray else _asarray(_r)
+        _t._size = None
         _t._grad_fn = None
         _t._requires_grad = False
         _t._vc = None

@@ -236,13 +236,15 @@ def materialize_methods(cls: type) -> None:
 EAGER_METHODS = frozenset(_calling.OPERATOR_FUNCS.values())
 
 
-def install_methods(cls: type, skip: set[str]) -> None:
+def install_methods(cls: type, skip: set[str], cached: dict[str, str] | None = None) -> None:
     """Attach the declared Tensor methods and operators to ``cls`` and make every public attribute overridable.
 
     The class's own methods and properties are wrapped in place; ``skip`` stays
     plain and is registered as ignored. The declared methods' wrappers (not the
     operators') are made on first access: most programs use a few dozen of the
-    ~500, and making them all costs a tenth of the import.
+    ~500, and making them all costs a tenth of the import. ``cached`` maps
+    a property to the slot its getter keeps its value in (see
+    ``Protocol.wrap_property``).
     """
     for binding in _registry.bindings(_registry.TENSOR, load=False):
         if binding.name.startswith("__") or binding.name in EAGER_METHODS:
@@ -256,6 +258,7 @@ def install_methods(cls: type, skip: set[str]) -> None:
         name: call_form(_registry.TENSOR, name, functools.partial(inspect.signature, attr))
         for name, attr in vars(cls).items() if inspect.isfunction(attr) and name not in skip
     }
+    own.update({name: {"cached": slot} for name, slot in (cached or {}).items()})
     protocol.wrap_class(cls, ignore=skip, options=own)
     for operator, method in _calling.OPERATOR_FUNCS.items():
         protocol.report_as(getattr(cls, operator), getattr(cls, method))

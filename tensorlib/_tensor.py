@@ -149,8 +149,12 @@ class Tensor(_RegisteredMethods):
     # demand); ``_view_version`` is a view's counter value when its history was
     # last set. Rarely used state (grad, hooks) lives in ``_meta``, a class
     # default until needed; user attributes go to ``__dict__``.
-    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vc", "_base", "_view_version", "__dict__", "__weakref__")
+    # ``_size`` is ``shape`` once read (None until then): every assignment to ``_data`` resets it
+    # (tests/structure/test_tensor_slots.py checks that each function assigning one assigns the other).
+    __slots__ = ("_data", "_size", "_grad_fn", "_requires_grad", "_vc", "_base", "_view_version",
+                 "__dict__", "__weakref__")
     _data: np.ndarray
+    _size: Size | None
     _grad_fn: Any
     _requires_grad: bool
     _vc: Any
@@ -193,9 +197,10 @@ class Tensor(_RegisteredMethods):
     @property
     def shape(self) -> Size:
         """The size of each dimension, as a :class:`tensorlib.Size`."""
-        shape = self._data.shape
-        size = _SIZES.get(shape)  # _size_of inlined: shape is read very often
-        return size if size is not None else _size_of(shape)
+        size = self._size
+        if size is None:
+            size = self._size = _size_of(self._data.shape)
+        return size
 
     @property
     def dtype(self) -> _DType:
@@ -389,6 +394,7 @@ class Tensor(_RegisteredMethods):
         if self._requires_grad and value._data.dtype.kind not in "fc":
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
+        self._size = None
 
     @property
     def _version_value(self) -> int:
@@ -463,9 +469,12 @@ class Tensor(_RegisteredMethods):
 
     def size(self, dim: int | None = None) -> "Size | int":
         """The shape, or the size of dimension ``dim``."""
-        shape = self._data.shape
         if dim is None:
-            return _size_of(shape)
+            size = self._size
+            if size is None:
+                size = self._size = _size_of(self._data.shape)
+            return size
+        shape = self._data.shape
         # Unlike an op's dim argument, size() and stride() take any __index__ (a bool too).
         d = dim if type(dim) is int else _index_value(dim, "dim")
         if not shape:
@@ -567,7 +576,7 @@ class Tensor(_RegisteredMethods):
         """The NumPy array behind this tensor (shared memory)."""
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._data
+        return self._data.view()  # a new array object, as torch's: setting its shape leaves the tensor's be
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self._requires_grad:
@@ -580,7 +589,7 @@ class Tensor(_RegisteredMethods):
                 raise TypeError(f"__array__(): dtype must be a NumPy dtype, not {type(dtype).__name__}") from None
             if target != a.dtype:
                 return a.astype(target)
-        return a.copy() if copy else a
+        return a.copy() if copy else a.view()
 
     def detach(self) -> "Tensor":
         """A tensor sharing this one's data (and version counter), cut from the graph."""
@@ -779,6 +788,7 @@ class Tensor(_RegisteredMethods):
             return
         if len(state) == 5:
             self._data = state[0]._data
+            self._size = None
             state = (state[3], state[4], state[2])
         self.requires_grad = state[0]
 
@@ -1032,6 +1042,7 @@ def _size_of(shape: tuple) -> Size:
 def _init(t: Tensor, data: np.ndarray) -> None:
     """Set every slot of a fresh tensor: ``data``, and no history, grad requirement, version counter or base."""
     t._data = data
+    t._size = None
     t._grad_fn = None
     t._requires_grad = False
     t._vc = None
@@ -1043,6 +1054,7 @@ def _wrap(data: np.ndarray) -> Tensor:
     """A new plain Tensor around ``data`` (no copy, no checks: the hot path of every op)."""
     t = _new(Tensor)
     t._data = data
+    t._size = None
     t._grad_fn = None
     t._requires_grad = False
     t._vc = None
@@ -1055,6 +1067,7 @@ def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
     """A tensor around ``data``, a NumPy view of ``base``'s data: shares its version counter."""
     t: Tensor = _new(cls)
     t._data = data
+    t._size = None
     t._grad_fn = None
     t._requires_grad = False
     c = base._vc

@@ -134,6 +134,7 @@ class UninitializedTensorMixin:
             shape = (shape,)
         npdt = t._data.dtype if dtype is None else dtype.np
         t._data = np.empty(tuple(shape), dtype=npdt)
+        t._size = None
         t.__class__ = self.cls_to_become
 
     @property

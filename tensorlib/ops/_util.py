@@ -394,6 +394,7 @@ def record(node_cls: type, data: np.ndarray, inputs: Sequence[Any]) -> tuple[Ten
     node._hooks = None
     out = _new(Tensor)
     out._data = data
+    out._size = None
     out._grad_fn = node
     out._requires_grad = True
     out._vc = None
@@ -450,6 +451,7 @@ def write_out(out: Any, result: Tensor, fname: str) -> Tensor:
             )
     if out._data.shape != src.shape:
         out._data = np.empty(src.shape, dtype=out._data.dtype)
+        out._size = None
     else:
         writable(out)
     np.copyto(out._data, src, casting="unsafe")

@@ -317,7 +317,7 @@ def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tens
 
         return to_dtype(data, dtype)
     if isinstance(data, np.ndarray) and data.dtype in FROM_NP and (dtype is None or data.dtype == dtype.np):
-        return _wrap(data)
+        return _wrap(data.view(np.ndarray))  # a new array object: reshaping the caller's in place leaves ours be
     return _wrap(array_from_data(data, dtype))
 
 
@@ -345,7 +345,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
             f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The only supported types are: float64, float32, "
             "float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
         )
-    return _wrap(ndarray)
+    return _wrap(ndarray.view(np.ndarray))  # a new array object: reshaping the caller's in place leaves ours be
 
 
 @public()

@@ -352,6 +352,7 @@ swapaxes = swapdims = transpose
 def _inplace_view(self: Tensor, view: Tensor, fname: str) -> Tensor:
     """Make ``self`` the (differentiable) view ``view`` of itself: the in-place shape ops."""
     self._data = view._data
+    self._size = None
     if view._grad_fn is not None:
         self._grad_fn = view._grad_fn
         self._requires_grad = True

@@ -236,6 +236,7 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
         if block is not None and block[1] + numel * item <= block[0].size:
             flat, start = block
             x._data = flat[start:start + numel * item].view(a.dtype).reshape(shape)
+            x._size = None
         else:
             new = np.zeros(numel, dtype=a.dtype)
             if block is not None:
@@ -243,6 +244,7 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
                 old = flat[start:start + numel * item]
                 new[:old.size // item] = old[:old.size - old.size % item].view(a.dtype)
             x._data = new.reshape(shape)
+            x._size = None
             if x._base is not None:  # new memory: no longer a view of its base
                 x._base, x._view_version = None, None
                 x._vc = None if x._vc is None else [x._vc[0]]
@@ -311,6 +313,7 @@ def set_(self: Tensor, source: Tensor | None = None, storage_offset: int = 0, si
     check_inplace(x, "set_")
     if source is None:
         x._data = np.empty(0, dtype=x._data.dtype)
+        x._size = None
         bump_version(x)
         return x
     src = tensor_arg(source, "set_", "source", 1)
@@ -329,6 +332,7 @@ def set_(self: Tensor, source: Tensor | None = None, storage_offset: int = 0, si
         data = _np_as_strided(flat[offset:], sizes, tuple(k * flat.itemsize for k in strides),
                               writeable=bool(flat.flags.writeable) and not _self_overlapping(sizes, strides))
     x._data = data
+    x._size = None
     if GRAD.enabled and src._requires_grad:  # as torch: a history whose backward is not implemented
         from_node, node = record(NOT_IMPLEMENTED, data, (src,))
         node.op_name = "set_"

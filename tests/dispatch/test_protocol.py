@@ -548,3 +548,41 @@ def test_wrappers_used_before_the_first_save_load_first_and_the_rest_on_a_miss(t
     _codegen._load_codes()
     monkeypatch.setattr(_codegen, "_rest", b"not marshal data")
     assert Protocol("__split_function__").wrap(later)(3, scale=2) == 6 and _codegen._compiled_new
+
+
+def test_cached_property_reads_its_slot_on_the_plain_path_and_dispatches_otherwise():
+    proto = Protocol("__cached_function__")
+    calls = []
+
+    class Box:
+        __slots__ = ("v", "_twice")
+
+        def __init__(self, v):
+            self.v, self._twice = v, None
+
+        def _get_twice(self):
+            calls.append(self.v)
+            self._twice = 2 * self.v
+            return self._twice
+
+        twice = property(_get_twice)
+
+    Box.twice = proto.wrap_property(Box.__dict__["twice"], owner=Box, name="twice", cached="_twice")
+    proto.add_plain_type(Box)
+    box = Box(4)
+    assert box.twice == 8 and box.twice == 8 and calls == [4]  # the second read did not call the getter
+    box.v, box._twice = 5, None  # the owner resets the cache when the value changes
+    assert box.twice == 10 and calls == [4, 5]
+
+    class Handler:
+        def __cached_function__(self, func, types, args, kwargs):
+            return ("handled", func == Box.twice.__get__)
+
+    assert Box.twice.__get__(Handler()) == ("handled", True)
+
+    class Sub(Box):  # not a plain type: dispatches, then the getter runs
+        __slots__ = ()
+
+    assert Sub(3).twice == 6 and calls[-1] == 3
+    with pytest.raises(ValueError, match="cached must be an attribute name"):
+        proto.wrap_property(property(lambda self: 1), owner=Box, name="x", cached="not a name")

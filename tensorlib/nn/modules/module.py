@@ -389,11 +389,11 @@ class Module:
                         continue
                     new = fn(p)
                     if new is not p:
-                        p._data = new._data
+                        p._data, p._size = new._data, None
                     if p.grad is not None:
                         g = fn(p.grad)
                         if g is not p.grad:
-                            p.grad._data = g._data
+                            p.grad._data, p.grad._size = g._data, None
                 for name, b in m._buffers.items():
                     if b is not None:
                         m._buffers[name] = fn(b)
