@@ -10,7 +10,7 @@ import numpy as np
 from .._autograd.graph import Node, SavedTensor, unpack
 from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
-from . import _erf, broadcast
+from . import broadcast
 from ._util import GRAD, not_implemented, record, tensor_arg, wrap
 from .arithmetic import mul, neg, sub
 from .conversion import to_dtype
@@ -102,10 +102,14 @@ def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
 
 
 def _erf_np(a: np.ndarray) -> np.ndarray:
+    from . import _erf  # its interpolants load with the first call (import cost)
+
     return _erf.erf(a).astype(a.dtype, copy=False)
 
 
 def _erfc_np(a: np.ndarray) -> np.ndarray:
+    from . import _erf  # its interpolants load with the first call (import cost)
+
     return _erf.erfc(a).astype(a.dtype, copy=False)
 
 
@@ -129,6 +133,8 @@ erfc = _unary(
 )
 
 def _erfinv_np(a: np.ndarray) -> np.ndarray:
+    from . import _erf  # its interpolants load with the first call (import cost)
+
     return _erf.erfinv(a).astype(a.dtype, copy=False)
 
 

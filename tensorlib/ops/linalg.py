@@ -9,7 +9,7 @@ import numpy as np
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
 from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
-from . import _lapack, broadcast, comparison, power, shape as shape_ops, unary
+from . import broadcast, comparison, power, shape as shape_ops, unary
 from ._pointwise import _finish, inplace_apply
 from ._util import GRAD, int_arg, no_half, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
 from .arithmetic import add, div, mul, neg, sub
@@ -664,6 +664,8 @@ def _square(x: Tensor, fname: str) -> np.ndarray:
 def inv_with_info(x: Tensor, fname: str, check: bool) -> tuple[Tensor, np.ndarray]:
     """The inverse and LAPACK's info; a singular matrix raises ``LinAlgError`` with ``check``, else gives inf/nan."""
     a = _square(x, fname)
+    from . import _lapack  # LAPACK's drivers load with the first inverse (import cost)
+
     r, info = _lapack.inverse(a, fname, check)
     if x._requires_grad and GRAD.enabled:
         res, node = record(LinalgInvExBackward0, r, (x,))

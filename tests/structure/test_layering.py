@@ -32,6 +32,8 @@ DELIBERATE_LATE_IMPORTS = {
     ("dispatch.pytest_plugin", "dispatch.__main__"): "as dispatch._coverage, for the plugin (MODULE:TYPE loading)",
     ("dispatch.pytest_plugin", "dispatch.testing"): "as dispatch._coverage, for the plugin's assert_covers fixture",
     ("tensorlib._trace", "json"): "only writing a trace file needs json (~2 ms to import)",
+    ("tensorlib.ops.activation", "tensorlib.ops._erf"): "erf's interpolants (23 KB of bytecode) load with the first call",
+    ("tensorlib.ops.linalg", "tensorlib.ops._lapack"): "LAPACK's drivers (37 KB of bytecode) load with the first inverse",
 }
 # Packages that need an optional extra: package -> (the module it needs, the extra that installs it). Without the
 # module they must fail to import with an ImportError that names the extra.
