@@ -54,6 +54,7 @@ ON_FIRST_USE_MODULES = (
     "tensorlib.ops.special_functions",
     "tensorlib.ops.decompositions",
     "tensorlib.ops.linalg_functions",
+    "tensorlib.ops.sorting",
     "tensorlib.nn._toplevel",  # imports (and so declares for) every private module of tensorlib.nn
     "tensorlib._repr",  # the printer (set_printoptions); Tensor.__repr__ imports it through its hook
     "tensorlib.serialization",  # save and load (tensorlib.save is declared there)

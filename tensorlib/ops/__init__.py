@@ -22,7 +22,6 @@ from . import (
     reduction,
     selection,
     shape,
-    sorting,
     strided,
     unary,
 )

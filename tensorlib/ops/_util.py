@@ -500,3 +500,13 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...]:
 
 def promote_pair(a: _dtype.dtype, b: _dtype.dtype) -> _dtype.dtype:
     return PROMOTE[(a, b)]
+
+
+def check_sortable(a: np.ndarray, fname: str) -> None:
+    """torch's errors for sorting-based ops on dtypes without an order (complex; bool for some)."""
+    kind = a.dtype.kind
+    if kind == "c" or (kind == "b" and fname in ("median", "kthvalue", "topk")):
+        if fname in ("sort", "topk"):
+            name = "Sort" if fname == "sort" else fname
+            raise RuntimeError(f"{'' if kind == 'b' else ' '}{name} does not support {'bool' if kind == 'b' else 'complex'} dtypes on CPU")
+        raise not_implemented(fname + "_cpu", a.dtype)

@@ -23,7 +23,9 @@ from ..return_types import (
     nanmedian as _nanmedian_t,
 )
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, inplace_apply, logaddexp_np
-from ._util import GRAD, int_arg, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
+from ._util import (
+    GRAD, check_sortable, int_arg, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out,
+)
 from .arithmetic import add, div, mul, sub
 from .broadcast import _add_reduce, _expand_back, _reduce_dtype, expand, sum
 from .comparison import eq, isfinite, isnan, logical_not, logical_xor
@@ -32,7 +34,6 @@ from .indexing import gather, narrow, scatter_into_zeros
 from .join_split import cat
 from .selection import lerp, maximum, minimum, where
 from .shape import flip, movedim, permute, reshape, squeeze, unsqueeze
-from .sorting import check_sortable, sort
 from .unary import exp, log, sqrt
 
 ndarray = np.ndarray
@@ -884,6 +885,8 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     else:
         d = wrap_dim(dim, ndim)
         src = x if ndim else reshape(x, (1,))
+    from .sorting import sort  # sorting loads on first use (import cost)
+
     srt = movedim(sort(src, d).values, d, -1)  # (..., n), NaN last
     sd = srt._data
     n = sd.shape[-1]

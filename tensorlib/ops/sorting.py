@@ -13,7 +13,7 @@ from .._dtype import FROM_NP
 from .._registry import op
 from .._tensor import Tensor, wrap_dim
 from ..return_types import kthvalue as _kth_t, sort as _sort_t, topk as _topk_t
-from ._util import not_implemented, real_only, tensor_arg, wrap, write_outs
+from ._util import check_sortable, not_implemented, real_only, tensor_arg, wrap, write_outs
 from .conversion import clone
 from .indexing import gather
 from .shape import reshape, squeeze
@@ -239,13 +239,3 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     if b._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({b._data.ndim})")
     return searchsorted(b, input, out_int32=out_int32, right=right)
-
-
-def check_sortable(a: np.ndarray, fname: str) -> None:
-    """torch's errors for sorting-based ops on dtypes without an order (complex; bool for some)."""
-    kind = a.dtype.kind
-    if kind == "c" or (kind == "b" and fname in ("median", "kthvalue", "topk")):
-        if fname in ("sort", "topk"):
-            name = "Sort" if fname == "sort" else fname
-            raise RuntimeError(f"{'' if kind == 'b' else ' '}{name} does not support {'bool' if kind == 'b' else 'complex'} dtypes on CPU")
-        raise not_implemented(fname + "_cpu", a.dtype)

@@ -33,6 +33,7 @@ DELIBERATE_LATE_IMPORTS = {
     ("dispatch.pytest_plugin", "dispatch.testing"): "as dispatch._coverage, for the plugin's assert_covers fixture",
     ("tensorlib._trace", "json"): "only writing a trace file needs json (~2 ms to import)",
     ("tensorlib.ops.activation", "tensorlib.ops._erf"): "erf's interpolants (23 KB of bytecode) load with the first call",
+    ("tensorlib.ops.reduction", "tensorlib.ops.sorting"): "sorting (22 KB of bytecode) loads on first use; quantile sorts",
     ("tensorlib.ops.linalg", "tensorlib.ops._lapack"): "LAPACK's drivers (37 KB of bytecode) load with the first inverse",
 }
 # Packages that need an optional extra: package -> (the module it needs, the extra that installs it). Without the
