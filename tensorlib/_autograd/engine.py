@@ -193,9 +193,13 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
         # its memory and the gradient tensor is its only referrer. A copy, or (under the
         # layout policy) a gradient laid out unlike a dense leaf, takes the leaf's strides.
         vd = var._data
-        if data.base is not None and sys.getrefcount(data) <= 3:  # g's and this variable's, and the argument's
-            data = _exclusive_base(data)
-        if data.base is not None or sys.getrefcount(data) > 3 or not data.flags.writeable:
+        exclusive = sys.getrefcount(data) <= 3  # g's and this variable's, and the argument's
+        if exclusive and data.base is not None:
+            base = _exclusive_base(data, g)
+            exclusive = base is not None
+            if base is not None:
+                data = base
+        if not exclusive or not data.flags.writeable:
             data = _like_layout(data, vd)
         elif (ENGINE.grad_layout and data.shape == vd.shape and data.strides != vd.strides
               and (data.itemsize == vd.itemsize  # same item size: byte strides compare as element strides
@@ -213,18 +217,28 @@ def _accumulate(var: Tensor, meta: Any, g: Tensor) -> None:
         meta.grad = _wrap(od + data)
 
 
-def _exclusive_base(view: np.ndarray) -> np.ndarray:
-    """``view``'s base if the view is all of it, laid out as it is, and nothing else refers to the base; else ``view``.
+def _exclusive_base(view: np.ndarray, g: Tensor) -> np.ndarray | None:
+    """``view``'s base if the view is all of it, laid out as it is, and nothing else refers to the base; else None.
 
     The base can then be stored as the gradient itself: the usual case of a
-    gradient transposed twice on its way (``x @ w.T``'s weight gradient).
+    gradient transposed twice on its way (``x @ w.T``'s weight gradient). ``g``
+    is the gradient tensor around ``view``; the tensor it is a view of (its
+    ``_base``, which holds the base array) may be the one other referrer, if
+    nothing but ``g`` refers to that tensor.
     """
     base = view.base
-    # references to base: the view's, this variable's and getrefcount's argument
-    if (type(base) is np.ndarray and base.base is None and base.shape == view.shape and base.strides == view.strides
-            and base.dtype == view.dtype and sys.getrefcount(base) == 3):
+    if not (type(base) is np.ndarray and base.base is None and base.shape == view.shape
+            and base.strides == view.strides and base.dtype == view.dtype):
+        return None
+    # references to base: the view's, this local's and getrefcount's argument (and the owner tensor's, below)
+    refs = sys.getrefcount(base)
+    if refs == 3:
         return base
-    return view
+    owner = g._base
+    # references to owner: g's, this local's and getrefcount's argument: no one else can see the base array
+    if refs == 4 and owner is not None and owner._data is base and sys.getrefcount(owner) == 3:
+        return base
+    return None
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:

@@ -604,3 +604,37 @@ def test_weight_gradient_of_a_matrix_product_is_row_major_like_the_weight(transp
     assert w.grad.numpy().flags.c_contiguous and w.grad.stride() == w.stride()
     assert tensorlib.autograd.gradcheck(lambda a, b: a @ (b.T if transposed else b), (x.requires_grad_(), w))
     assert tensorlib.autograd.gradgradcheck(lambda a, b: a @ (b.T if transposed else b), (x, w))
+
+
+def test_weight_gradient_of_x_at_w_t_reaches_grad_without_a_copy(monkeypatch):
+    # x @ w.T computes w's gradient transposed and transposes it back (a view of the product): the product's array
+    # itself becomes .grad when nothing else can see it, as the hand-written NumPy step stores its product
+    import tensorlib._autograd.engine as engine
+
+    copies = []
+    real = engine._like_layout
+    monkeypatch.setattr(engine, "_like_layout", lambda data, like: copies.append(data.shape) or real(data, like))
+    rng = np.random.default_rng(1)
+    x = tensorlib.tensor(rng.standard_normal((6, 5)))
+    w = tensorlib.tensor(rng.standard_normal((4, 5)), requires_grad=True)
+    g = rng.standard_normal((6, 4))
+    (x @ w.T).backward(tensorlib.tensor(g))
+    assert copies == [] and w.grad.numpy().flags.c_contiguous
+    np.testing.assert_allclose(w.grad.numpy(), g.T @ x.numpy(), rtol=1e-12)
+    # a hook that keeps the gradient it saw: stored as a copy, so accumulating later leaves the hook's tensor alone
+    w.grad = None
+    seen = []
+    w.register_hook(lambda grad: seen.append(grad))
+    (x @ w.T).backward(tensorlib.tensor(g))
+    kept = seen[0].numpy().copy()
+    (x @ w.T).backward(tensorlib.tensor(g))
+    np.testing.assert_array_equal(seen[0].numpy(), kept)
+    np.testing.assert_allclose(w.grad.numpy(), 2 * (g.T @ x.numpy()), rtol=1e-12)
+    # the transposed view kept by the caller still sees the product it was made from, not the accumulated gradient
+    w.grad = None
+    wt = w.T
+    wt.retain_grad()
+    (x @ wt).backward(tensorlib.tensor(g))
+    before = wt.grad.numpy().copy()
+    (x @ w.T).backward(tensorlib.tensor(g))
+    np.testing.assert_array_equal(wt.grad.numpy(), before)
