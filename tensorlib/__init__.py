@@ -78,7 +78,7 @@ def _first_repr(t: Tensor, **kwargs: object) -> str:
 
 # The Tensor class and the autograd engine sit below the ops and the printer: give them what they call.
 _hooks.install(
-    permute=ops.shape.permute, transpose=ops.shape.transpose, adjoint=ops.shape.adjoint, real=ops.conversion.real,
+    reverse_dims=ops.shape.reverse_dims, transpose=ops.shape.transpose, adjoint=ops.shape.adjoint, real=ops.conversion.real,
     imag=ops.unary.imag, alias=ops.shape.alias, to_dtype=ops.conversion.to_dtype,
     array_from_data=ops.creation.array_from_data, parse_size=ops.creation.parse_size, backward=_engine.backward,
     add_hook=_graph.add_hook, regenerate_view_history=_views.regenerate_view_history, tensor_repr=_first_repr,

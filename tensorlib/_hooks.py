@@ -17,7 +17,7 @@ class Hooks:
 
     __slots__ = (
         # ops used by Tensor's own properties and methods
-        "permute", "transpose", "adjoint", "real", "imag", "alias", "to_dtype", "array_from_data", "parse_size",
+        "reverse_dims", "transpose", "adjoint", "real", "imag", "alias", "to_dtype", "array_from_data", "parse_size",
         # autograd engine and views, for Tensor.backward / register_hook and view replay
         "backward", "add_hook", "regenerate_view_history",
         # printing

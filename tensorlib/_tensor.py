@@ -418,7 +418,7 @@ class Tensor(_RegisteredMethods):
     @property
     def T(self) -> "Tensor":
         """The dimensions reversed."""
-        return hooks.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+        return hooks.reverse_dims(self)
 
     @property
     def mT(self) -> "Tensor":

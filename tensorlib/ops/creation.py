@@ -375,6 +375,12 @@ def parse_size(size: Sequence[Any], fname: str) -> tuple[int, ...]:
     """The shape given as ``*size`` (ints, or one tuple/list/Size of ints), checked, for errors naming ``fname``."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = size[0]
+    for s in size:  # the usual call: in-range, non-negative Python ints
+        if type(s) is not int or not 0 <= s < 9223372036854775808:
+            break
+    else:
+        if len(size) < 2 or math.prod(size) <= _INT64_MAX:
+            return tuple(size)
     out = []
     for i, s in enumerate(size):
         if isinstance(s, Tensor):

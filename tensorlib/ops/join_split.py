@@ -59,6 +59,42 @@ def _tensor_list(tensors: Any, fname: str) -> list[Tensor]:
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join tensors along an existing dim."""
     ts = _tensor_list(tensors, "cat")
+    fast = _cat_arrays(ts, dim)
+    if fast is not None:
+        r, d = fast
+        skip = [False] * len(ts)
+    else:
+        r, d, skip = _cat_checked(ts, dim)
+    if GRAD.enabled and any([t_._requires_grad for t_ in ts]):  # a list: a generator costs several times more
+        res, node = record(CatBackward0, r, ts)
+        node.dim = d
+        node.sizes = [None if sk else t_._data.shape[d] for t_, sk in zip(ts, skip)]
+        return res if out is None else write_out(out, res, "cat")
+    res = wrap(r)
+    return res if out is None else write_out(out, res, "cat")
+
+
+def _cat_arrays(ts: list[Tensor], dim: Any) -> tuple[np.ndarray, int] | None:
+    """The usual cat (tensors of one dtype and rank, none 1-D empty, an int dim in range) done by NumPy, whose
+    shape rule is torch's; None for anything else, or when NumPy refuses: :func:`_cat_checked` has torch's errors."""
+    ref = ts[0]._data
+    n, dt = ref.ndim, ref.dtype
+    if not n or type(dim) is not int or not -n <= dim < n:
+        return None
+    arrays = []
+    for t_ in ts:
+        a = t_._data
+        if a.dtype is not dt or a.ndim != n or (n == 1 and not a.shape[0]):
+            return None
+        arrays.append(a)
+    try:
+        return np.concatenate(arrays, axis=dim), dim % n
+    except ValueError:
+        return None
+
+
+def _cat_checked(ts: list[Tensor], dim: Any) -> tuple[np.ndarray, int, list[bool]]:
+    """cat's arrays with torch's checks, promotion and errors: the joined array, the dim and the skipped inputs."""
     # torch skips 1-D empty tensors for backward compatibility
     skip = [t_._data.shape == (0,) for t_ in ts]
     parts = [t_ for t_, sk in zip(ts, skip) if not sk]
@@ -85,14 +121,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
         if p._data.dtype != dt:
 
             dt = PROMOTE[(FROM_NP[dt], FROM_NP[p._data.dtype])].np
-    r = np.concatenate([p._data for p in parts], axis=d, dtype=dt)
-    if GRAD.enabled and any(t_._requires_grad for t_ in ts):
-        res, node = record(CatBackward0, r, ts)
-        node.dim = d
-        node.sizes = [None if sk else t_._data.shape[d] for t_, sk in zip(ts, skip)]
-        return res if out is None else write_out(out, res, "cat")
-    res = wrap(r)
-    return res if out is None else write_out(out, res, "cat")
+    return np.concatenate([p._data for p in parts], axis=d, dtype=dt), d, skip
 
 
 concat = concatenate = cat

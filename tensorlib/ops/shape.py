@@ -317,7 +317,9 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     x = tensor_arg(input, "unsqueeze")
     a = x._data
     d = wrap_dim(dim, a.ndim + 1)
-    t, node = _view_result(x, np.expand_dims(a, d), UnsqueezeBackward0)
+    s = a.shape
+    # a size-1 dim is inserted without a copy whatever the strides (what np.expand_dims does, minus its checks)
+    t, node = _view_result(x, a.reshape(s[:d] + (1,) + s[d:]), UnsqueezeBackward0)
     if node is not None:
         node.dim = d
     return t
@@ -418,6 +420,15 @@ class PermuteBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         return (permute(g, tuple(np.argsort(self.dims))),)
+
+
+def reverse_dims(x: Tensor) -> Tensor:
+    """``x.T``: every dim reversed (a view), recorded as the permutation it is, as torch records it."""
+    a = x._data
+    t_, node = _view_result(x, a.T, PermuteBackward0)
+    if node is not None:
+        node.dims = tuple(range(a.ndim - 1, -1, -1))
+    return t_
 
 
 @op(variants="method")

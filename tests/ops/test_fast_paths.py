@@ -1,0 +1,124 @@
+"""The shortcuts the common calls take (``x.T``, ``unsqueeze``, ``cat`` of one dtype, ``zeros(2, 3)``) give what
+the general code gives: the same values, views that share memory, the same recorded history and gradients, and
+torch's errors where the shortcut hands over to the checked path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlib
+from tensorlib.autograd import gradcheck, gradgradcheck
+
+
+def _strided_inputs():
+    base = np.arange(60.0).reshape(3, 4, 5)
+    return {
+        "contiguous": base.copy(),
+        "transposed": base.transpose(2, 0, 1),
+        "negative strides": base[:, ::-1, ::2],
+        "zero-size": np.zeros((0, 3)),
+        "0-d": np.array(2.5),
+        "1-d": np.arange(4.0),
+    }
+
+
+@pytest.mark.parametrize("name", list(_strided_inputs()))
+def test_T_reverses_every_dim_as_a_view_recorded_as_a_permutation(name):
+    a = _strided_inputs()[name]
+    x = tensorlib.tensor(a)
+    t = x.T
+    np.testing.assert_array_equal(t.numpy(), a.T)
+    assert t._base is x
+    if a.size:  # (an empty tensor reports torch's strides, not NumPy's)
+        assert t.stride() == tuple(s // a.itemsize for s in x.numpy().T.strides)
+    leaf = tensorlib.tensor(a, requires_grad=True)
+    out = leaf.T
+    assert type(out.grad_fn).__name__ == "PermuteBackward0"
+    if a.size:  # the recorded permutation sends a gradient back to leaf's layout
+        g = tensorlib.tensor(np.arange(float(a.size)).reshape(a.T.shape))
+        out.backward(g)
+        np.testing.assert_array_equal(leaf.grad.numpy(), g.numpy().T)
+    if a.size:
+        assert gradcheck(lambda v: v.T * 2, (leaf,))
+        assert gradgradcheck(lambda v: (v.T * v.T), (leaf,))
+
+
+def test_T_writes_reach_the_tensor_it_views():
+    x = tensorlib.zeros(2, 3)
+    x.T[2, 1] = 5.0
+    assert x[1, 2].item() == 5.0
+
+
+@pytest.mark.parametrize("name", list(_strided_inputs()))
+def test_unsqueeze_at_every_dim_is_a_view_like_numpys_expand_dims(name):
+    a = _strided_inputs()[name]
+    for d in range(-a.ndim - 1, a.ndim + 1):
+        x = tensorlib.tensor(a)
+        u = x.unsqueeze(d)
+        want = np.expand_dims(a, d)
+        np.testing.assert_array_equal(u.numpy(), want)
+        assert u.shape == want.shape and u._base is x
+        if a.size:
+            u.fill_(3.0)  # the view writes into x
+            assert (x == 3.0).all().item()
+    leaf = tensorlib.tensor(a, requires_grad=True)
+    assert type(leaf.unsqueeze(0).grad_fn).__name__ == "UnsqueezeBackward0"
+    if a.size:
+        assert gradcheck(lambda v: v.unsqueeze(-1) * 3, (leaf,))
+
+
+def test_unsqueeze_rejects_a_dim_out_of_range():
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 3\)"):
+        tensorlib.zeros(2, 3).unsqueeze(3)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1, -2])
+def test_cat_of_one_dtype_matches_the_promoting_path(dim):
+    rng = np.random.default_rng(0)
+    parts = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
+    if dim in (0, -2):
+        parts.append(rng.standard_normal((4, 3)))
+    else:
+        parts.append(rng.standard_normal((2, 1)))
+    same = tensorlib.cat([tensorlib.tensor(p) for p in parts], dim)
+    np.testing.assert_array_equal(same.numpy(), np.concatenate(parts, axis=dim))
+    # one float32 part: the checked path promotes; same values in float64
+    mixed = tensorlib.cat([tensorlib.tensor(parts[0]).float()] + [tensorlib.tensor(p) for p in parts[1:]], dim)
+    assert mixed.dtype == tensorlib.float64
+    np.testing.assert_allclose(mixed.numpy(), same.numpy(), rtol=1e-6)
+    leaves = [tensorlib.tensor(p, requires_grad=True) for p in parts]
+    out = tensorlib.cat(leaves, dim)
+    assert type(out.grad_fn).__name__ == "CatBackward0"
+    assert gradcheck(lambda *v: tensorlib.cat(v, dim), tuple(leaves))
+
+
+def test_cat_errors_come_from_the_checked_path():
+    a, b = tensorlib.zeros(2, 3), tensorlib.zeros(2, 2)
+    with pytest.raises(RuntimeError, match=r"^Sizes of tensors must match except in dimension 0\. Expected size 3 but got "
+                                           r"size 2 for tensor number 1 in the list\.$"):
+        tensorlib.cat([a, b])
+    assert tensorlib.cat([a, b], 1).shape == (2, 5)
+    with pytest.raises(RuntimeError, match="Tensors must have same number of dimensions: got 2 and 1"):
+        tensorlib.cat([a, tensorlib.zeros(3)])
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        tensorlib.cat([a, a], 2)
+    with pytest.raises(TypeError, match="must be tuple of Tensors"):
+        tensorlib.cat([a, 1.0])
+    # torch skips 1-D empty tensors (backward compatibility): the checked path, here too
+    assert tensorlib.cat([a, tensorlib.zeros(0)]).shape == (2, 3)
+    assert tensorlib.cat([tensorlib.zeros(0), tensorlib.ones(2)]).tolist() == [1.0, 1.0]
+
+
+def test_sizes_as_plain_ints_and_the_checked_cases():
+    assert tensorlib.zeros(2, 3).shape == (2, 3) and tensorlib.ones((2, 3)).shape == (2, 3)
+    assert tensorlib.empty([4]).shape == (4,) and tensorlib.zeros(()).shape == ()
+    assert tensorlib.zeros(np.int64(2), tensorlib.tensor(3)).shape == (2, 3)  # __index__ values: the checked path
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[2, -1\]$"):
+        tensorlib.zeros(2, -1)
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        tensorlib.zeros(2**62, 4)
+    with pytest.raises(TypeError, match="Overflow when unpacking long long"):
+        tensorlib.zeros(2**63)
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type bool at pos 0"):
+        tensorlib.zeros(True, 2)
