@@ -17,6 +17,11 @@ import tensorlib  # noqa: E402
 from _timing import best_ns, try_import_torch  # noqa: E402
 
 
+def _no_grad(lib: object) -> None:
+    with lib.no_grad():  # type: ignore[attr-defined]
+        pass
+
+
 def main() -> None:
     an = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
     bn = an.copy()
@@ -44,6 +49,44 @@ def main() -> None:
         ("a[1]", lambda: an[1], lambda: a[1], (lambda: ta[1]) if torch else None),
         ("a.reshape(16)", lambda: an.reshape(16), lambda: a.reshape(16), (lambda: ta.reshape(16)) if torch else None),
         ("a.t()", lambda: an.T, lambda: a.t(), (lambda: ta.t()) if torch else None),
+        ("a.T", lambda: an.T, lambda: a.T, (lambda: ta.T) if torch else None),
+        ("a.permute(1, 0)", lambda: an.transpose(1, 0), lambda: a.permute(1, 0),
+         (lambda: ta.permute(1, 0)) if torch else None),
+        ("a.view(-1)", lambda: an.reshape(-1), lambda: a.view(-1), (lambda: ta.view(-1)) if torch else None),
+        ("a.unsqueeze(0)", lambda: an[None], lambda: a.unsqueeze(0), (lambda: ta.unsqueeze(0)) if torch else None),
+        ("a.squeeze()", lambda: an.squeeze(), lambda: a.squeeze(), (lambda: ta.squeeze()) if torch else None),
+        ("cat([a, b])", lambda: np.concatenate([an, bn]), lambda: tensorlib.cat([a, b]),
+         (lambda: torch.cat([ta, tb])) if torch else None),
+        ("stack([a, b])", lambda: np.stack([an, bn]), lambda: tensorlib.stack([a, b]),
+         (lambda: torch.stack([ta, tb])) if torch else None),
+        ("zeros(4, 4)", lambda: np.zeros((4, 4), np.float32), lambda: tensorlib.zeros(4, 4),
+         (lambda: torch.zeros(4, 4)) if torch else None),
+        ("zeros_like(a)", lambda: np.zeros_like(an), lambda: tensorlib.zeros_like(a),
+         (lambda: torch.zeros_like(ta)) if torch else None),
+        ("a.clone()", lambda: an.copy(), lambda: a.clone(), (lambda: ta.clone()) if torch else None),
+        ("a.mean()", lambda: an.mean(), lambda: a.mean(), (lambda: ta.mean()) if torch else None),
+        ("a.argmax(1)", lambda: an.argmax(1), lambda: a.argmax(1), (lambda: ta.argmax(1)) if torch else None),
+        ("a.max()", lambda: an.max(), lambda: a.max(), (lambda: ta.max()) if torch else None),
+        ("a == b", lambda: an == bn, lambda: a == b, (lambda: ta == tb) if torch else None),
+        ("a[0, 0].item()", lambda: an[0, 0].item(), lambda: a[0, 0].item(),
+         (lambda: ta[0, 0].item()) if torch else None),
+        ("a.size(0)", lambda: an.shape[0], lambda: a.size(0), (lambda: ta.size(0)) if torch else None),
+        ("a.dtype", lambda: an.dtype, lambda: a.dtype, (lambda: ta.dtype) if torch else None),
+        ("a.float()", lambda: an.astype(np.float32, copy=False), lambda: a.float(),
+         (lambda: ta.float()) if torch else None),
+        ("a.to(float64)", lambda: an.astype(np.float64), lambda: a.to(tensorlib.float64),
+         (lambda: ta.to(torch.float64)) if torch else None),
+        ("tensor([1., 2., 3.])", lambda: np.array([1.0, 2.0, 3.0], np.float32),
+         lambda: tensorlib.tensor([1.0, 2.0, 3.0]), (lambda: torch.tensor([1.0, 2.0, 3.0])) if torch else None),
+        ("softmax(a, 1)", lambda: np.exp(an) / np.exp(an).sum(1, keepdims=True),
+         lambda: tensorlib.softmax(a, 1), (lambda: torch.softmax(ta, 1)) if torch else None),
+        ("where(a > 0, a, b)", lambda: np.where(an > 0, an, bn), lambda: tensorlib.where(a > 0, a, b),
+         (lambda: torch.where(ta > 0, ta, tb)) if torch else None),
+        ("a[a > 0]", lambda: an[an > 0], lambda: a[a > 0], (lambda: ta[ta > 0]) if torch else None),
+        ("a[0] = 1.0", lambda: an.__setitem__(0, 1.0), lambda: a.__setitem__(0, 1.0),
+         (lambda: ta.__setitem__(0, 1.0)) if torch else None),
+        ("a.add_(1.0)", lambda: np.add(an, 1.0, out=an), lambda: a.add_(1.0), (lambda: ta.add_(1.0)) if torch else None),
+        ("with no_grad()", lambda: None, lambda: _no_grad(tensorlib), (lambda: _no_grad(torch)) if torch else None),
         ("relu(a)", lambda: np.maximum(an, 0), lambda: tensorlib.relu(a), (lambda: torch.relu(ta)) if torch else None),
         ("a.shape", lambda: an.shape, lambda: a.shape, (lambda: ta.shape) if torch else None),
         ("leaf * b (records)", lambda: an * bn, lambda: leaf * b, (lambda: tleaf * tb) if torch else None),

@@ -35,11 +35,8 @@ def _shifted(a: np.ndarray, d: int) -> np.ndarray:
         return a - a
     if not a.size:
         return a
-    m = np.maximum.reduce(a, axis=d, keepdims=True)
-    finite = np.isfinite(m)
-    if not finite.all():  # an infinite max must not turn its row into nan
-        m = np.where(finite, m, 0)
-    return a - m
+    # as torch: a slice whose max is infinite becomes all NaN (inf - inf, or -inf - -inf, then the sum)
+    return a - np.maximum.reduce(a, axis=d, keepdims=True)
 
 
 class SoftmaxBackward0(Node):

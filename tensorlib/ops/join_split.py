@@ -143,8 +143,10 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
     for t_ in ts[1:]:
         if t_._data.dtype != dt:
             dt = PROMOTE[(FROM_NP[dt], FROM_NP[t_._data.dtype])].np
-    r = np.stack([t_._data for t_ in ts], axis=d, dtype=dt)
-    if GRAD.enabled and any(t_._requires_grad for t_ in ts):
+    new_shape = shape[:d] + (1,) + shape[d:]
+    # what np.stack does, without its Python layer: a size-1 dim inserted by reshape (never a copy), then joined
+    r = np.concatenate([t_._data.reshape(new_shape) for t_ in ts], axis=d, dtype=dt)
+    if GRAD.enabled and any([t_._requires_grad for t_ in ts]):
         res, node = record(StackBackward0, r, ts)
         node.dim = d
     else:

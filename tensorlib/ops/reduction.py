@@ -239,7 +239,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
             raise RuntimeError(
                 f"{fname}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
             )
-        r = _arr(np.max(a) if is_max else np.min(a))
+        r = _arr((np.maximum if is_max else np.minimum).reduce(a, axis=None))
         if x._requires_grad and GRAD.enabled:
             res, node = record(MaxBackward1 if is_max else _MIN_ALL_NODE, r, (x,))
             node.self_ = save_input(x)
@@ -250,17 +250,11 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
     work = a if a.ndim else a.reshape(1)
     if work.shape[d] == 0:
         raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
-    idx = np.argmax(work, axis=d) if is_max else np.argmin(work, axis=d)
-    if a.dtype.kind == "f":
-        # NaN wins, as in torch
-        nan_any = np.isnan(work).any(axis=d)
-        if nan_any.any():
-            idx = np.where(nan_any, np.argmax(np.isnan(work), axis=d), idx)
-    vals = np.take_along_axis(work, np.expand_dims(idx, d), axis=d)
+    # NumPy's argmax/argmin give the first NaN of a slice that has one: NaN wins, as in torch
+    idx = work.argmax(axis=d, keepdims=True) if is_max else work.argmin(axis=d, keepdims=True)
+    vals = np.take_along_axis(work, idx, axis=d)  # the element at the index (of equal values, -0.0 or 0.0, the first)
     if not keepdim:
-        vals = np.squeeze(vals, d)
-    else:
-        idx = np.expand_dims(idx, d)
+        vals, idx = vals.squeeze(d), idx.squeeze(d)
     if a.ndim == 0:
         vals, idx = vals.reshape(()), idx.reshape(())
     vals = _arr(vals)
@@ -379,9 +373,7 @@ def _arg(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any) -> Tens
     work = a if a.ndim else a.reshape(1)
     if work.shape[d] == 0:
         raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
-    r = np_fn(work, axis=d)
-    if keepdim and a.ndim:
-        r = np.expand_dims(r, d)
+    r = np_fn(work, axis=d, keepdims=bool(keepdim and a.ndim))
     if a.ndim == 0:
         r = np.asarray(r).reshape(())
     return wrap(_arr(r).astype(np.int64, copy=False))
@@ -390,13 +382,13 @@ def _arg(input: Tensor, dim: Any, keepdim: bool, fname: str, np_fn: Any) -> Tens
 @op(variants="function method")
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor, or along ``dim``)."""
-    return _arg(input, dim, keepdim, "argmax", np.argmax)
+    return _arg(input, dim, keepdim, "argmax", np.ndarray.argmax)
 
 
 @op(variants="function method")
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (of the flattened tensor, or along ``dim``)."""
-    return _arg(input, dim, keepdim, "argmin", np.argmin)
+    return _arg(input, dim, keepdim, "argmin", np.ndarray.argmin)
 
 
 # -- statistics ------------------------------------------------------------------------

@@ -122,3 +122,56 @@ def test_sizes_as_plain_ints_and_the_checked_cases():
         tensorlib.zeros(2**63)
     with pytest.raises(TypeError, match="must be tuple of ints, but found element of type bool at pos 0"):
         tensorlib.zeros(True, 2)
+
+
+_INF = float("inf")
+_EXTREME_ROWS = [[1.0, float("nan"), 3.0, float("nan")], [2.0, 5.0, 5.0, 1.0], [-0.0, 0.0, -1.0, -0.0],
+                 [0.0, -0.0, -1.0, 0.0], [_INF, 1.0, 2.0, 0.0], [-_INF, -_INF, -_INF, -_INF], [-_INF, 0.0, 1.0, 2.0]]
+
+
+def test_softmax_of_a_slice_with_an_infinite_max_is_all_nan():
+    # inf - inf: torch's kernel shifts by the max as it is, and the NaN reaches the whole slice through the sum
+    x = tensorlib.tensor([[_INF, 1.0, 2.0], [-_INF, -_INF, -_INF], [-_INF, 0.0, 0.0]])
+    for f in (tensorlib.softmax, tensorlib.log_softmax):
+        r = f(x, 1).numpy()
+        assert np.isnan(r[:2]).all() and not np.isnan(r[2]).any()
+    np.testing.assert_allclose(tensorlib.softmax(x, 1)[2].numpy(), [0.0, 0.5, 0.5])
+
+
+def test_extremes_along_a_dim_and_softmax_match_torch_on_nan_signed_zeros_and_infinities():
+    torch = pytest.importorskip("torch")
+    for dtype in ("float32", "float64"):
+        a = tensorlib.tensor(_EXTREME_ROWS, dtype=getattr(tensorlib, dtype))
+        t = torch.tensor(_EXTREME_ROWS, dtype=getattr(torch, dtype))
+        for keepdim in (False, True):
+            for name in ("max", "min"):
+                got, want = getattr(a, name)(1, keepdim=keepdim), getattr(t, name)(1, keepdim=keepdim)
+                np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+                np.testing.assert_array_equal(np.signbit(got.values.numpy()), np.signbit(want.values.numpy()))
+                assert got.indices.tolist() == want.indices.tolist() and got.values.shape == tuple(want.values.shape)
+            for name in ("argmax", "argmin"):
+                assert getattr(a, name)(1, keepdim=keepdim).tolist() == getattr(t, name)(1, keepdim=keepdim).tolist()
+        for name in ("max", "min", "argmax", "argmin"):
+            got, want = getattr(a, name)(), getattr(t, name)()
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        for name in ("softmax", "log_softmax"):
+            np.testing.assert_allclose(getattr(tensorlib, name)(a, 1).numpy(), getattr(torch, name)(t, 1).numpy(),
+                                       rtol=1e-6, equal_nan=True)
+    flags = torch.tensor([[True, False], [False, False]])
+    assert tensorlib.tensor(flags.tolist()).max(1).indices.tolist() == flags.max(1).indices.tolist()
+    assert tensorlib.tensor(flags.tolist()).max().item() is True
+
+
+def test_stack_of_views_and_mixed_dtypes_matches_numpy():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    parts = [base[:, ::-1, 1], base[:, :, 0], np.ones((2, 3))]
+    for d in range(-3, 3):
+        got = tensorlib.stack([tensorlib.tensor(p) for p in parts], d)
+        np.testing.assert_array_equal(got.numpy(), np.stack(parts, d))
+    mixed = tensorlib.stack([tensorlib.tensor(parts[0]).float(), tensorlib.tensor(parts[1])])
+    assert mixed.dtype == tensorlib.float64
+    with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got \[2, 3\] at entry 0 "
+                                           r"and \[3\] at entry 1"):
+        tensorlib.stack([tensorlib.zeros(2, 3), tensorlib.zeros(3)])
+    leaves = [tensorlib.tensor(p, requires_grad=True) for p in parts]
+    assert gradcheck(lambda *v: tensorlib.stack(v, 1), tuple(leaves))
