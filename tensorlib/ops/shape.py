@@ -6,6 +6,7 @@ splitting (cat, stack, split, chunk, ...) are in ``join_split``.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from math import prod as _prod
 from typing import Any, Sequence
@@ -294,7 +295,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     else:
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         axes = tuple(sorted({d for d in (wrap_dim(d, a.ndim) for d in dims) if a.ndim and a.shape[d] == 1}))
-    data = np.squeeze(a, axes) if axes else a.view()
+    data = a.squeeze(axes) if axes else a.view()  # the method: np.squeeze is a Python layer around it
     t, node = _view_result(x, data, SqueezeBackward0)
     if node is not None:
         node.shape = a.shape
@@ -431,6 +432,10 @@ def reverse_dims(x: Tensor) -> Tensor:
     return t_
 
 
+# every valid order of up to 4 dims (the usual permute calls): checking one is a set lookup (with its length)
+_ORDERS = frozenset(itertools.chain.from_iterable(itertools.permutations(range(n)) for n in range(5)))
+
+
 @op(variants="method")
 def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder dims (a view)."""
@@ -438,7 +443,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     a = x._data
     order = _shape_arg(dims, "permute")
     n = a.ndim
-    if len(order) == n and sorted(order) == list(range(n)):  # already a valid, non-negative order
+    if len(order) == n and (order in _ORDERS or sorted(order) == list(range(n))):  # a valid, non-negative order
         t_, node = _view_result(x, a.transpose(order), PermuteBackward0)
         if node is not None:
             node.dims = order
