@@ -175,3 +175,35 @@ def test_stack_of_views_and_mixed_dtypes_matches_numpy():
         tensorlib.stack([tensorlib.zeros(2, 3), tensorlib.zeros(3)])
     leaves = [tensorlib.tensor(p, requires_grad=True) for p in parts]
     assert gradcheck(lambda *v: tensorlib.stack(v, 1), tuple(leaves))
+
+
+def test_permute_takes_every_order_and_refuses_wrong_lengths_and_repeats():
+    import itertools
+
+    for n in range(5):
+        a = np.arange(float(np.prod(range(2, n + 2)))).reshape(tuple(range(2, n + 2)))
+        x = tensorlib.tensor(a)
+        for order in itertools.permutations(range(n)):
+            np.testing.assert_array_equal(x.permute(order).numpy(), a.transpose(order))
+            if n:  # (permute() with no dims at all is a missing argument, as in torch)
+                np.testing.assert_array_equal(x.permute(*[d - n for d in order]).numpy(), a.transpose(order))
+    x = tensorlib.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match="number of dimensions in the tensor input does not match"):
+        x.permute(1, 0)
+    with pytest.raises(RuntimeError, match="duplicate dims are not allowed"):
+        x.permute(0, 0, 1)
+    with pytest.raises(TypeError, match="found element of type bool at pos 0"):
+        x.permute(True, False, 2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.permute(0, 1, 3)
+
+
+def test_squeeze_forms_match_numpy():
+    a = np.zeros((1, 3, 1, 2))
+    x = tensorlib.tensor(a)
+    assert x.squeeze().shape == (3, 2) and x.squeeze(0).shape == (3, 1, 2) and x.squeeze(1).shape == (1, 3, 1, 2)
+    assert x.squeeze((0, 2)).shape == (3, 2) and x.squeeze(-2).shape == (1, 3, 2)
+    s = x.squeeze()
+    s.fill_(4.0)  # a view
+    assert (x == 4.0).all().item()
+    assert type(tensorlib.zeros(1, 2, requires_grad=True).squeeze(0).grad_fn).__name__ == "SqueezeBackward1"
