@@ -140,16 +140,25 @@ def _infer_np_dtype(a: np.ndarray, from_python: bool) -> np.dtype:
                     "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
 
 
-def _check_scalars(data: Any, depth: int = 0) -> None:
+_PY_NUMBERS = frozenset({float, int, bool, complex})
+
+
+def _scan(data: Any) -> bool:
+    """Check that nested ``data`` holds only numbers, arrays and tensors (else torch's error), and tell whether a
+    list or tuple in it holds a tensor. Python numbers, most of the elements of a big list, cost no call."""
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if isinstance(data, (list, tuple, range)):
+        found = False
         for e in data:
-            _check_scalars(e, depth + 1)
-    elif not isinstance(data, (int, float, complex, np.number, np.bool_, Tensor, np.ndarray)) and not hasattr(
-        data, "__array__"
-    ):
+            if type(e) not in _PY_NUMBERS and _scan(e):
+                found = True
+        return found and not isinstance(data, range)
+    if isinstance(data, Tensor):
+        return True
+    if not isinstance(data, (int, float, complex, np.number, np.bool_, np.ndarray)) and not hasattr(data, "__array__"):
         raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+    return False
 
 
 def _ragged_error(data: Any) -> ValueError:
@@ -183,11 +192,11 @@ def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
         if dtype is not None:
             return np.array(data, dtype=dtype.np)
         return np.array(data, dtype=_infer_np_dtype(data, False))
-    _check_scalars(data)
+    holds_tensor = _scan(data)
     from_python = True
     if isinstance(data, (np.number, np.bool_)):
         from_python = False
-    if isinstance(data, (list, tuple)) and _contains_tensor(data):
+    if holds_tensor:
         data = _tensors_to_arrays(data)
     try:
         a = np.array(data)
@@ -254,15 +263,6 @@ def _check_range(a: np.ndarray, dtype: DType) -> None:
     low, high = a.min(), a.max()
     if not (lo <= low and high <= info.max):  # NaN fails both
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-
-
-def _contains_tensor(data: Any) -> bool:
-    for e in data:
-        if isinstance(e, Tensor):
-            return True
-        if isinstance(e, (list, tuple)) and _contains_tensor(e):
-            return True
-    return False
 
 
 def _tensors_to_arrays(data: Any) -> Any:

@@ -207,3 +207,22 @@ def test_squeeze_forms_match_numpy():
     s.fill_(4.0)  # a view
     assert (x == 4.0).all().item()
     assert type(tensorlib.zeros(1, 2, requires_grad=True).squeeze(0).grad_fn).__name__ == "SqueezeBackward1"
+
+
+def test_tensor_from_python_lists_big_nested_and_mixed():
+    values = [float(i) / 7 for i in range(1000)]
+    t = tensorlib.tensor(values)
+    assert t.dtype == tensorlib.float32 and t.shape == (1000,)
+    np.testing.assert_array_equal(t.numpy(), np.array(values, dtype=np.float32))
+    nested = [[i, i + 1, True] for i in range(50)]
+    assert tensorlib.tensor(nested).dtype == tensorlib.int64 and tensorlib.tensor(nested).tolist() == \
+        [[i, i + 1, 1] for i in range(50)]
+    assert tensorlib.tensor([1, 2.5, 3j]).dtype == tensorlib.complex64
+    assert tensorlib.tensor([range(2), range(2)]).tolist() == [[0, 1], [0, 1]]
+    # tensors inside lists: where a list starts with one, its tensors are scalars
+    assert tensorlib.tensor([tensorlib.tensor(1.5), 2.0]).tolist() == [1.5, 2.0]
+    assert tensorlib.tensor([[1.0, 2.0], tensorlib.tensor([3.0, 4.0])]).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(RuntimeError, match="Could not infer dtype of NoneType"):
+        tensorlib.tensor([1.0] * 100 + [None])
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        tensorlib.tensor([[1, "x"]])
