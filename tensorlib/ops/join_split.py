@@ -13,7 +13,7 @@ import numpy as np
 from .._autograd.graph import Node, rename_grad_fn
 from .._dtype import DEFAULT, FROM_NP, PROMOTE
 from .._registry import op
-from .._tensor import Tensor, wrap_dim
+from .._tensor import Tensor, _make_view, wrap_dim
 from ._util import GRAD, int_arg, int_list_arg, record, tensor_arg, type_title, wrap, write_out
 from .broadcast import meshgrid
 from .indexing import narrow, select
@@ -186,6 +186,13 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, a.ndim)
+    if not (x._requires_grad and GRAD.enabled):
+        # nothing to record: the slices as NumPy makes them (iterating a matrix yields its rows as views; a
+        # vector's elements need the Ellipsis to stay 0-d arrays), each wrapped as a view of x
+        rows = a if d == 0 else np.moveaxis(a, d, 0)
+        if rows.ndim == 1:
+            return tuple([_make_view(x, rows[i, ...]) for i in range(rows.shape[0])])
+        return tuple([_make_view(x, r) for r in rows])
     return tuple(rename_grad_fn(select(x, d, i), "UnbindBackward0") for i in range(a.shape[d]))
 
 

@@ -226,3 +226,21 @@ def test_tensor_from_python_lists_big_nested_and_mixed():
         tensorlib.tensor([1.0] * 100 + [None])
     with pytest.raises(TypeError, match="invalid data type 'str'"):
         tensorlib.tensor([[1, "x"]])
+
+
+@pytest.mark.parametrize("shape,dim", [((3, 4), 0), ((3, 4), 1), ((3, 4), -1), ((5,), 0), ((2, 3, 4), 1), ((0, 2), 1)])
+def test_unbind_without_history_gives_views_like_select(shape, dim):
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = tensorlib.tensor(a)
+    parts = x.unbind(dim)
+    assert len(parts) == shape[dim]
+    for i, p in enumerate(parts):
+        np.testing.assert_array_equal(p.numpy(), np.take(a, i, axis=dim))
+        assert p.shape == np.take(a, i, axis=dim).shape and p._base is x and p.grad_fn is None
+    if parts and parts[0].numel():
+        parts[0].fill_(-1.0)  # views: the write reaches x, and x's version counter moves with it
+        assert (x.select(dim, 0) == -1.0).all().item() and x._version == parts[0]._version == 1
+    assert [r.tolist() for r in x] == [r.tolist() for r in x.unbind(0)]  # iteration is unbind(0)
+    leaf = tensorlib.tensor(a, requires_grad=True)  # with history: one node per slice, named as torch names it
+    if shape[dim]:
+        assert type(leaf.unbind(dim)[0].grad_fn).__name__ == "UnbindBackward0"
