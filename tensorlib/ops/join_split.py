@@ -131,21 +131,29 @@ concat = concatenate = cat
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join tensors of equal shape along a new dim."""
     ts = _tensor_list(tensors, "stack")
-    shape = ts[0]._data.shape
-    for i, t_ in enumerate(ts):
-        if t_._data.shape != shape:
+    arrays = [t_._data for t_ in ts]
+    first = arrays[0]
+    shape, dt = first.shape, first.dtype
+    one_dtype = True
+    for i, a in enumerate(arrays):  # one pass: the shapes must agree, the dtypes may differ (promoted below)
+        if a.shape != shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
-                f"{list(t_._data.shape)} at entry {i}"
+                f"{list(a.shape)} at entry {i}"
             )
+        if a.dtype is not dt:
+            one_dtype = False
     d = wrap_dim(dim, len(shape) + 1)
-    dt = ts[0]._data.dtype
-    for t_ in ts[1:]:
-        if t_._data.dtype != dt:
-            dt = PROMOTE[(FROM_NP[dt], FROM_NP[t_._data.dtype])].np
-    new_shape = shape[:d] + (1,) + shape[d:]
-    # what np.stack does, without its Python layer: a size-1 dim inserted by reshape (never a copy), then joined
-    r = np.concatenate([t_._data.reshape(new_shape) for t_ in ts], axis=d, dtype=dt)
+    if not one_dtype:
+        for a in arrays[1:]:
+            if a.dtype != dt:
+                dt = PROMOTE[(FROM_NP[dt], FROM_NP[a.dtype])].np
+    if d == 0 and one_dtype:
+        r = np.array(arrays)  # equal shapes and dtypes: NumPy lays them out one after another in C
+    else:
+        new_shape = shape[:d] + (1,) + shape[d:]
+        # what np.stack does, without its Python layer: a size-1 dim inserted by reshape (never a copy), then joined
+        r = np.concatenate([a.reshape(new_shape) for a in arrays], axis=d, dtype=dt)
     if GRAD.enabled and any([t_._requires_grad for t_ in ts]):
         res, node = record(StackBackward0, r, ts)
         node.dim = d
