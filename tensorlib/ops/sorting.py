@@ -13,7 +13,7 @@ from .._dtype import FROM_NP
 from .._registry import op
 from .._tensor import Tensor, wrap_dim
 from ..return_types import kthvalue as _kth_t, sort as _sort_t, topk as _topk_t
-from ._util import check_sortable, not_implemented, real_only, tensor_arg, wrap, write_outs
+from ._util import GRAD, check_sortable, not_implemented, real_only, tensor_arg, wrap, write_outs
 from .conversion import clone
 from .indexing import gather
 from .shape import reshape, squeeze
@@ -22,11 +22,14 @@ from .shape import reshape, squeeze
 
 
 def _sort_indices(a: np.ndarray, d: int, descending: bool) -> np.ndarray:
+    """Stable sorting indices along ``d`` (NaN last ascending, first descending, as torch); the ndarray methods and
+    slicing, not np.argsort/np.flip, which are Python layers over them."""
     if not descending:
-        return np.argsort(a, axis=d, kind="stable")
+        return a.argsort(axis=d, kind="stable")
     n = a.shape[d]
-    s = np.argsort(np.flip(a, d), axis=d, kind="stable")
-    return n - 1 - np.flip(s, d)
+    flip = (slice(None),) * d + (slice(None, None, -1),)
+    # sorting the reversed slice and reversing back keeps equal elements in their order, largest first
+    return n - 1 - a[flip].argsort(axis=d, kind="stable")[flip]
 
 
 @op(variants="function method")
@@ -52,7 +55,10 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         res = _sort_t(clone(x), wrap(np.zeros((), dtype=np.int64)))
     else:
         idx = _sort_indices(a, d, descending).astype(np.int64)
-        res = _sort_t(rename_grad_fn(gather(x, d, wrap(idx)), "SortBackward0"), wrap(idx))
+        if x._requires_grad and GRAD.enabled:
+            res = _sort_t(rename_grad_fn(gather(x, d, wrap(idx)), "SortBackward0"), wrap(idx))
+        else:  # nothing to record: the values straight from the array
+            res = _sort_t(wrap(np.take_along_axis(a, idx, axis=d)), wrap(idx))
     return res if out is None else write_outs(out, res, "sort")
 
 
@@ -73,11 +79,13 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = work.shape[d]
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    idx = np.take(_sort_indices(work, d, largest), np.arange(k), axis=d).astype(np.int64)
+    idx = _sort_indices(work, d, largest)[(slice(None),) * d + (slice(0, k),)].astype(np.int64)
     if not a.ndim:  # a 0-d input: k is 0 or 1, and the results keep its 0-d shape (empty when k is 0)
         idx = idx.reshape(()) if idx.size else idx.reshape(0)
         return _topk_t(rename_grad_fn(gather(reshape(x, (1,)), 0, wrap(idx.reshape(-1))).reshape(idx.shape),
                                       "TopkBackward0"), wrap(idx))
+    if not (x._requires_grad and GRAD.enabled):  # nothing to record: the values straight from the array
+        return _topk_t(wrap(np.take_along_axis(a, idx, axis=d)), wrap(idx))
     values = gather(x, d, wrap(idx))
     return _topk_t(rename_grad_fn(values, "TopkBackward0"), wrap(idx))
 

@@ -244,3 +244,27 @@ def test_unbind_without_history_gives_views_like_select(shape, dim):
     leaf = tensorlib.tensor(a, requires_grad=True)  # with history: one node per slice, named as torch names it
     if shape[dim]:
         assert type(leaf.unbind(dim)[0].grad_fn).__name__ == "UnbindBackward0"
+
+
+def test_sort_and_topk_without_history_match_the_recorded_path():
+    nan = float("nan")
+    data = [[3.0, nan, 1.0, 3.0, 2.0, nan], [0.0, -0.0, 0.0, 5.0, 5.0, 1.0]]
+    plain = tensorlib.tensor(data)
+    leaf = tensorlib.tensor(data, requires_grad=True)
+    for d in (0, 1):
+        for descending in (False, True):
+            a, b = plain.sort(dim=d, descending=descending, stable=True), leaf.sort(dim=d, descending=descending,
+                                                                                    stable=True)
+            assert a.indices.tolist() == b.indices.tolist() and b.values.grad_fn is not None
+            np.testing.assert_array_equal(a.values.numpy(), b.values.detach().numpy())
+    # stable: equal elements keep their order; NaN sorts as the largest
+    assert plain.sort(dim=1, stable=True).indices[0].tolist() == [2, 4, 0, 3, 1, 5]
+    assert plain.sort(dim=1, descending=True, stable=True).indices[0].tolist() == [1, 5, 0, 3, 4, 2]
+    for k in range(7):
+        for largest in (True, False):
+            a, b = plain.topk(k, 1, largest=largest), leaf.topk(k, 1, largest=largest)
+            assert a.indices.tolist() == b.indices.tolist()
+            np.testing.assert_array_equal(a.values.numpy(), b.values.detach().numpy())
+    assert type(leaf.topk(2).values.grad_fn).__name__ == "TopkBackward0"
+    assert gradcheck(lambda v: v.sort(dim=1, descending=True).values * 2,
+                     (tensorlib.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], dtype=tensorlib.float64, requires_grad=True),))
