@@ -535,6 +535,10 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
     _dtype_arg(dtype, "arange")
     if end is None:
         start, end = 0, start
+    if (dtype is None and type(start) is int and type(end) is int and type(step) is int and step > 0
+            and -9223372036854775808 <= start <= end <= _INT64_MAX):
+        # the usual call, arange(n) or arange(a, b[, step]) of ints counting up: int64 straight from NumPy
+        return _out_or(out, _finish(np.arange(start, end, step, dtype=np.int64), requires_grad, device), "arange")
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     for v in vals:
         if not isinstance(v, (int, float, np.number)) or isinstance(v, _pybool):
@@ -600,10 +604,14 @@ def _float_dtype(dtype: DType | None, fname: str) -> np.dtype:
     return npdt
 
 
+_FLOAT32 = np.dtype(np.float32)
+_NATIVE_SAMPLE_DTYPES = frozenset({_FLOAT32, np.dtype(np.float64)})  # the dtypes NumPy's samplers produce directly
+
+
 def _sample(rng: np.random.Generator, kind: str, shape: tuple, npdt: np.dtype) -> np.ndarray:
     if npdt.kind not in "fc":
         raise not_implemented("normal_kernel_cpu" if kind == "normal" else "check_uniform_bounds", npdt)
-    gen_dt = npdt if npdt in (np.dtype(np.float32), np.dtype(np.float64)) else np.dtype(np.float32)
+    gen_dt = npdt if npdt in _NATIVE_SAMPLE_DTYPES else _FLOAT32
     if npdt.kind == "c":
         real_dt = np.float32 if npdt == np.complex64 else np.float64
         if kind == "normal":

@@ -268,3 +268,21 @@ def test_sort_and_topk_without_history_match_the_recorded_path():
     assert type(leaf.topk(2).values.grad_fn).__name__ == "TopkBackward0"
     assert gradcheck(lambda v: v.sort(dim=1, descending=True).values * 2,
                      (tensorlib.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]], dtype=tensorlib.float64, requires_grad=True),))
+
+
+@pytest.mark.parametrize("args", [(5,), (0,), (2, 9), (2, 9, 3), (0, 10, 4), (-3, 3), (2**62, 2**62 + 2)])
+def test_arange_of_ints_counting_up(args):
+    t = tensorlib.arange(*args)
+    assert t.dtype == tensorlib.int64 and t.tolist() == list(range(*args))
+
+
+def test_arange_checks_still_apply_to_the_other_calls():
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
+        tensorlib.arange(9, 2)
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+        tensorlib.arange(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        tensorlib.arange(0, 3, 0)
+    assert tensorlib.arange(3.0).dtype == tensorlib.float32 and tensorlib.arange(3, dtype=tensorlib.float64).tolist() == \
+        [0.0, 1.0, 2.0]
+    assert tensorlib.arange(5, 0, -2).tolist() == [5, 3, 1]
