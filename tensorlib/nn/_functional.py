@@ -1114,13 +1114,15 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if w._data.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
-    if idx._data.dtype.kind not in "iu":
+    if idx._data.dtype.kind != "i" or idx._data.itemsize not in (4, 8):  # int64 or int32, as torch
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, "
                            f"Int; but got {legacy_type_name(idx._data.dtype)} instead (while checking arguments for "
                            "embedding)")
     flat = reshape(idx, (-1,))
     n_rows = w._data.shape[0]
-    if flat._data.size and (flat._data.min() < 0 or flat._data.max() >= n_rows):
+    fa = flat._data
+    # one reduction checks both ends: read as unsigned, a negative index is larger than any row count
+    if fa.size and np.maximum.reduce(fa.view(_UNSIGNED[fa.itemsize]), axis=None) >= n_rows:
         raise IndexError("index out of range in self")
     if max_norm is not None:
         embedding_renorm_(w, flat._data, max_norm, norm_type)

@@ -286,3 +286,16 @@ def test_arange_checks_still_apply_to_the_other_calls():
     assert tensorlib.arange(3.0).dtype == tensorlib.float32 and tensorlib.arange(3, dtype=tensorlib.float64).tolist() == \
         [0.0, 1.0, 2.0]
     assert tensorlib.arange(5, 0, -2).tolist() == [5, 3, 1]
+
+
+def test_embedding_checks_index_dtype_and_range_in_one_pass():
+    emb = tensorlib.nn.Embedding(10, 4)
+    assert emb(tensorlib.tensor([[0, 9], [1, 2]])).shape == (2, 2, 4)
+    np.testing.assert_array_equal(emb(tensorlib.tensor([3, 1], dtype=tensorlib.int32)).detach().numpy(),
+                                  emb.weight.detach().numpy()[[3, 1]])
+    for bad in ([-1], [10], [3, 11], [[2], [-5]]):
+        with pytest.raises(IndexError, match="^index out of range in self$"):
+            emb(tensorlib.tensor(bad))
+    for dtype, name in ((tensorlib.uint8, "ByteTensor"), (tensorlib.int16, "ShortTensor")):
+        with pytest.raises(RuntimeError, match=f"scalar types: Long, Int; but got tensorlib.{name} instead"):
+            emb(tensorlib.tensor([1, 2], dtype=dtype))
