@@ -792,7 +792,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         t = reshape(t, (1,))
         ta = t._data
     n, c = x._data.shape[0], x._data.shape[1]
-    if not 0 <= ignore_index < c and ta.size and (ta.view(_UNSIGNED[ta.dtype.itemsize]) < c).all():
+    if not 0 <= ignore_index < c and ta.size and np.maximum.reduce(ta.view(_UNSIGNED[ta.dtype.itemsize]), axis=None) < c:
         # every target is a class index (none ignored): one comparison instead of five array passes
         safe, valid = ta, None
     else:
@@ -846,7 +846,7 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     rows = np.arange(n)
     if valid is None and weight is None and red == "mean":
         # the usual classification loss: the mean of the picked log-probabilities, negated
-        out = np.asarray(-a[rows, safe].sum() / n, dtype=a.dtype)
+        out = np.asarray(-np.add.reduce(a[rows, safe], axis=None) / n, dtype=a.dtype)  # the ufunc: .sum() wraps it
         scale: Any = -1.0 / n
         if x._requires_grad and GRAD.enabled:
             res, node = record(NllLossBackward0, out, (x,))
