@@ -32,6 +32,14 @@ def _sort_indices(a: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return n - 1 - a[flip].argsort(axis=d, kind="stable")[flip]
 
 
+def _values_at(x: Tensor, d: int, idx: np.ndarray, node_name: str) -> Tensor:
+    """The elements of ``x`` at ``idx`` along ``d``: a gather recorded as ``node_name`` when ``x`` has history to
+    record, else taken straight from the array."""
+    if x._requires_grad and GRAD.enabled:
+        return rename_grad_fn(gather(x, d, wrap(idx)), node_name)
+    return wrap(np.take_along_axis(x._data, idx, axis=d))
+
+
 @op(variants="function method")
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
@@ -55,10 +63,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         res = _sort_t(clone(x), wrap(np.zeros((), dtype=np.int64)))
     else:
         idx = _sort_indices(a, d, descending).astype(np.int64)
-        if x._requires_grad and GRAD.enabled:
-            res = _sort_t(rename_grad_fn(gather(x, d, wrap(idx)), "SortBackward0"), wrap(idx))
-        else:  # nothing to record: the values straight from the array
-            res = _sort_t(wrap(np.take_along_axis(a, idx, axis=d)), wrap(idx))
+        res = _sort_t(_values_at(x, d, idx, "SortBackward0"), wrap(idx))
     return res if out is None else write_outs(out, res, "sort")
 
 
@@ -84,10 +89,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         idx = idx.reshape(()) if idx.size else idx.reshape(0)
         return _topk_t(rename_grad_fn(gather(reshape(x, (1,)), 0, wrap(idx.reshape(-1))).reshape(idx.shape),
                                       "TopkBackward0"), wrap(idx))
-    if not (x._requires_grad and GRAD.enabled):  # nothing to record: the values straight from the array
-        return _topk_t(wrap(np.take_along_axis(a, idx, axis=d)), wrap(idx))
-    values = gather(x, d, wrap(idx))
-    return _topk_t(rename_grad_fn(values, "TopkBackward0"), wrap(idx))
+    return _topk_t(_values_at(x, d, idx, "TopkBackward0"), wrap(idx))
 
 
 @op(variants="function method")
