@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import _dtype
+from ._accelerator import accel
 from ._autograd.graph import rename_grad_fn
 from ._layout import check_layout
 from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
@@ -252,6 +253,12 @@ if type(other) is _Tensor and type(self) is _Tensor:
         _t._view_version = None
         return _t
 """
+# The same path in tensorlib._accel (its C twin): None when it does not apply, and the wrapper goes on to the impl.
+_SAME_DTYPE_PATH_COMPILED = """\
+_r = _same_dtype(self, other, _ufunc, _dtypes)
+if _r is not None:
+    return _r
+"""
 _DTYPES_OF_KINDS: dict[str, frozenset] = {}
 
 
@@ -280,10 +287,15 @@ def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tupl
                 return NotImplemented
             return func(self, other)
 
-        op._dispatch_inline = (_SAME_DTYPE_PATH, {  # type: ignore[attr-defined]
-            "_Tensor": Tensor, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds), "_new": _new, "_ndarray": ndarray,
-            "_asarray": np.asarray, "_general": func,
-        })
+        if accel is not None:
+            op._dispatch_inline = (_SAME_DTYPE_PATH_COMPILED, {  # type: ignore[attr-defined]
+                "_same_dtype": accel.same_dtype, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds),
+            })
+        else:
+            op._dispatch_inline = (_SAME_DTYPE_PATH, {  # type: ignore[attr-defined]
+                "_Tensor": Tensor, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds), "_new": _new, "_ndarray": ndarray,
+                "_asarray": np.asarray, "_general": func,
+            })
 
     elif reflected:
 

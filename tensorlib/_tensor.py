@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator, overload
 import numpy as np
 
 from . import _dtype, _layout, _memory_format as _mf
+from ._accelerator import accel
 from ._alloc import allocation_error
 from ._autograd.grad_mode import STATE as _GRAD
 from ._dtype import FROM_NP, dtype as _DType
@@ -1061,6 +1062,12 @@ def _wrap(data: np.ndarray) -> Tensor:
     t._base = None
     t._view_version = None
     return t
+
+
+_wrap_python = _wrap  # the reference the compiled twin is tested against
+if accel is not None:  # the compiled twin of _wrap (see tensorlib._accelerator)
+    accel.setup(Tensor, np.ndarray, np.asarray)
+    _wrap = accel.wrap  # noqa: F811
 
 
 def _make_view(base: Tensor, data: np.ndarray, cls: type = Tensor) -> Tensor:
