@@ -10,6 +10,12 @@
  *                                      Tensors (not subclasses) of one dtype in ``dtypes``, neither requiring
  *                                      grad, and the shapes broadcast; None otherwise (the caller then takes its
  *                                      general path, which raises torch's errors). See tensorlib._methods.
+ *   record(node_cls, data, inputs)  -> ``(out, node)``: a new ``node_cls`` node with an edge per input and the
+ *                                      Tensor ``out`` around ``data`` whose grad_fn it is (tensorlib.ops._util.record)
+ *
+ *   run_all(ready, buffers, deps, retain_graph, pending)
+ *                                   -> the backward loop over every reachable node (tensorlib._autograd.engine's
+ *                                      _run_all, statement for statement; setup_engine() hands it the names it uses)
  *
  * The Tensor's fields are __slots__ of a Python class: setup() reads their offsets from the class's member
  * descriptors once, so a store is one pointer write, as the interpreter's own slot store is. It touches no
@@ -21,6 +27,13 @@
 #include <structmember.h>
 
 typedef struct {
+    PyTypeObject *node;     /* tensorlib.autograd.graph.Node: record() is usable once setup_record() ran */
+    PyObject *edge;         /* tensorlib._autograd.engine.edge */
+    PyObject *no_edge;      /* the shared (None, 0) of inputs that need no gradient */
+    Py_ssize_t next_functions, freed, hooks;
+} record_state;
+
+typedef struct {
     PyTypeObject *tensor;   /* tensorlib.Tensor */
     PyTypeObject *ndarray;  /* numpy.ndarray */
     PyObject *asarray;      /* numpy.asarray: a ufunc of 0-d arrays returns a NumPy scalar */
@@ -30,6 +43,7 @@ typedef struct {
 
 /* One Tensor class per process (the module is imported once, by tensorlib._accelerator). */
 static accel_state S;
+static record_state R;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
@@ -183,12 +197,545 @@ same_dtype(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return t;
 }
 
+static PyObject *
+setup_record(PyObject *module, PyObject *args)
+{
+    PyTypeObject *node;
+    PyObject *edge, *no_edge;
+    if (!PyArg_ParseTuple(args, "O!OO!:setup_record", &PyType_Type, &node, &edge, &PyTuple_Type, &no_edge)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(edge)) {
+        PyErr_SetString(PyExc_TypeError, "setup_record(): edge must be callable");
+        return NULL;
+    }
+    record_state r = {0};
+    if (slot_offset(node, "next_functions", &r.next_functions) < 0 || slot_offset(node, "_freed", &r.freed) < 0
+        || slot_offset(node, "_hooks", &r.hooks) < 0) {
+        return NULL;
+    }
+    r.node = (PyTypeObject *)Py_NewRef(node);
+    r.edge = Py_NewRef(edge);
+    r.no_edge = Py_NewRef(no_edge);
+    record_state old = R;
+    R = r;
+    Py_XDECREF(old.node);
+    Py_XDECREF(old.edge);
+    Py_XDECREF(old.no_edge);
+    Py_RETURN_NONE;
+}
+
+/* The edge of one input: edge(t) for a tensor that requires grad, else the shared no-edge (a new reference). */
+static PyObject *
+input_edge(PyObject *t)
+{
+    int needs;
+    if (PyObject_TypeCheck(t, S.tensor)) {
+        PyObject *rg = SLOT(t, S.requires_grad);
+        if (rg == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "_requires_grad");
+            return NULL;
+        }
+        needs = rg == Py_True ? 1 : rg == Py_False ? 0 : PyObject_IsTrue(rg);
+    }
+    else {
+        /* not laid out as a Tensor, but isinstance() may still say it is one (a __class__ that claims it) */
+        needs = PyObject_IsInstance(t, (PyObject *)S.tensor);
+        if (needs > 0) {
+            PyObject *rg = PyObject_GetAttrString(t, "_requires_grad");
+            if (rg == NULL) {
+                return NULL;
+            }
+            needs = PyObject_IsTrue(rg);
+            Py_DECREF(rg);
+        }
+    }
+    if (needs < 0) {
+        return NULL;
+    }
+    return needs ? PyObject_CallOneArg(R.edge, t) : Py_NewRef(R.no_edge);
+}
+
+static PyObject *
+record(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "record() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!ready()) {
+        return NULL;
+    }
+    if (R.node == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "tensorlib._accel.setup_record() has not been called");
+        return NULL;
+    }
+    PyObject *cls = args[0], *data = args[1];
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, R.node)) {
+        PyErr_Format(PyExc_TypeError, "record(): node_cls must be a subclass of Node, not %R", cls);
+        return NULL;
+    }
+    PyObject *inputs = PySequence_Fast(args[2], "record(): inputs must be a sequence");
+    if (inputs == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(inputs);
+    PyObject *edges = PyTuple_New(n);
+    if (edges == NULL) {
+        Py_DECREF(inputs);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = input_edge(PySequence_Fast_GET_ITEM(inputs, i));
+        if (e == NULL) {
+            Py_DECREF(inputs);
+            Py_DECREF(edges);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(edges, i, e);
+    }
+    Py_DECREF(inputs);
+    PyTypeObject *node_type = (PyTypeObject *)cls;
+    PyObject *node = node_type->tp_alloc(node_type, 0);
+    if (node == NULL) {
+        Py_DECREF(edges);
+        return NULL;
+    }
+    SLOT(node, R.next_functions) = edges;  /* the reference made above */
+    SLOT(node, R.freed) = Py_NewRef(Py_False);
+    SLOT(node, R.hooks) = Py_NewRef(Py_None);
+    PyObject *out = new_tensor(data);
+    if (out == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    Py_SETREF(SLOT(out, S.grad_fn), Py_NewRef(node));
+    Py_SETREF(SLOT(out, S.requires_grad), Py_NewRef(Py_True));
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(out);
+        Py_DECREF(node);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, out);
+    PyTuple_SET_ITEM(pair, 1, node);
+    return pair;
+}
+
+/* -- the engine's loop ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyTypeObject *accumulate_grad;
+    PyObject *any_thread;       /* anomaly mode's flag object: its ``active`` is read at every node, as in Python */
+    PyObject *pre_hooks, *apply, *add;
+    PyObject *s_runs_without_grads, *s_num_outputs, *s_hooks, *s_variable, *s_meta, *s_prepare, *s_apply,
+        *s_release, *s_next_functions, *s_active, *s_meta_hooks;
+    PyObject *none_list;        /* [None], repeated for buffers */
+} engine_state;
+
+static engine_state E;
+
+static PyObject *
+setup_engine(PyObject *module, PyObject *args)
+{
+    PyTypeObject *acc;
+    PyObject *any_thread, *pre_hooks, *apply, *add;
+    if (!PyArg_ParseTuple(args, "O!OOOO:setup_engine", &PyType_Type, &acc, &any_thread, &pre_hooks, &apply, &add)) {
+        return NULL;
+    }
+    if (E.accumulate_grad == NULL) {
+        const char *names[] = {"runs_without_grads", "num_outputs", "_hooks", "_variable", "_meta", "_prepare",
+                               "apply", "release", "next_functions", "active", "hooks"};
+        PyObject **slots[] = {&E.s_runs_without_grads, &E.s_num_outputs, &E.s_hooks, &E.s_variable, &E.s_meta,
+                              &E.s_prepare, &E.s_apply, &E.s_release, &E.s_next_functions, &E.s_active,
+                              &E.s_meta_hooks};
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) {
+                return NULL;
+            }
+        }
+        if ((E.none_list = PyList_New(1)) == NULL) {
+            return NULL;
+        }
+        PyList_SET_ITEM(E.none_list, 0, Py_NewRef(Py_None));
+    }
+    Py_XSETREF(E.accumulate_grad, (PyTypeObject *)Py_NewRef(acc));
+    Py_XSETREF(E.any_thread, Py_NewRef(any_thread));
+    Py_XSETREF(E.pre_hooks, Py_NewRef(pre_hooks));
+    Py_XSETREF(E.apply, Py_NewRef(apply));
+    Py_XSETREF(E.add, Py_NewRef(add));
+    Py_RETURN_NONE;
+}
+
+/* ``*result = d.pop(key, None)`` as a new reference (NULL for None); -1 on error.
+ * (PyDict_Pop itself is Python 3.13's.) */
+static int
+pop_item(PyObject *d, PyObject *key, PyObject **result)
+{
+    *result = NULL;
+    PyObject *value = PyDict_GetItemWithError(d, key);  /* borrowed */
+    if (value == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_INCREF(value);
+    if (PyDict_DelItem(d, key) < 0) {
+        Py_DECREF(value);
+        return -1;
+    }
+    *result = value;
+    return 1;
+}
+
+/* ``[None] * node.num_outputs`` (a new reference) */
+static PyObject *
+none_buffer(PyObject *node)
+{
+    PyObject *n = PyObject_GetAttr(node, E.s_num_outputs);
+    if (n == NULL) {
+        return NULL;
+    }
+    PyObject *buf = PyNumber_Multiply(E.none_list, n);
+    Py_DECREF(n);
+    return buf;
+}
+
+/* The step of an AccumulateGrad node reached with ``grads``: a pending entry for its leaf; 0 on success. */
+static int
+leaf_step(PyObject *node, PyObject *grads, PyObject *pending)
+{
+    int rc = -1;
+    PyObject *var = NULL, *g = NULL, *meta = NULL, *hooks = NULL, *entry = NULL;
+    PyObject *ref = PyObject_GetAttr(node, E.s_variable);
+    if (ref == NULL) {
+        return -1;
+    }
+    var = PyObject_CallNoArgs(ref);
+    Py_DECREF(ref);
+    if (var == NULL) {
+        goto done;
+    }
+    g = PySequence_GetItem(grads, 0);
+    if (g == NULL) {
+        goto done;
+    }
+    if (g == Py_None || var == Py_None) {
+        rc = 0;
+        goto done;
+    }
+    meta = PyObject_GetAttr(var, E.s_meta);
+    if (meta == NULL) {
+        goto done;
+    }
+    int general = meta == Py_None;
+    if (!general) {
+        hooks = PyObject_GetAttr(meta, E.s_meta_hooks);
+        if (hooks == NULL || (general = PyObject_IsTrue(hooks)) < 0) {
+            goto done;
+        }
+    }
+    if (general) {  /* node._prepare(grads): hooks, or a leaf without metadata yet */
+        entry = PyObject_CallMethodOneArg(node, E.s_prepare, grads);
+        if (entry == NULL) {
+            goto done;
+        }
+        rc = entry == Py_None ? 0 : PyList_Append(pending, entry);
+    }
+    else {
+        entry = PyTuple_Pack(3, var, g, meta);
+        rc = entry == NULL ? -1 : PyList_Append(pending, entry);
+    }
+done:
+    Py_XDECREF(var);
+    Py_XDECREF(g);
+    Py_XDECREF(meta);
+    Py_XDECREF(hooks);
+    Py_XDECREF(entry);
+    return rc;
+}
+
+/* ``outs = node.apply(grads)``, or the general ``_apply`` with hooks or anomaly mode; then the release. */
+static PyObject *
+apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
+{
+    PyObject *outs;
+    int anomaly = 0;
+    if (hooks == Py_None) {
+        PyObject *active = PyObject_GetAttr(E.any_thread, E.s_active);
+        if (active == NULL) {
+            return NULL;
+        }
+        anomaly = PyObject_IsTrue(active);
+        Py_DECREF(active);
+        if (anomaly < 0) {
+            return NULL;
+        }
+    }
+    if (hooks == Py_None && !anomaly) {
+        outs = PyObject_CallMethodOneArg(node, E.s_apply, grads);
+    }
+    else {
+        PyObject *call[3] = {node, grads, hooks};
+        outs = PyObject_Vectorcall(E.apply, call, 3, NULL);
+    }
+    if (outs == NULL) {
+        return NULL;
+    }
+    if (!retain_graph) {
+        PyObject *r = PyObject_CallMethodNoArgs(node, E.s_release);
+        if (r == NULL) {
+            Py_DECREF(outs);
+            return NULL;
+        }
+        Py_DECREF(r);
+    }
+    return outs;
+}
+
+/* Hand ``g`` (or nothing, when ``g`` is NULL) along the edge ``(nxt, nr)``, and count the edge as done. */
+static int
+edge_step(PyObject *nxt, PyObject *nr, PyObject *g, PyObject *buffers, PyObject *deps, PyObject *ready)
+{
+    if (g != NULL && g != Py_None) {
+        PyObject *buf = PyDict_GetItemWithError(buffers, nxt);  /* borrowed */
+        if (buf == NULL) {
+            if (PyErr_Occurred()) {
+                return -1;
+            }
+            PyObject *n = PyObject_GetAttr(nxt, E.s_num_outputs);
+            if (n == NULL) {
+                return -1;
+            }
+            int one = PyLong_CheckExact(n) && PyLong_AsLong(n) == 1;
+            Py_DECREF(n);
+            if (one) {
+                PyObject *fresh = PyList_New(1);
+                if (fresh == NULL) {
+                    return -1;
+                }
+                PyList_SET_ITEM(fresh, 0, Py_NewRef(g));
+                int rc = PyDict_SetItem(buffers, nxt, fresh);
+                Py_DECREF(fresh);
+                if (rc < 0) {
+                    return -1;
+                }
+            }
+            else {
+                PyObject *fresh = none_buffer(nxt);
+                if (fresh == NULL) {
+                    return -1;
+                }
+                int rc = PyDict_SetItem(buffers, nxt, fresh);
+                if (rc == 0) {
+                    rc = PyObject_SetItem(fresh, nr, g);
+                }
+                Py_DECREF(fresh);
+                if (rc < 0) {
+                    return -1;
+                }
+            }
+        }
+        else {
+            Py_INCREF(buf);
+            PyObject *old = PyObject_GetItem(buf, nr);
+            int rc = -1;
+            if (old != NULL) {
+                if (old == Py_None) {
+                    rc = PyObject_SetItem(buf, nr, g);
+                }
+                else {
+                    PyObject *pair[2] = {old, g};
+                    PyObject *sum = PyObject_Vectorcall(E.add, pair, 2, NULL);
+                    if (sum != NULL) {
+                        rc = PyObject_SetItem(buf, nr, sum);
+                        Py_DECREF(sum);
+                    }
+                }
+                Py_DECREF(old);
+            }
+            Py_DECREF(buf);
+            if (rc < 0) {
+                return -1;
+            }
+        }
+    }
+    PyObject *d = PyDict_GetItemWithError(deps, nxt);  /* borrowed */
+    if (d == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetObject(PyExc_KeyError, nxt);
+        }
+        return -1;
+    }
+    Py_ssize_t left = PyLong_AsSsize_t(d);
+    if (left == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    left -= 1;
+    PyObject *now = PyLong_FromSsize_t(left);
+    if (now == NULL) {
+        return -1;
+    }
+    int rc = PyDict_SetItem(deps, nxt, now);
+    Py_DECREF(now);
+    if (rc < 0) {
+        return -1;
+    }
+    return left == 0 ? PyList_Append(ready, nxt) : 0;
+}
+
+/* One node of the loop: run it on its buffered gradients and pass its outputs along its edges. */
+static int
+node_step(PyObject *node, PyObject *buffers, PyObject *deps, int retain_graph, PyObject *pending, PyObject *ready)
+{
+    int rc = -1;
+    PyObject *grads = NULL, *outs = NULL, *hooks = NULL, *edges = NULL;
+    /* grads = buffers.pop(node, None) */
+    if (pop_item(buffers, node, &grads) < 0) {
+        return -1;
+    }
+    if (grads == NULL) {
+        PyObject *flag = PyObject_GetAttr(node, E.s_runs_without_grads);
+        if (flag == NULL) {
+            return -1;
+        }
+        int runs = PyObject_IsTrue(flag);
+        Py_DECREF(flag);
+        if (runs < 0) {
+            return -1;
+        }
+        if (runs && (grads = none_buffer(node)) == NULL) {
+            return -1;
+        }
+    }
+    if (grads != NULL) {
+        hooks = PyObject_GetAttr(node, E.s_hooks);
+        if (hooks == NULL) {
+            goto done;
+        }
+        if (hooks != Py_None) {
+            PyObject *call[4] = {node, hooks, grads, pending};
+            Py_SETREF(grads, PyObject_Vectorcall(E.pre_hooks, call, 4, NULL));
+            if (grads == NULL) {
+                goto done;
+            }
+        }
+        if (Py_IS_TYPE(node, E.accumulate_grad)) {
+            /* a leaf: no edges to follow and nothing saved to release (its node outlives the graph) */
+            rc = leaf_step(node, grads, pending);
+            goto done;
+        }
+        outs = apply_step(node, grads, hooks, retain_graph);
+        if (outs == NULL) {
+            goto done;
+        }
+    }
+    else {
+        outs = PyTuple_New(0);
+        if (outs == NULL) {
+            goto done;
+        }
+    }
+    Py_ssize_t n_outs = PyObject_Length(outs);
+    if (n_outs < 0) {
+        goto done;
+    }
+    PyObject *next = PyObject_GetAttr(node, E.s_next_functions);
+    if (next == NULL) {
+        goto done;
+    }
+    edges = PySequence_Fast(next, "next_functions must be a sequence");
+    Py_DECREF(next);
+    if (edges == NULL) {
+        goto done;
+    }
+    Py_ssize_t n_edges = PySequence_Fast_GET_SIZE(edges);
+    for (Py_ssize_t i = 0; i < n_edges; i++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2) {
+            PyErr_SetString(PyExc_ValueError, "an edge of next_functions is not a (node, output_nr) pair");
+            goto done;
+        }
+        PyObject *nxt = PyTuple_GET_ITEM(e, 0);
+        if (nxt == Py_None) {
+            continue;
+        }
+        Py_INCREF(nxt);  /* kept alive while gradients move along it, whatever the callbacks do */
+        PyObject *nr = Py_NewRef(PyTuple_GET_ITEM(e, 1));
+        PyObject *g = NULL;
+        int step = 0;
+        if (i < n_outs) {
+            g = PySequence_GetItem(outs, i);
+            step = g == NULL ? -1 : 0;
+        }
+        if (step == 0) {
+            step = edge_step(nxt, nr, g, buffers, deps, ready);
+        }
+        Py_XDECREF(g);
+        Py_DECREF(nr);
+        Py_DECREF(nxt);
+        if (step < 0) {
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    Py_XDECREF(grads);
+    Py_XDECREF(outs);
+    Py_XDECREF(hooks);
+    Py_XDECREF(edges);
+    return rc;
+}
+
+static PyObject *
+run_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "run_all() takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (E.accumulate_grad == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "tensorlib._accel.setup_engine() has not been called");
+        return NULL;
+    }
+    PyObject *ready = args[0], *buffers = args[1], *deps = args[2], *pending = args[4];
+    if (!PyList_Check(ready) || !PyDict_Check(buffers) || !PyDict_Check(deps) || !PyList_Check(pending)) {
+        PyErr_SetString(PyExc_TypeError, "run_all(): ready and pending must be lists, buffers and deps dicts");
+        return NULL;
+    }
+    int retain_graph = PyObject_IsTrue(args[3]);
+    if (retain_graph < 0) {
+        return NULL;
+    }
+    while (PyList_GET_SIZE(ready) > 0) {
+        /* node = ready.pop() */
+        Py_ssize_t last = PyList_GET_SIZE(ready) - 1;
+        PyObject *node = Py_NewRef(PyList_GET_ITEM(ready, last));
+        if (PyList_SetSlice(ready, last, last + 1, NULL) < 0) {
+            Py_DECREF(node);
+            return NULL;
+        }
+        int rc = node_step(node, buffers, deps, retain_graph, pending, ready);
+        Py_DECREF(node);
+        if (rc < 0) {
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef accel_methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(Tensor, ndarray, asarray)\n--\n\nRead the Tensor class's slot offsets; called once by tensorlib."},
     {"wrap", wrap, METH_O, "wrap(data)\n--\n\nA new plain Tensor around the ndarray ``data``."},
     {"same_dtype", (PyCFunction)(void (*)(void))same_dtype, METH_FASTCALL,
      "same_dtype(a, b, ufunc, dtypes)\n--\n\n``ufunc`` of two plain same-dtype tensors as a Tensor, or None."},
+    {"setup_record", setup_record, METH_VARARGS,
+     "setup_record(Node, edge, no_edge)\n--\n\nRead the Node class's slot offsets and keep the edge function."},
+    {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
+     "record(node_cls, data, inputs)\n--\n\nA new node with edges to ``inputs`` and its output around ``data``."},
+    {"setup_engine", setup_engine, METH_VARARGS,
+     "setup_engine(AccumulateGrad, any_thread, pre_hooks, apply, add)\n--\n\nThe names run_all() uses."},
+    {"run_all", (PyCFunction)(void (*)(void))run_all, METH_FASTCALL,
+     "run_all(ready, buffers, deps, retain_graph, pending)\n--\n\nThe backward loop over every reachable node."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -183,3 +183,153 @@ def test_operators_give_the_general_paths_results(op) -> None:
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     with pytest.raises(RuntimeError, match="must match the size"):
         eval(f"a {op} tensorlib.ones(3)")
+
+
+# -- record -------------------------------------------------------------------------------------------------
+
+
+def _record_twins():
+    from tensorlib.ops import _util
+
+    twins = [_util.record_python]
+    if accel is not None:
+        twins.append(accel.record)
+    return twins
+
+
+@pytest.mark.parametrize("record", _record_twins())
+def test_record_makes_a_node_and_its_output(record) -> None:
+    from tensorlib.ops.arithmetic import MulBackward0
+
+    leaf = tensorlib.ones(2, requires_grad=True)
+    inner = leaf * 2
+    plain = tensorlib.ones(2)
+    data = np.arange(2.0)
+    out, node = record(MulBackward0, data, (inner, plain, 3.0, leaf))
+    assert type(node) is MulBackward0 and out.grad_fn is node and out._data is data
+    assert out.requires_grad and not out.is_leaf and type(out) is tensorlib.Tensor
+    assert node.next_functions == ((inner.grad_fn, 0), (None, 0), (None, 0), (leaf.grad_fn or _acc(leaf), 0))
+    assert node._freed is False and node._hooks is None
+    out2, node2 = record(MulBackward0, data, [plain])  # a list of inputs, none of them differentiable
+    assert node2.next_functions == ((None, 0),)
+
+
+def _acc(leaf):
+    from tensorlib._autograd.engine import grad_accumulator
+
+    return grad_accumulator(leaf)
+
+
+@needs_accel
+def test_record_twins_agree_on_every_kind_of_input() -> None:
+    from tensorlib.ops import _util
+    from tensorlib.ops.arithmetic import AddBackward0
+
+    class Sub(tensorlib.Tensor):
+        pass
+
+    class ClaimsToBeATensor:  # isinstance() says Tensor through __class__: read as an attribute, not a slot
+        __class__ = tensorlib.Tensor  # type: ignore[assignment]
+        _requires_grad = False
+
+    leaf = tensorlib.ones(2, requires_grad=True)
+    view = leaf[:1]
+    inputs = (leaf, leaf.as_subclass(Sub), view, tensorlib.ones(2), None, 1, ClaimsToBeATensor())
+    data = np.zeros(2)
+    (a, na), (b, nb) = (r(AddBackward0, data, inputs) for r in (_util.record_python, accel.record))
+    assert na.next_functions == nb.next_functions
+    assert [getattr(a, s) is getattr(b, s) for s in ("_data", "_size", "_vc", "_base", "_view_version")] == [True] * 5
+    with pytest.raises(TypeError, match="subclass of Node"):
+        accel.record(int, data, ())
+    with pytest.raises(TypeError, match="must be a sequence"):
+        accel.record(AddBackward0, data, 5)
+    with pytest.raises(AttributeError):  # as the Python twin: a tensor made by object.__new__ has no fields
+        accel.record(AddBackward0, data, (object.__new__(tensorlib.Tensor),))
+    with pytest.raises(AttributeError):
+        _util.record_python(AddBackward0, data, (object.__new__(tensorlib.Tensor),))
+
+
+# -- the engine's loop ---------------------------------------------------------------------------------------
+
+
+def _engine_twins():
+    from tensorlib._autograd import engine
+
+    twins = [engine._run_all_python]
+    if accel is not None:
+        twins.append(accel.run_all)
+    return twins
+
+
+@pytest.fixture(params=_engine_twins(), ids=lambda f: "compiled" if f is not _engine_twins()[0] else "python")
+def run_all(request, monkeypatch):
+    from tensorlib._autograd import engine
+
+    monkeypatch.setattr(engine, "_run_all", request.param)
+    return request.param
+
+
+def test_engine_loop_twins_compute_the_same_gradients(run_all) -> None:
+    from tensorlib.autograd import gradcheck, gradgradcheck
+
+    x = tensorlib.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=tensorlib.float64, requires_grad=True)
+    w = tensorlib.tensor([1.5, -0.5], dtype=tensorlib.float64, requires_grad=True)
+
+    def f(x, w):
+        h = (x * w).tanh()
+        return (h @ h.T).sum() + (h * x).exp().mean()  # shared subexpressions: gradients summed in buffers
+
+    f(x, w).backward()
+    gx, gw = x.grad.clone(), w.grad.clone()
+    f(x, w).backward()  # accumulates into the existing .grad
+    np.testing.assert_allclose(x.grad.numpy(), 2 * gx.numpy())
+    np.testing.assert_allclose(w.grad.numpy(), 2 * gw.numpy())
+    assert gradcheck(f, (x, w)) and gradgradcheck(f, (x, w))
+
+
+def test_engine_loop_twins_run_hooks_and_keep_errors(run_all) -> None:
+    x = tensorlib.ones(3, requires_grad=True)
+    seen = []
+    y = x * 2
+    y.register_hook(lambda g: seen.append(("tensor", g.tolist())) or g * 10)
+    y.retain_grad()
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(("post", t.grad.tolist())))
+    z = y.sum()
+    z.grad_fn.register_prehook(lambda gs: seen.append(("pre", gs[0].item())))
+    z.backward(retain_graph=True)
+    assert y.grad.tolist() == [10.0] * 3 and x.grad.tolist() == [20.0] * 3
+    assert seen == [("pre", 1.0), ("tensor", [1.0] * 3), ("post", [20.0] * 3)]
+    z.backward()  # retained once; now freed
+    with pytest.raises(RuntimeError, match="second time"):
+        z.backward()
+
+    class Boom(tensorlib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            raise ValueError("from backward")
+
+    with pytest.raises(ValueError, match="from backward"):
+        Boom.apply(x).sum().backward()
+
+
+def test_engine_loop_twins_pass_no_gradient_where_none_flows(run_all) -> None:
+    a = tensorlib.ones(2, requires_grad=True)
+    b = tensorlib.ones(2, requires_grad=True)
+    out = a * 3 + b.detach()
+    out.sum().backward()
+    assert a.grad.tolist() == [3.0, 3.0] and b.grad is None
+    values, idx = tensorlib.tensor([3.0, 1.0, 2.0], requires_grad=True).sort()  # a node with two outputs
+    values.sum().backward()
+
+
+@needs_accel
+def test_engine_loop_refuses_bad_arguments() -> None:
+    with pytest.raises(TypeError, match="takes 5 arguments"):
+        accel.run_all([], {}, {}, False)
+    with pytest.raises(TypeError, match="must be lists"):
+        accel.run_all((), {}, {}, False, [])
+    accel.run_all([], {}, {}, False, [])  # nothing ready: nothing to do
