@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import tensorlib  # noqa: E402
+from tensorlib._accelerator import accel  # noqa: E402
 from _timing import best_ns, try_import_torch  # noqa: E402
 from cnn_step import measure as measure_cnn  # noqa: E402
 from mlp_step import BATCH, HIDDEN, IN, LR, OUT, numpy_step  # noqa: E402
@@ -232,7 +233,9 @@ def markdown(rows: list[Row]) -> str:
     lines = ["| figure | tensorlib / baseline | baseline | target |", "| --- | --- | --- | --- |"]
     lines += [f"| {figure} | {ratio:.2f}x | {baseline} | {target} |" for figure, ratio, baseline, target in rows]
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, NumPy {np.__version__}"
-    return "\n".join(lines) + f"\n\nRatios from one run of `make bench-table` ({machine}); lower is better.\n"
+    paths = ("with the compiled extension `tensorlib._accel`" if accel is not None
+             else "on the pure-Python paths (`tensorlib._accel` not built or switched off)")
+    return "\n".join(lines) + f"\n\nRatios from one run of `make bench-table` ({machine}), {paths}; lower is better.\n"
 
 
 def write(text: str) -> None:
