@@ -253,7 +253,8 @@ if type(other) is _Tensor and type(self) is _Tensor:
         _t._view_version = None
         return _t
 """
-# The same path in tensorlib._accel (its C twin): None when it does not apply, and the wrapper goes on to the impl.
+# The same path in tensorlib._accel (its C twin, ``same_dtype``: change both together): None when it does not apply,
+# and the wrapper goes on to the impl.
 _SAME_DTYPE_PATH_COMPILED = """\
 _r = _same_dtype(self, other, _ufunc, _dtypes)
 if _r is not None:

@@ -1052,7 +1052,10 @@ def _init(t: Tensor, data: np.ndarray) -> None:
 
 
 def _wrap(data: np.ndarray) -> Tensor:
-    """A new plain Tensor around ``data`` (no copy, no checks: the hot path of every op)."""
+    """A new plain Tensor around ``data`` (no copy, no checks: the hot path of every op).
+
+    ``wrap`` in tensorlib/_accel.c is its compiled twin (new slots go in both, and in its ``setup``).
+    """
     t = _new(Tensor)
     t._data = data
     t._size = None

@@ -614,6 +614,7 @@ def _run_all(
     The same steps as the general loop, minus its target bookkeeping: this is
     the engine's hot path for training loops on small tensors. Gradients for
     ``.grad`` are appended to ``pending``, for :func:`_commit`.
+    ``run_all`` in tensorlib/_accel.c is its compiled twin, step for step: change both together.
     """
     pop_buffer = buffers.pop
     get_buffer = buffers.get

@@ -375,6 +375,7 @@ def record(node_cls: type, data: np.ndarray, inputs: Sequence[Any]) -> tuple[Ten
 
     Returns ``(output, node)`` so the caller can attach what backward needs.
     Non-Tensor or non-differentiable inputs get an empty edge.
+    ``record`` in tensorlib/_accel.c is its compiled twin: change both together.
     """
     # new_node and _wrap inlined: this runs for every recorded op
     node: Node = _new(node_cls)
