@@ -25,10 +25,11 @@ tour: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest
 
-# the suite without torch (the comparisons with torch skip), on the pure-Python paths: tensorlib's optional C
-# extension is switched off, so that this target and `test` run the same tests on both implementations
+# the suite without torch (the comparisons with torch skip), on the pure-Python paths: the optional C extensions
+# (tensorlib._accel, dispatch._speedups) are switched off, so that this target and `test` run the same tests on both
+# implementations
 test-lite: $(NO_TORCH_VENV)/.installed
-	TENSORLIB_PURE_PYTHON=1 $(NO_TORCH_VENV)/bin/python -m pytest
+	TENSORLIB_PURE_PYTHON=1 DISPATCH_PURE_PYTHON=1 $(NO_TORCH_VENV)/bin/python -m pytest
 
 typecheck: $(VENV)/.installed
 	$(BIN)/python -m mypy

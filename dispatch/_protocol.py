@@ -44,6 +44,7 @@ import types
 from typing import Any, Callable, Iterable, Literal, TypeVar
 
 from . import _codegen
+from ._speedups_loader import speedups as _speedups
 from ._collect import BASIC_TYPES, SEQUENCE_TYPES, collect, collect_flat
 from ._registry import Registry
 
@@ -245,7 +246,11 @@ class Protocol:
             "_M": 0,
             "_all_plain": self._all_plain,
             "_plain_seq": self._plain_seq,
-            "_slow": self._slow,
+            # the slow path's entry: its compiled twin when dispatch._speedups is built (see _speedups.c)
+            "_slow": self._slow if _speedups is None else _speedups.slow_path(
+                self, self._slow_general, self._plain, self._disabling, self._tls, self.method,
+                ENABLED, SUBCLASSES_DISABLED,
+            ),
             "_slow_modes": self._slow_modes,
             "_X": (),  # the exception types an implementation's failure is translated from (see translate_errors)
             "_failed": self._failed,
@@ -461,6 +466,10 @@ class Protocol:
                         if spec.operator:  # as the general path below: Python then tries the reflected operator
                             return NotImplemented
                         raise
+        return self._slow_general(spec, args, kwargs)
+
+    def _slow_general(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
+        """:meth:`_slow` past the default handler's shortcut (where dispatch._speedups' twin hands over)."""
         if spec.operator:
             # as Python expects of a binary operator (and torch does): a call no one can handle gives
             # NotImplemented, so that the other operand's reflected method is tried
