@@ -6,13 +6,20 @@
  *
  *   wrap(data)                      -> a new plain Tensor around the ndarray ``data``, unchecked as its twin
  *                                      tensorlib._tensor._wrap is
- *   same_dtype(a, b, ufunc, dtypes) -> ``ufunc(a._data, b._data)`` as a new Tensor when ``a`` and ``b`` are plain
- *                                      Tensors (not subclasses) of one dtype in ``dtypes``, neither requiring
- *                                      grad, and the shapes broadcast; None otherwise (the caller then takes its
- *                                      general path, which raises torch's errors). See tensorlib._methods.
+ *   same_dtype(a, b, ufunc, dtypes[, subclasses])
+ *                                   -> ``ufunc(a._data, b._data)`` as a new plain Tensor when ``a`` and ``b`` are
+ *                                      Tensors (of exactly that class unless ``subclasses``) of one dtype in
+ *                                      ``dtypes``, neither requiring grad, and the shapes broadcast; None otherwise
+ *                                      (the caller then takes its general path, which raises torch's errors). The
+ *                                      operators call it before dispatch (tensorlib._methods), add and mul after.
  *   record(node_cls, data, inputs)  -> ``(out, node)``: a new ``node_cls`` node with an edge per input and the
  *                                      Tensor ``out`` around ``data`` whose grad_fn it is (tensorlib.ops._util.record)
  *
+ *   default_result(func, ret, cls, args, kwargs)
+ *                                   -> the default __torch_function__'s last step (tensorlib._tensor._default_result):
+ *                                      its usual case, a fresh plain result changing class; every other case calls
+ *                                      the Python function given to setup_default_result()
+ *   dependencies(roots)             -> the engine's _dependencies: edges into each node reachable from ``roots``
  *   run_all(ready, buffers, deps, retain_graph, pending)
  *                                   -> the backward loop over every reachable node (tensorlib._autograd.engine's
  *                                      _run_all, statement for statement; setup_engine() hands it the names it uses)
@@ -136,8 +143,8 @@ wrap(PyObject *module, PyObject *data)
 static PyObject *
 same_dtype(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "same_dtype() takes 4 arguments (%zd given)", nargs);
+    if (nargs != 4 && nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "same_dtype() takes 4 or 5 arguments (%zd given)", nargs);
         return NULL;
     }
     if (!ready()) {
@@ -149,7 +156,12 @@ same_dtype(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                      Py_TYPE(dtypes)->tp_name);
         return NULL;
     }
-    if (!Py_IS_TYPE(a, S.tensor) || !Py_IS_TYPE(b, S.tensor)) {
+    int subclasses = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
+    if (subclasses < 0) {
+        return NULL;
+    }
+    if (subclasses ? !PyObject_TypeCheck(a, S.tensor) || !PyObject_TypeCheck(b, S.tensor)
+                   : !Py_IS_TYPE(a, S.tensor) || !Py_IS_TYPE(b, S.tensor)) {
         Py_RETURN_NONE;
     }
     if (SLOT(a, S.requires_grad) != Py_False || SLOT(b, S.requires_grad) != Py_False) {
@@ -322,6 +334,99 @@ record(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return pair;
 }
 
+/* -- the default __torch_function__'s result ------------------------------------------------------------- */
+
+static PyObject *not_sequences, *no_wrap, *default_result_python, *list_or_tuple, *s_class;
+
+static PyObject *
+setup_default_result(PyObject *module, PyObject *args)
+{
+    PyObject *seq, *nowrap, *python;
+    if (!PyArg_ParseTuple(args, "O!O!O:setup_default_result", &PySet_Type, &seq, &PySet_Type, &nowrap, &python)) {
+        return NULL;
+    }
+    if (s_class == NULL) {
+        if ((s_class = PyUnicode_InternFromString("__class__")) == NULL
+            || (list_or_tuple = PyTuple_Pack(2, (PyObject *)&PyList_Type, (PyObject *)&PyTuple_Type)) == NULL) {
+            return NULL;
+        }
+    }
+    Py_XSETREF(not_sequences, Py_NewRef(seq));
+    Py_XSETREF(no_wrap, Py_NewRef(nowrap));
+    Py_XSETREF(default_result_python, Py_NewRef(python));
+    Py_RETURN_NONE;
+}
+
+/* 1 when ``ret`` (a fresh plain Tensor) may simply change class: no argument is ``ret`` or a sequence that
+ * may hold tensors, no keyword arguments, and ``func`` wraps its results; 0 otherwise; -1 on error. */
+static int
+simple_result(PyObject *func, PyObject *ret, PyObject *cls, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_GET_ITEM(args, i);
+        if (a == ret) {
+            return 0;
+        }
+        PyObject *tp = (PyObject *)Py_TYPE(a);
+        if (tp == cls) {
+            continue;
+        }
+        int known = PySet_Contains(not_sequences, tp);
+        if (known != 0) {
+            if (known < 0) {
+                return -1;
+            }
+            continue;
+        }
+        int seq = PyObject_IsInstance(a, list_or_tuple);
+        if (seq != 0) {
+            return seq < 0 ? -1 : 0;
+        }
+    }
+    if (kwargs != Py_None) {
+        int any = PyObject_IsTrue(kwargs);
+        if (any != 0) {
+            return any < 0 ? -1 : 0;
+        }
+    }
+    int wraps = PySet_Contains(no_wrap, func);
+    return wraps < 0 ? -1 : !wraps;
+}
+
+static PyObject *
+default_result(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "default_result() takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!ready()) {
+        return NULL;
+    }
+    if (default_result_python == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "tensorlib._accel.setup_default_result() has not been called");
+        return NULL;
+    }
+    PyObject *func = args[0], *ret = args[1], *cls = args[2], *call_args = args[3], *kwargs = args[4];
+    if (Py_IS_TYPE(ret, S.tensor) && cls != (PyObject *)S.tensor && PyTuple_Check(call_args)) {
+        int simple = simple_result(func, ret, cls, call_args, kwargs);
+        if (simple < 0) {
+            return NULL;
+        }
+        if (simple) {
+            if (PyObject_SetAttr(ret, s_class, cls) == 0) {
+                return Py_NewRef(ret);
+            }
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+                return NULL;
+            }
+            PyErr_Clear();  /* a layout the class cannot change to: the Python twin aliases instead */
+        }
+    }
+    return PyObject_Vectorcall(default_result_python, args, 5, NULL);
+}
+
 /* -- the engine's loop ---------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -331,6 +436,10 @@ typedef struct {
     PyObject *s_runs_without_grads, *s_num_outputs, *s_hooks, *s_variable, *s_meta, *s_prepare, *s_apply,
         *s_release, *s_next_functions, *s_active, *s_meta_hooks;
     PyObject *none_list;        /* [None], repeated for buffers */
+    PyObject *node_apply, *node_release;  /* Node.apply and Node.release: inlined for nodes that keep them */
+    PyObject *freed;            /* the marker release() leaves in saved slots */
+    PyObject *s_backward, *s_saved_slots, *s_freed_slot;
+    PyObject *one;
 } engine_state;
 
 static engine_state E;
@@ -339,20 +448,25 @@ static PyObject *
 setup_engine(PyObject *module, PyObject *args)
 {
     PyTypeObject *acc;
-    PyObject *any_thread, *pre_hooks, *apply, *add;
-    if (!PyArg_ParseTuple(args, "O!OOOO:setup_engine", &PyType_Type, &acc, &any_thread, &pre_hooks, &apply, &add)) {
+    PyObject *any_thread, *pre_hooks, *apply, *add, *node_apply, *node_release, *freed;
+    if (!PyArg_ParseTuple(args, "O!OOOOOOO:setup_engine", &PyType_Type, &acc, &any_thread, &pre_hooks, &apply, &add,
+                          &node_apply, &node_release, &freed)) {
         return NULL;
     }
     if (E.accumulate_grad == NULL) {
         const char *names[] = {"runs_without_grads", "num_outputs", "_hooks", "_variable", "_meta", "_prepare",
-                               "apply", "release", "next_functions", "active", "hooks"};
+                               "apply", "release", "next_functions", "active", "hooks", "backward",
+                               "_saved_slots", "_freed"};
         PyObject **slots[] = {&E.s_runs_without_grads, &E.s_num_outputs, &E.s_hooks, &E.s_variable, &E.s_meta,
                               &E.s_prepare, &E.s_apply, &E.s_release, &E.s_next_functions, &E.s_active,
-                              &E.s_meta_hooks};
+                              &E.s_meta_hooks, &E.s_backward, &E.s_saved_slots, &E.s_freed_slot};
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
             if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) {
                 return NULL;
             }
+        }
+        if ((E.one = PyLong_FromLong(1)) == NULL) {
+            return NULL;
         }
         if ((E.none_list = PyList_New(1)) == NULL) {
             return NULL;
@@ -364,6 +478,9 @@ setup_engine(PyObject *module, PyObject *args)
     Py_XSETREF(E.pre_hooks, Py_NewRef(pre_hooks));
     Py_XSETREF(E.apply, Py_NewRef(apply));
     Py_XSETREF(E.add, Py_NewRef(add));
+    Py_XSETREF(E.node_apply, Py_NewRef(node_apply));
+    Py_XSETREF(E.node_release, Py_NewRef(node_release));
+    Py_XSETREF(E.freed, Py_NewRef(freed));
     Py_RETURN_NONE;
 }
 
@@ -453,6 +570,87 @@ done:
     return rc;
 }
 
+/* 1 when ``type(node).<name>`` is ``base`` itself (not overridden), 0 when not, -1 on error */
+static int
+keeps(PyObject *node, PyObject *name, PyObject *base)
+{
+    PyObject *found = PyObject_GetAttr((PyObject *)Py_TYPE(node), name);
+    if (found == NULL) {
+        return -1;
+    }
+    int same = found == base;
+    Py_DECREF(found);
+    return same;
+}
+
+/* ``node.apply(grads)``; Node.apply itself is ``self.backward(grads[0])``, called here without its frame */
+static PyObject *
+call_apply(PyObject *node, PyObject *grads)
+{
+    int inline_it = keeps(node, E.s_apply, E.node_apply);
+    if (inline_it < 0) {
+        return NULL;
+    }
+    if (!inline_it) {
+        return PyObject_CallMethodOneArg(node, E.s_apply, grads);
+    }
+    PyObject *g = PySequence_GetItem(grads, 0);
+    if (g == NULL) {
+        return NULL;
+    }
+    PyObject *outs = PyObject_CallMethodOneArg(node, E.s_backward, g);
+    Py_DECREF(g);
+    return outs;
+}
+
+/* ``node.release()``; Node.release itself (mark freed, replace each saved value by the FREED marker) inlined */
+static int
+release(PyObject *node)
+{
+    int inline_it = keeps(node, E.s_release, E.node_release);
+    if (inline_it < 0) {
+        return -1;
+    }
+    if (!inline_it) {
+        PyObject *r = PyObject_CallMethodNoArgs(node, E.s_release);
+        Py_XDECREF(r);
+        return r == NULL ? -1 : 0;
+    }
+    if (PyObject_SetAttr(node, E.s_freed_slot, Py_True) < 0) {
+        return -1;
+    }
+    PyObject *names = PyObject_GetAttr(node, E.s_saved_slots);
+    if (names == NULL) {
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(names, "_saved_slots must be a sequence");
+    Py_DECREF(names);
+    if (seq == NULL) {
+        return -1;
+    }
+    int rc = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+        PyObject *name = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *value = PyObject_GetAttr(node, name);  /* getattr(self, slot, None) */
+        if (value == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Clear();
+            }
+            else {
+                rc = -1;
+            }
+            continue;
+        }
+        if (value != Py_None) {
+            rc = PyObject_SetAttr(node, name, E.freed);
+        }
+        Py_DECREF(value);
+    }
+    Py_DECREF(seq);
+    return rc;
+}
+
 /* ``outs = node.apply(grads)``, or the general ``_apply`` with hooks or anomaly mode; then the release. */
 static PyObject *
 apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
@@ -471,7 +669,7 @@ apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
         }
     }
     if (hooks == Py_None && !anomaly) {
-        outs = PyObject_CallMethodOneArg(node, E.s_apply, grads);
+        outs = call_apply(node, grads);
     }
     else {
         PyObject *call[3] = {node, grads, hooks};
@@ -480,13 +678,9 @@ apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
     if (outs == NULL) {
         return NULL;
     }
-    if (!retain_graph) {
-        PyObject *r = PyObject_CallMethodNoArgs(node, E.s_release);
-        if (r == NULL) {
-            Py_DECREF(outs);
-            return NULL;
-        }
-        Py_DECREF(r);
+    if (!retain_graph && release(node) < 0) {
+        Py_DECREF(outs);
+        return NULL;
     }
     return outs;
 }
@@ -685,6 +879,117 @@ done:
     return rc;
 }
 
+/* ``deps[nxt] = deps.get(nxt, 0) + 1``; *first is set when nxt was not there yet */
+static int
+count_edge(PyObject *deps, PyObject *nxt, int *first)
+{
+    PyObject *d = PyDict_GetItemWithError(deps, nxt);  /* borrowed */
+    *first = d == NULL;
+    if (d == NULL) {
+        return PyErr_Occurred() ? -1 : PyDict_SetItem(deps, nxt, E.one);
+    }
+    PyObject *more = PyNumber_Add(d, E.one);
+    if (more == NULL) {
+        return -1;
+    }
+    int rc = PyDict_SetItem(deps, nxt, more);
+    Py_DECREF(more);
+    return rc;
+}
+
+static PyObject *
+dependencies(PyObject *module, PyObject *roots)
+{
+    if (E.accumulate_grad == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "tensorlib._accel.setup_engine() has not been called");
+        return NULL;
+    }
+    PyObject *list = PySequence_List(roots);
+    if (list == NULL) {
+        return NULL;
+    }
+    PyObject *deps = NULL, *stack = NULL, *also_roots = NULL;
+    if (PyList_GET_SIZE(list) > 1) {
+        /* list(dict.fromkeys(roots)): each root once, in order */
+        PyObject *unique = PyDict_New();
+        if (unique == NULL) {
+            goto fail;
+        }
+        stack = PyList_New(0);
+        for (Py_ssize_t i = 0; stack != NULL && i < PyList_GET_SIZE(list); i++) {
+            PyObject *r = PyList_GET_ITEM(list, i);
+            int there = PyDict_Contains(unique, r);
+            if (there < 0 || (!there && (PyDict_SetItem(unique, r, Py_None) < 0 || PyList_Append(stack, r) < 0))) {
+                Py_CLEAR(stack);
+            }
+        }
+        Py_DECREF(unique);
+        if (stack == NULL) {
+            goto fail;
+        }
+        if (PyList_GET_SIZE(stack) > 1 && (also_roots = PySet_New(stack)) == NULL) {
+            goto fail;
+        }
+    }
+    else {
+        stack = Py_NewRef(list);
+    }
+    if ((deps = PyDict_New()) == NULL) {
+        goto fail;
+    }
+    while (PyList_GET_SIZE(stack) > 0) {
+        Py_ssize_t last = PyList_GET_SIZE(stack) - 1;
+        PyObject *node = Py_NewRef(PyList_GET_ITEM(stack, last));
+        if (PyList_SetSlice(stack, last, last + 1, NULL) < 0) {
+            Py_DECREF(node);
+            goto fail;
+        }
+        PyObject *next = PyObject_GetAttr(node, E.s_next_functions);
+        Py_DECREF(node);
+        if (next == NULL) {
+            goto fail;
+        }
+        PyObject *edges = PySequence_Fast(next, "next_functions must be a sequence");
+        Py_DECREF(next);
+        if (edges == NULL) {
+            goto fail;
+        }
+        int rc = 0;
+        for (Py_ssize_t i = 0; rc == 0 && i < PySequence_Fast_GET_SIZE(edges); i++) {
+            PyObject *e = PySequence_Fast_GET_ITEM(edges, i);
+            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 2) {
+                PyErr_SetString(PyExc_ValueError, "an edge of next_functions is not a (node, output_nr) pair");
+                rc = -1;
+                break;
+            }
+            PyObject *nxt = PyTuple_GET_ITEM(e, 0);
+            if (nxt == Py_None) {
+                continue;
+            }
+            int first;
+            rc = count_edge(deps, nxt, &first);
+            if (rc == 0 && first) {
+                int root = also_roots == NULL ? 0 : PySet_Contains(also_roots, nxt);
+                rc = root < 0 ? -1 : root ? 0 : PyList_Append(stack, nxt);
+            }
+        }
+        Py_DECREF(edges);
+        if (rc < 0) {
+            goto fail;
+        }
+    }
+    Py_DECREF(list);
+    Py_DECREF(stack);
+    Py_XDECREF(also_roots);
+    return deps;
+fail:
+    Py_DECREF(list);
+    Py_XDECREF(stack);
+    Py_XDECREF(also_roots);
+    Py_XDECREF(deps);
+    return NULL;
+}
+
 static PyObject *
 run_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -727,13 +1032,19 @@ static PyMethodDef accel_methods[] = {
      "setup(Tensor, ndarray, asarray)\n--\n\nRead the Tensor class's slot offsets; called once by tensorlib."},
     {"wrap", wrap, METH_O, "wrap(data)\n--\n\nA new plain Tensor around the ndarray ``data``."},
     {"same_dtype", (PyCFunction)(void (*)(void))same_dtype, METH_FASTCALL,
-     "same_dtype(a, b, ufunc, dtypes)\n--\n\n``ufunc`` of two plain same-dtype tensors as a Tensor, or None."},
+     "same_dtype(a, b, ufunc, dtypes, subclasses=False)\n--\n\n``ufunc`` of two same-dtype tensors as a Tensor, or None."},
     {"setup_record", setup_record, METH_VARARGS,
      "setup_record(Node, edge, no_edge)\n--\n\nRead the Node class's slot offsets and keep the edge function."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
      "record(node_cls, data, inputs)\n--\n\nA new node with edges to ``inputs`` and its output around ``data``."},
+    {"setup_default_result", setup_default_result, METH_VARARGS,
+     "setup_default_result(not_sequences, no_wrap, python)\n--\n\nThe sets and the Python twin default_result uses."},
+    {"default_result", (PyCFunction)(void (*)(void))default_result, METH_FASTCALL,
+     "default_result(func, ret, cls, args, kwargs)\n--\n\nThe default handler's result, as ``cls``."},
     {"setup_engine", setup_engine, METH_VARARGS,
      "setup_engine(AccumulateGrad, any_thread, pre_hooks, apply, add)\n--\n\nThe names run_all() uses."},
+    {"dependencies", dependencies, METH_O,
+     "dependencies(roots)\n--\n\nHow many edges lead into each node reachable from ``roots``."},
     {"run_all", (PyCFunction)(void (*)(void))run_all, METH_FASTCALL,
      "run_all(ready, buffers, deps, retain_graph, pending)\n--\n\nThe backward loop over every reachable node."},
     {NULL, NULL, 0, NULL},

@@ -188,7 +188,7 @@ class Tensor(_RegisteredMethods):
     # subclass dispatch off and returns results as ``cls``; the protocol knows it, and takes its steps itself
     # for subclasses that keep it (see dispatch's Protocol.default_handler).
     __torch_function__ = classmethod(protocol.default_handler(
-        _default_result,
+        _default_result if accel is None else accel.default_result,  # (the twin is set up below, with _NO_WRAP)
         qualname="Tensor.__torch_function__", module=__name__,
         doc="Default handler: run ``func`` with subclass dispatch off and return results as ``cls``.",
     ))
@@ -1310,6 +1310,8 @@ _NOT_SEQUENCES.add(Tensor)
 # Filled in by tensorlib/__init__ once the overridable accessors exist: the
 # results of these are returned as they are (torch does not wrap ``.grad``).
 _NO_WRAP: set = set()
+if accel is not None:
+    accel.setup_default_result(_NOT_SEQUENCES, _NO_WRAP, _default_result)
 
 
 # Assign as ``__torch_function__`` to make a Tensor subclass dispatch like a plain Tensor.

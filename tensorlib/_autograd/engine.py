@@ -32,7 +32,7 @@ from .._size import Size
 from .._tensor import _SAME_DTYPE, Tensor, _wrap, refresh_view
 from .anomaly_mode import ANOMALY, ANY_THREAD, check_outputs
 from .grad_mode import ENGINE, STATE
-from .graph import Node, new_node
+from .graph import FREED, Node, new_node
 
 
 class AccumulateGrad(Node):
@@ -462,7 +462,10 @@ def grad(
 
 
 def _dependencies(roots: list[Node]) -> dict[Node, int]:
-    """How many edges lead into each node reachable from ``roots`` (a root is walked once even if also reached)."""
+    """How many edges lead into each node reachable from ``roots`` (a root is walked once even if also reached).
+
+    ``dependencies`` in tensorlib/_accel.c is its compiled twin: change both together.
+    """
     deps: dict[Node, int] = {}
     stack = list(dict.fromkeys(roots)) if len(roots) > 1 else list(roots)
     also_roots = set(stack) if len(stack) > 1 else ()
@@ -712,7 +715,10 @@ def edge(t: Tensor) -> tuple:
     return (None, 0)
 
 
-_run_all_python = _run_all  # the reference the compiled twin is tested against
-if accel is not None:  # the compiled twin of _run_all (see tensorlib._accelerator)
-    accel.setup_engine(AccumulateGrad, ANY_THREAD, _pre_hooks, _apply, _add)
+# the references the compiled twins are tested against
+_run_all_python = _run_all
+_dependencies_python = _dependencies
+if accel is not None:  # the compiled twins (see tensorlib._accelerator)
+    accel.setup_engine(AccumulateGrad, ANY_THREAD, _pre_hooks, _apply, _add, Node.apply, Node.release, FREED)
     _run_all = accel.run_all
+    _dependencies = accel.dependencies

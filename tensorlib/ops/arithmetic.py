@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._accelerator import accel
 from .._autograd.graph import NOT_IMPLEMENTED, Node, SavedTensor, rename_grad_fn, save_input
 from .._registry import op
 from .._tensor import Tensor
@@ -103,9 +104,19 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
     return wrap(r)
 
 
+# The compiled shortcut of add and mul (tensorlib._accel.same_dtype, subclasses allowed: dispatch has happened): two
+# tensors of one dtype with no gradient to record are one ufunc call; None without the extension.
+_same_dtype = None if accel is None else accel.same_dtype
+_ADD_DTYPES = frozenset(np.dtype(c) for c in np.typecodes["All"] if np.dtype(c).kind in "biufc")
+
+
 @op(variants="function method")
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
+    if _same_dtype is not None and out is None and alpha == 1:  # (as _add_impl: alpha 1 means no scaling)
+        r = _same_dtype(input, other, np.add, _ADD_DTYPES, True)
+        if r is not None:
+            return r
     x = input if isinstance(input, Tensor) else number_input(input, other, "add", True)
     r = _add_impl(x, other, alpha, "add", AddBackward0, np.add)
     return r if out is None else write_out(out, r, "add")
@@ -187,6 +198,10 @@ def _conj(v: Any) -> Any:
 @op(variants="function method", aliases=("multiply",))
 def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
+    if _same_dtype is not None and out is None:
+        r = _same_dtype(input, other, np.multiply, _ADD_DTYPES, True)
+        if r is not None:
+            return r
     x = input if isinstance(input, Tensor) else number_input(input, other, "mul", True)
     a, b = binary_arrays(x, other, "mul")
     try:

@@ -155,6 +155,9 @@ def test_same_dtype_declines_what_the_general_path_must_handle() -> None:
     ]
     for a, b in declined:
         assert accel.same_dtype(a, b, np.true_divide, floats) is None
+    # after dispatch (add and mul), subclasses are taken; the result is a plain tensor
+    r = accel.same_dtype(f32.as_subclass(Sub), f32, np.add, floats, True)
+    assert type(r) is tensorlib.Tensor and r.tolist() == [2.0, 2.0]
 
 
 @needs_accel
@@ -165,7 +168,7 @@ def test_same_dtype_passes_other_errors_on() -> None:
     a = tensorlib.ones(2)
     with pytest.raises(ZeroDivisionError, match="from the ufunc"):
         accel.same_dtype(a, a, failing, _dtypes_of("f"))
-    with pytest.raises(TypeError, match="takes 4 arguments"):
+    with pytest.raises(TypeError, match="takes 4 or 5 arguments"):
         accel.same_dtype(a, a, np.add)
     with pytest.raises(TypeError):
         accel.same_dtype(a, a, np.add, ["not", "a", "set"])  # a list: TypeError, not a crash
@@ -333,3 +336,124 @@ def test_engine_loop_refuses_bad_arguments() -> None:
     with pytest.raises(TypeError, match="must be lists"):
         accel.run_all((), {}, {}, False, [])
     accel.run_all([], {}, {}, False, [])  # nothing ready: nothing to do
+
+
+# -- the default __torch_function__'s result ---------------------------------------------------------------
+
+
+@needs_accel
+def test_default_result_twins_agree() -> None:
+    class Sub(tensorlib.Tensor):
+        pass
+
+    class Slotted(tensorlib.Tensor):  # its own layout: the class cannot simply change
+        __slots__ = ("extra",)
+
+    def outcome(convert, func, make_ret, cls, args_of, kwargs):
+        ret = make_ret()
+        args = args_of(ret)
+        r = convert(func, ret, cls, args, kwargs)
+        shapes = [type(x).__name__ for x in (r if isinstance(r, (tuple, list)) else [r])]
+        return shapes, r is ret, (r._base is ret) if isinstance(r, tensorlib.Tensor) else None
+
+    plain = tensorlib.ones(2)
+    grad_get = tensorlib.Tensor.grad.__get__
+    cases = [
+        (tensorlib.add, lambda: tensorlib.ones(2), Sub, lambda r: (plain.as_subclass(Sub), plain), {}),  # fresh
+        (tensorlib.add, lambda: tensorlib.ones(2), Sub, lambda r: (r,), {}),  # the result is an argument: alias
+        (tensorlib.cat, lambda: tensorlib.ones(2), Sub, lambda r: ([plain],), {}),  # a list argument
+        (tensorlib.add, lambda: tensorlib.ones(2), Sub, lambda r: (plain,), {"alpha": 2}),  # keyword arguments
+        (grad_get, lambda: tensorlib.ones(2), Sub, lambda r: (plain,), {}),  # not wrapped
+        (tensorlib.add, lambda: (tensorlib.ones(2), 1), Sub, lambda r: (plain,), {}),  # a tuple result
+        (tensorlib.add, lambda: tensorlib.ones(2), tensorlib.Tensor, lambda r: (plain,), {}),
+        (tensorlib.add, lambda: tensorlib.ones(2), Slotted, lambda r: (plain,), {}),  # alias, not class change
+    ]
+    for func, make_ret, cls, args_of, kwargs in cases:
+        assert outcome(accel.default_result, func, make_ret, cls, args_of, kwargs) == outcome(
+            _tensor._default_result, func, make_ret, cls, args_of, kwargs), func
+    with pytest.raises(TypeError, match="takes 5 arguments"):
+        accel.default_result(tensorlib.add, plain, Sub, ())
+
+
+@pytest.mark.parametrize("cls_body", [{}, {"__slots__": ("extra",)}])
+def test_subclass_ops_return_the_subclass(cls_body) -> None:
+    Sub = type("Sub", (tensorlib.Tensor,), dict(cls_body))
+    s = tensorlib.tensor([1.0, 2.0]).as_subclass(Sub)
+    for r in (s + 1, s * s, tensorlib.add(s, tensorlib.ones(2)), s.sum(), s.unsqueeze(0)):
+        assert type(r) is Sub
+    assert type(s.tolist()) is list and type((s + 1).grad) is type(None)
+
+
+def test_dependencies_twins_agree_on_shared_and_repeated_roots() -> None:
+    from tensorlib._autograd import engine
+
+    twins = [engine._dependencies_python] + ([accel.dependencies] if accel is not None else [])
+    x = tensorlib.ones(2, requires_grad=True)
+    h = x * 2
+    a, b = h.sum(), (h * h).sum()  # b's graph reaches h twice
+    c = a * 3  # root a is also reached from root c
+    cases = [[a.grad_fn], [b.grad_fn], [a.grad_fn, b.grad_fn], [c.grad_fn, a.grad_fn, c.grad_fn], (b.grad_fn,)]
+    for roots in cases:
+        results = [f(roots) for f in twins]
+        assert all(r == results[0] for r in results), roots
+    counts = twins[-1]([b.grad_fn])
+    assert counts[h.grad_fn] == 2 and counts[engine.grad_accumulator(x)] == 1
+    assert c.grad_fn not in twins[-1]([c.grad_fn, a.grad_fn])  # a root is walked once, even if also reached
+
+
+def test_nodes_that_override_apply_or_release_keep_them(run_all) -> None:
+    calls = []
+
+    class Twice(tensorlib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (t,) = ctx.saved_tensors
+            calls.append("backward")
+            return g * 2
+
+    x = tensorlib.ones(2, requires_grad=True)
+    y = Twice.apply(x)
+    y.sum().backward()
+    assert calls == ["backward"] and x.grad.tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="second time|freed"):
+        y.sum().backward()  # released: its saved tensor is gone
+
+
+@pytest.mark.parametrize("func", [tensorlib.add, tensorlib.mul])
+def test_add_and_mul_shortcut_agrees_with_the_general_path(func) -> None:
+    from tensorlib.ops import arithmetic
+
+    class Sub(tensorlib.Tensor):
+        pass
+
+    rng = np.random.default_rng(1)
+    for dtype in ("float32", "float64", "int64", "bool", "complex64"):
+        x = tensorlib.from_numpy((rng.standard_normal((2, 3)) * 3).astype(dtype))
+        y = tensorlib.from_numpy((rng.standard_normal((1, 3)) * 3).astype(dtype))
+        for a, b in ((x, y), (x.as_subclass(Sub), y), (x, y.as_subclass(Sub))):
+            got = func(a, b)
+            impl = arithmetic.add if func is tensorlib.add else arithmetic.mul
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(arithmetic, "_same_dtype", None)  # the general path
+                want = impl(a.as_subclass(tensorlib.Tensor), b.as_subclass(tensorlib.Tensor))
+            assert got.dtype is want.dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+            assert type(got) is (Sub if Sub in (type(a), type(b)) else tensorlib.Tensor)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        func(tensorlib.ones(2), tensorlib.ones(3))
+    leaf = tensorlib.ones(2, requires_grad=True)
+    assert func(leaf, tensorlib.ones(2)).grad_fn is not None  # recorded: the shortcut declines
+    assert func(tensorlib.ones(2), tensorlib.ones(2, dtype=tensorlib.float64)).dtype is tensorlib.float64
+    out = tensorlib.empty(2)
+    assert func(tensorlib.ones(2), tensorlib.ones(2), out=out) is out
+
+
+def test_add_with_alpha_takes_the_general_path() -> None:
+    a = tensorlib.tensor([1.0, 2.0])
+    assert tensorlib.add(a, a, alpha=2).tolist() == [3.0, 6.0]
+    assert tensorlib.add(a, a, alpha=1.0).tolist() == [2.0, 4.0]
