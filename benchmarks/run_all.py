@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import tensorlib  # noqa: E402
+from dispatch._speedups_loader import speedups  # noqa: E402
 from tensorlib._accelerator import accel  # noqa: E402
 from _timing import best_ns, try_import_torch  # noqa: E402
 from cnn_step import measure as measure_cnn  # noqa: E402
@@ -101,6 +102,11 @@ def mlp_rows(torch: Any) -> list[Row]:
         rows.append(("MLP step (nn.Module + optim.SGD)", res["tensorlib"] / res["torch"], "PyTorch", "<= 0.6x"))
         rows.append(("MLP step (hand-written update loop)", res["tensorlib manual"] / res["torch manual"], "PyTorch",
                      "<= 0.6x"))
+        # no target: the floor of any NumPy-backed library on the two rows above (NumPy's kernels against torch's)
+        rows.append(("hand-written NumPy MLP step, the floor of the two rows above", res["numpy"] / res["torch"],
+                     "PyTorch (nn.Module + optim.SGD)", "none: NumPy's own cost"))
+        rows.append(("hand-written NumPy MLP step, against the hand-written loop", res["numpy"] / res["torch manual"],
+                     "PyTorch (update loop)", "none: NumPy's own cost"))
     return rows
 
 
@@ -233,8 +239,11 @@ def markdown(rows: list[Row]) -> str:
     lines = ["| figure | tensorlib / baseline | baseline | target |", "| --- | --- | --- | --- |"]
     lines += [f"| {figure} | {ratio:.2f}x | {baseline} | {target} |" for figure, ratio, baseline, target in rows]
     machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, NumPy {np.__version__}"
-    paths = ("with the compiled extension `tensorlib._accel`" if accel is not None
-             else "on the pure-Python paths (`tensorlib._accel` not built or switched off)")
+    built = [name for name, module in (("tensorlib._accel", accel), ("dispatch._speedups", speedups)) if module]
+    paths = ("with the compiled extensions " + " and ".join(f"`{n}`" for n in built) if built
+             else "on the pure-Python paths (the C extensions not built or switched off)")
+    if len(built) == 1:
+        paths += " (the other not built or switched off)"
     return "\n".join(lines) + f"\n\nRatios from one run of `make bench-table` ({machine}), {paths}; lower is better.\n"
 
 
