@@ -431,7 +431,11 @@ class Protocol:
             raise
 
     def _slow(self, spec: _WrapperSpec, args: tuple, kwargs: dict) -> Any:
-        """Entry point of a wrapper whose fast-path check failed."""
+        """Entry point of a wrapper whose fast-path check failed.
+
+        ``slow_path`` in dispatch/_speedups.c is its compiled twin (the shortcut below, then
+        :meth:`_slow_general`): change both together.
+        """
         default = self._default
         if default is not None and spec.plain_call and not self._disabling and not self._mode_count:
             # The shortcut of default_handler: when the only implementer type among the arguments keeps the

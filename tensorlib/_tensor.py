@@ -118,7 +118,10 @@ _NOT_SEQUENCES: set = {int, float, bool, complex, type(None)}
 
 def _default_result(func: Any, ret: Any, cls: type, args: tuple, kwargs: dict) -> Any:
     """The default ``__torch_function__``'s last step: ``ret`` as :func:`_convert` returns it, or as it is for
-    the functions whose results torch does not wrap (``_NO_WRAP``)."""
+    the functions whose results torch does not wrap (``_NO_WRAP``).
+
+    ``default_result`` in tensorlib/_accel.c is the compiled twin of its first branch: change both together.
+    """
     if type(ret) is Tensor and cls is not Tensor:
         # the usual result, a fresh plain tensor, of a call without sequence arguments: change its class
         for a in args:
