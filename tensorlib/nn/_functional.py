@@ -68,7 +68,8 @@ class AddmmBackward0(Node):
             if nf[1][0] is not None:
                 gw = wrap(matrix_product(gd.T, unpack(self, self.input)._data))
             if self.has_bias and nf[2][0] is not None:
-                gb = wrap(np.add.reduce(gd, 0))
+                # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+                gb = wrap(np.add.reduce(gd, 0))  # type: ignore[call-overload, unused-ignore]
             return gi, gw, gb
         # complex operands enter conjugated: the gradient of a holomorphic product
         if self.needs(0):
@@ -792,7 +793,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         t = reshape(t, (1,))
         ta = t._data
     n, c = x._data.shape[0], x._data.shape[1]
-    if not 0 <= ignore_index < c and ta.size and np.maximum.reduce(ta.view(_UNSIGNED[ta.dtype.itemsize]), axis=None) < c:
+    # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+    if not 0 <= ignore_index < c and ta.size and np.maximum.reduce(ta.view(_UNSIGNED[ta.dtype.itemsize]), axis=None) < c:  # type: ignore[call-overload, unused-ignore]
         # every target is a class index (none ignored): one comparison instead of five array passes
         safe, valid = ta, None
     else:
@@ -846,7 +848,8 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     rows = np.arange(n)
     if valid is None and weight is None and red == "mean":
         # the usual classification loss: the mean of the picked log-probabilities, negated
-        out = np.asarray(-np.add.reduce(a[rows, safe], axis=None) / n, dtype=a.dtype)  # the ufunc: .sum() wraps it
+        # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+        out = np.asarray(-np.add.reduce(a[rows, safe], axis=None) / n, dtype=a.dtype)  # type: ignore[call-overload, unused-ignore]  # the ufunc: .sum() wraps it
         scale: Any = -1.0 / n
         if x._requires_grad and GRAD.enabled:
             res, node = record(NllLossBackward0, out, (x,))
@@ -1122,7 +1125,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     n_rows = w._data.shape[0]
     fa = flat._data
     # one reduction checks both ends: read as unsigned, a negative index is larger than any row count
-    if fa.size and np.maximum.reduce(fa.view(_UNSIGNED[fa.itemsize]), axis=None) >= n_rows:
+    # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+    if fa.size and np.maximum.reduce(fa.view(_UNSIGNED[fa.itemsize]), axis=None) >= n_rows:  # type: ignore[call-overload, unused-ignore]
         raise IndexError("index out of range in self")
     if max_norm is not None:
         embedding_renorm_(w, flat._data, max_norm, norm_type)

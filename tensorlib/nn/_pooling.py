@@ -108,7 +108,8 @@ class Taps:
             order = np.argsort(src, kind="stable")
             src, dst, wk = src[order], dst[order], wk[order]
             counts = np.bincount(src, minlength=self.size)
-            new_width = max(int(counts.max(initial=0)), 1)
+            # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+            new_width = max(int(counts.max(initial=0)), 1)  # type: ignore[call-overload, unused-ignore]
             # each input position gets one row listing the outputs that read it
             rank = np.arange(src.size) - (np.cumsum(counts) - counts)[src]
             index = np.zeros((self.size, new_width), np.intp)
@@ -507,7 +508,8 @@ def _adaptive_windows(n: int, out: int) -> tuple[np.ndarray, np.ndarray]:
     o = np.arange(out)
     start = o * n // out
     end = -((-(o + 1) * n) // out)
-    width = int((end - start).max(initial=1))
+    # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+    width = int((end - start).max(initial=1))  # type: ignore[call-overload, unused-ignore]
     pos = start[:, None] + np.arange(width)
     mask = pos < end[:, None]
     return np.minimum(pos, (end - 1)[:, None]), mask

@@ -615,17 +615,18 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
                                    "this dimension is empty and the operation does not have an identity")
     ab = np.abs(a)
     if ord == float("inf"):
-        r = np.max(ab, axis=dims, keepdims=keepdim) if a.size else np.zeros(())
+        # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+        r = np.max(ab, axis=dims, keepdims=keepdim) if a.size else np.zeros(())  # type: ignore[call-overload, unused-ignore]
     elif ord == float("-inf"):
-        r = np.min(ab, axis=dims, keepdims=keepdim)
+        r = np.min(ab, axis=dims, keepdims=keepdim)  # type: ignore[call-overload, unused-ignore]
     elif ord == 0:
-        r = np.sum(ab != 0, axis=dims, keepdims=keepdim).astype(ab.dtype)
+        r = np.sum(ab != 0, axis=dims, keepdims=keepdim).astype(ab.dtype)  # type: ignore[call-overload, unused-ignore]
     elif ord == 1:
-        r = np.sum(ab, axis=dims, keepdims=keepdim)
+        r = np.sum(ab, axis=dims, keepdims=keepdim)  # type: ignore[call-overload, unused-ignore]
     elif ord == 2:
-        r = np.sqrt(np.sum(ab * ab, axis=dims, keepdims=keepdim))
+        r = np.sqrt(np.sum(ab * ab, axis=dims, keepdims=keepdim))  # type: ignore[call-overload, unused-ignore]
     else:
-        r = np.sum(ab**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+        r = np.sum(ab**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)  # type: ignore[call-overload, unused-ignore]
     r = np.asarray(r).astype(ab.dtype, copy=False)
     if t._requires_grad and GRAD.enabled:
         res, node = record(LinalgVectorNormBackward0, r, (t,))

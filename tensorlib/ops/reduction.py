@@ -172,7 +172,8 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     else:
         d = wrap_dim(dim, a.ndim)
         dims = (d,) if a.ndim else ()
-        r = _arr(np.prod(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))
+        # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+        r = _arr(np.prod(a, axis=dims, keepdims=keepdim, dtype=_reduce_dtype(a, None)))  # type: ignore[call-overload, unused-ignore]
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(ProdBackward0 if dim is None else _PROD_DIM_NODE, r, (x,))
         node.self_ = save_input(x)
@@ -239,7 +240,8 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, fname: str, is_max: bool, o
             raise RuntimeError(
                 f"{fname}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
             )
-        r = _arr((np.maximum if is_max else np.minimum).reduce(a, axis=None))
+        # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+        r = _arr((np.maximum if is_max else np.minimum).reduce(a, axis=None))  # type: ignore[call-overload, unused-ignore]
         if x._requires_grad and GRAD.enabled:
             res, node = record(MaxBackward1 if is_max else _MIN_ALL_NODE, r, (x,))
             node.self_ = save_input(x)
