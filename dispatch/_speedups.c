@@ -183,13 +183,10 @@ shortcut(PyObject *st, PyObject *spec, PyObject *args, PyObject *kwargs, int *ta
 operator_error:
     /* except TypeError: an operator gives NotImplemented, so that Python tries the reflected one */
     if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-        int op = attr_true(spec, s_operator);
+        int op = attr_true(spec, s_operator);  /* (an error here replaces the TypeError) */
         if (op > 0) {
             PyErr_Clear();
             result = Py_NewRef(Py_NotImplemented);
-        }
-        else if (op < 0) {
-            /* the new error replaces the TypeError */
         }
     }
     goto done;

@@ -54,6 +54,19 @@ static record_state R;
 
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
+/* 1: the attribute ``name`` of ``o`` is true, 0: false, -1: error */
+static int
+attr_true(PyObject *o, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL) {
+        return -1;
+    }
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
 static int
 slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *out)
 {
@@ -521,7 +534,7 @@ static int
 leaf_step(PyObject *node, PyObject *grads, PyObject *pending)
 {
     int rc = -1;
-    PyObject *var = NULL, *g = NULL, *meta = NULL, *hooks = NULL, *entry = NULL;
+    PyObject *var = NULL, *g = NULL, *meta = NULL, *entry = NULL;
     PyObject *ref = PyObject_GetAttr(node, E.s_variable);
     if (ref == NULL) {
         return -1;
@@ -543,12 +556,9 @@ leaf_step(PyObject *node, PyObject *grads, PyObject *pending)
     if (meta == NULL) {
         goto done;
     }
-    int general = meta == Py_None;
-    if (!general) {
-        hooks = PyObject_GetAttr(meta, E.s_meta_hooks);
-        if (hooks == NULL || (general = PyObject_IsTrue(hooks)) < 0) {
-            goto done;
-        }
+    int general = meta == Py_None ? 1 : attr_true(meta, E.s_meta_hooks);
+    if (general < 0) {
+        goto done;
     }
     if (general) {  /* node._prepare(grads): hooks, or a leaf without metadata yet */
         entry = PyObject_CallMethodOneArg(node, E.s_prepare, grads);
@@ -565,7 +575,6 @@ done:
     Py_XDECREF(var);
     Py_XDECREF(g);
     Py_XDECREF(meta);
-    Py_XDECREF(hooks);
     Py_XDECREF(entry);
     return rc;
 }
@@ -657,16 +666,8 @@ apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
 {
     PyObject *outs;
     int anomaly = 0;
-    if (hooks == Py_None) {
-        PyObject *active = PyObject_GetAttr(E.any_thread, E.s_active);
-        if (active == NULL) {
-            return NULL;
-        }
-        anomaly = PyObject_IsTrue(active);
-        Py_DECREF(active);
-        if (anomaly < 0) {
-            return NULL;
-        }
+    if (hooks == Py_None && (anomaly = attr_true(E.any_thread, E.s_active)) < 0) {
+        return NULL;
     }
     if (hooks == Py_None && !anomaly) {
         outs = call_apply(node, grads);
@@ -787,12 +788,7 @@ node_step(PyObject *node, PyObject *buffers, PyObject *deps, int retain_graph, P
         return -1;
     }
     if (grads == NULL) {
-        PyObject *flag = PyObject_GetAttr(node, E.s_runs_without_grads);
-        if (flag == NULL) {
-            return -1;
-        }
-        int runs = PyObject_IsTrue(flag);
-        Py_DECREF(flag);
+        int runs = attr_true(node, E.s_runs_without_grads);
         if (runs < 0) {
             return -1;
         }

@@ -22,7 +22,7 @@ from ._size import Size
 from ._tensor import _CPU, Tensor, _new, _wrap, bump_version, check_device, device as _device, legacy_type_name
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
-from .ops._util import GRAD, check_inplace, record, tensor_arg, writable
+from .ops._util import GRAD, check_inplace, dtypes_of as _dtypes_of, record, tensor_arg, writable
 from .ops.arithmetic import add, div, floor_divide, mul, neg, remainder, sub
 from .ops.comparison import (
     bitwise_and,
@@ -260,19 +260,6 @@ _r = _same_dtype(self, other, _ufunc, _dtypes)
 if _r is not None:
     return _r
 """
-_DTYPES_OF_KINDS: dict[str, frozenset] = {}
-
-
-def _dtypes_of(kinds: str) -> frozenset:
-    """NumPy's native dtypes of the given kinds (as a set: a lookup is cheaper than reading ``dtype.kind``)."""
-    found = _DTYPES_OF_KINDS.get(kinds)
-    if found is None:
-        found = _DTYPES_OF_KINDS[kinds] = frozenset(
-            np.dtype(c) for c in np.typecodes["All"] if np.dtype(c).kind in kinds
-        )
-    return found
-
-
 def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tuple[Any, str] | None = None) -> Callable:
     """The operator ``name`` calling ``func``; ``NotImplemented`` for operands that are neither tensors nor numbers.
 

@@ -367,6 +367,19 @@ def float_array(a: np.ndarray) -> np.ndarray:
     return a.astype(_dtype.DEFAULT.np_float)
 
 
+_DTYPES_OF_KINDS: dict[str, frozenset] = {}
+
+
+def dtypes_of(kinds: str) -> frozenset:
+    """NumPy's native dtypes of the given kinds (as a set: a lookup is cheaper than reading ``dtype.kind``)."""
+    found = _DTYPES_OF_KINDS.get(kinds)
+    if found is None:
+        found = _DTYPES_OF_KINDS[kinds] = frozenset(
+            np.dtype(c) for c in np.typecodes["All"] if np.dtype(c).kind in kinds
+        )
+    return found
+
+
 _NO_EDGE = (None, 0)
 
 

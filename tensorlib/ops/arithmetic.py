@@ -21,6 +21,7 @@ from ._util import (
     Operand,
     binary_arrays,
     broadcast_error,
+    dtypes_of,
     fit_scalar,
     needs_grad,
     not_implemented,
@@ -107,7 +108,7 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
 # The compiled shortcut of add and mul (tensorlib._accel.same_dtype, subclasses allowed: dispatch has happened): two
 # tensors of one dtype with no gradient to record are one ufunc call; None without the extension.
 _same_dtype = None if accel is None else accel.same_dtype
-_ADD_DTYPES = frozenset(np.dtype(c) for c in np.typecodes["All"] if np.dtype(c).kind in "biufc")
+_ADD_DTYPES = dtypes_of("biufc")
 
 
 @op(variants="function method")

@@ -20,7 +20,7 @@ import pytest
 import tensorlib
 from tensorlib import _tensor
 from tensorlib._accelerator import accel
-from tensorlib._methods import _dtypes_of
+from tensorlib.ops._util import dtypes_of as _dtypes_of
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_accel = pytest.mark.skipif(accel is None, reason="tensorlib._accel is not built or is switched off")
