@@ -197,6 +197,9 @@ def sum_to_size(g: Tensor, shape: Any) -> Tensor:
             dims.append(lead + i)
         elif s != gs[lead + i] and s != 1:
             raise RuntimeError(f"size {list(shape)} is not expandable to size {list(gs)}")
+    if len(dims) == lead and type(g) is Tensor and not (g._requires_grad and GRAD.enabled) and g._data.dtype.kind in "fc":
+        # only leading dims (a bias's gradient), nothing to record: one reduction straight to ``shape``, no view
+        return wrap(_add_reduce(g._data, tuple(dims)))
     if dims:
         g = sum(g, dims, keepdim=True)
     if lead:

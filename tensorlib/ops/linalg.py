@@ -8,7 +8,7 @@ import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
 from .._registry import LINALG, TENSORLIB, op
-from .._tensor import Tensor, wrap_dim
+from .._tensor import Tensor, _make_view, wrap_dim
 from . import broadcast, comparison, power, shape as shape_ops, unary
 from ._pointwise import _finish, inplace_apply
 from ._util import GRAD, int_arg, no_half, normalize_dims, not_implemented, record, tensor_arg, type_title, wrap, write_out
@@ -57,6 +57,19 @@ class MmBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         ga = gb = None
+        gd = g._data
+        if not GRAD.enabled and type(g) is Tensor and gd.dtype.kind == "f":
+            # nothing to record, real operands: the products on the arrays
+            if self.needs(0):
+                ga = wrap(matrix_product(gd, unpack(self, self.mat2)._data.T))
+            if self.needs(1):
+                xd = unpack(self, self.self_)._data
+                if _column_major(self.mat2_layout):
+                    p = matrix_product(gd.T, xd)
+                    gb = _make_view(wrap(p), p.T)  # a view, as the general path's: the leaf can take ``p`` itself
+                else:
+                    gb = wrap(matrix_product(xd.T, gd))
+            return ga, gb
         if self.needs(0):
             ga = mm(g, conj(shape_ops.t(unpack(self, self.mat2))))
         if self.needs(1):

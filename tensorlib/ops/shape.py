@@ -400,7 +400,8 @@ class TBackward0(Node):
     __slots__ = ()
 
     def backward(self, g: Tensor) -> tuple:
-        return (t(g),)
+        a = g._data
+        return (_view_result(g, a.T if a.ndim == 2 else a.view(), TBackward0)[0],)
 
 
 @op(variants="function method")
@@ -420,16 +421,28 @@ class PermuteBackward0(Node):
     dims: tuple[int, ...]
 
     def backward(self, g: Tensor) -> tuple:
-        return (permute(g, tuple(np.argsort(self.dims))),)
+        return (_permuted(g, _inverse(self.dims)),)
+
+
+def _inverse(order: tuple[int, ...]) -> tuple[int, ...]:
+    """The permutation that undoes ``order``."""
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return tuple(inverse)
+
+
+def _permuted(x: Tensor, order: tuple[int, ...]) -> Tensor:
+    """``x`` with its dims in a valid, non-negative ``order`` (a view), recorded as ``permute``."""
+    t_, node = _view_result(x, x._data.transpose(order), PermuteBackward0)
+    if node is not None:
+        node.dims = order
+    return t_
 
 
 def reverse_dims(x: Tensor) -> Tensor:
     """``x.T``: every dim reversed (a view), recorded as the permutation it is, as torch records it."""
-    a = x._data
-    t_, node = _view_result(x, a.T, PermuteBackward0)
-    if node is not None:
-        node.dims = tuple(range(a.ndim - 1, -1, -1))
-    return t_
+    return _permuted(x, tuple(range(x._data.ndim - 1, -1, -1)))
 
 
 # every valid order of up to 4 dims (the usual permute calls): checking one is a set lookup (with its length)
@@ -444,10 +457,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     order = _shape_arg(dims, "permute")
     n = a.ndim
     if len(order) == n and (order in _ORDERS or sorted(order) == list(range(n))):  # a valid, non-negative order
-        t_, node = _view_result(x, a.transpose(order), PermuteBackward0)
-        if node is not None:
-            node.dims = order
-        return t_
+        return _permuted(x, order)
     if len(order) != a.ndim:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "

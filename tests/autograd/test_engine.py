@@ -606,6 +606,35 @@ def test_weight_gradient_of_a_matrix_product_is_row_major_like_the_weight(transp
     assert tensorlib.autograd.gradgradcheck(lambda a, b: a @ (b.T if transposed else b), (x, w))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_hand_written_layer_stores_its_weight_and_bias_gradients_without_a_copy(monkeypatch, dtype):
+    # ``x @ w.T + b``: three nodes (permute, product, sum); the weight's product and the bias's reduction each become
+    # .grad as they are, as the hand-written NumPy step stores its arrays
+    import tensorlib._autograd.engine as engine
+
+    copies = []
+    real = engine._like_layout
+    monkeypatch.setattr(engine, "_like_layout", lambda data, like: copies.append(data.shape) or real(data, like))
+    rng = np.random.default_rng(2)
+    x = tensorlib.tensor(rng.standard_normal((6, 5)).astype(dtype))
+    w = tensorlib.tensor(rng.standard_normal((4, 5)).astype(dtype), requires_grad=True)
+    b = tensorlib.tensor(rng.standard_normal(4).astype(dtype), requires_grad=True)
+    g = rng.standard_normal((6, 4)).astype(dtype)
+    out = x @ w.T + b
+    assert [type(n).__name__ for n, _ in out.grad_fn.next_functions] == ["MmBackward0", "AccumulateGrad"]
+    out.backward(tensorlib.tensor(g))
+    assert copies == []
+    assert w.grad.dtype == w.dtype and b.grad.dtype == b.dtype and w.grad.stride() == w.stride()
+    np.testing.assert_allclose(w.grad.numpy(), g.T @ x.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), g.sum(0), rtol=1e-5)
+    # the same gradients through the recorded formulas (create_graph), which a second backward differentiates
+    gw, gb = tensorlib.autograd.grad(x @ w.T + b, (w, b), tensorlib.tensor(g), create_graph=True)
+    np.testing.assert_allclose(gw.detach().numpy(), w.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(gb.detach().numpy(), b.grad.numpy(), rtol=1e-6)
+    x64 = x.double().requires_grad_()
+    assert tensorlib.autograd.gradgradcheck(lambda a, c, d: a @ c.T + d, (x64, w.double(), b.double()))
+
+
 def test_weight_gradient_of_x_at_w_t_reaches_grad_without_a_copy(monkeypatch):
     # x @ w.T computes w's gradient transposed and transposes it back (a view of the product): the product's array
     # itself becomes .grad when nothing else can see it, as the hand-written NumPy step stores its product
