@@ -39,22 +39,27 @@ _P = inspect.Parameter
 # can never be stale; see save_code_cache. Wrapper factories are also kept under the shape of the
 # signature they were generated for (see signature_shape), which skips generating their source at
 # all; those entries are only valid for the code generator that made them, whose fingerprint
-# (see _generator_stamp) the file records under _STAMP_KEY.
+# (see _generator_stamp) each file records under _STAMP_KEY.
 #
-# The file is a dict of the entries a process used before its first save_code_cache() call (what a
-# library's import needs), plus, under _REST_KEY, every other entry marshalled once more: those stay
-# bytes until a lookup misses, so an import does not pay for the thousands of wrappers other uses
+# Two files, each a marshalled dict: _CODE_FILE holds the entries processes used before their first
+# save_code_cache() call (what a library's import needs), the ".rest" file next to it every other one.
+# The second is read only when a lookup misses, so an import does not pay for the thousands of wrappers other uses
 # made (the testing overrides of every function, say).
 _CODE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
                           f"wrappers.{sys.implementation.cache_tag}.marshal")
 _STAMP_KEY = "__generator__"
-_REST_KEY = "__rest__"
 _codes: dict[object, object] | None = None
-_rest: bytes | None = None  # the file's other entries, not loaded yet
-_shapes_valid = True  # whether the file's shape-keyed entries are this generator's
+_rest_pending = True  # whether the second file's entries are still to be read (on the first miss)
 _used: dict[object, object] = {}
 _first_used: frozenset | None = None  # keys used before the first save_code_cache() call
+_first_keys: frozenset = frozenset()  # the keys of the first file, as loaded or last written
 _compiled_new = False
+_stamp: tuple[int, ...] | int = -1  # this generator's fingerprint (see _generator_stamp), read with the first file
+
+
+def _rest_file() -> str:
+    """The second cache file: the entries no import used."""
+    return _CODE_FILE + ".rest"
 
 
 def _generator_stamp() -> tuple[int, ...] | int:
@@ -71,52 +76,47 @@ def _generator_stamp() -> tuple[int, ...] | int:
     return tuple(stamp)
 
 
-def _usable(entries: dict) -> dict:
-    """``entries`` without the shape-keyed ones when another generator made them."""
-    if _shapes_valid:
-        return entries
-    return {k: v for k, v in entries.items() if isinstance(k, str) and k != _STAMP_KEY}
+def _read(path: str) -> dict:
+    """The compiled entries of one cache file this generator can use ({} when it is missing or damaged).
+
+    Shape-keyed entries count only if the file's stamp is this generator's; source-keyed ones always do.
+    """
+    try:
+        with open(path, "rb") as f:
+            loaded = marshal.loads(f.read())  # one read: marshal.load on a file reads in small pieces
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    shapes = loaded.get(_STAMP_KEY) == _stamp and _stamp != -1
+    return {k: v for k, v in loaded.items() if type(v) is types.CodeType and (shapes or isinstance(k, str))}
 
 
 def _load_codes() -> dict[object, object]:
-    global _codes, _rest, _shapes_valid
+    global _codes, _first_keys, _stamp, _rest_pending
     if _codes is None:
-        try:
-            with open(_CODE_FILE, "rb") as f:
-                loaded = marshal.loads(f.read())  # one read: marshal.load on a file reads in small pieces
-            if not isinstance(loaded, dict):
-                loaded = {}
-        except (OSError, EOFError, ValueError, TypeError):
-            loaded = {}
-        rest = loaded.pop(_REST_KEY, None)
-        _rest = rest if isinstance(rest, bytes) else None
-        stamp = _generator_stamp()
-        _shapes_valid = loaded.get(_STAMP_KEY) == stamp and stamp != -1
-        _codes = _usable(loaded)
-        _used[_STAMP_KEY] = stamp
+        _stamp = _generator_stamp()
+        _codes = _read(_CODE_FILE)
+        _first_keys = frozenset(_codes)
+        _rest_pending = True
     return _codes
 
 
 def _load_rest() -> None:
-    """Add the file's other entries (see _REST_KEY) to the loaded ones, once."""
-    global _rest
+    """Add the second file's entries (see _rest_file) to the loaded ones, once."""
+    global _rest_pending
     codes = _load_codes()
-    if _rest is None:
+    if not _rest_pending:
         return
-    blob, _rest = _rest, None
-    try:
-        more = marshal.loads(blob)
-    except (EOFError, ValueError, TypeError):
-        return
-    if isinstance(more, dict):
-        for k, v in _usable(more).items():
-            codes.setdefault(k, v)
+    _rest_pending = False
+    for k, v in _read(_rest_file()).items():
+        codes.setdefault(k, v)
 
 
 def _cached(key: object) -> object | None:
-    """The compiled code stored under ``key``, loading the file's other entries on the first miss."""
+    """The compiled code stored under ``key``, reading the second file on the first miss."""
     code = _load_codes().get(key)
-    if code is None and _rest is not None:
+    if code is None and _rest_pending:
         _load_rest()
         code = _load_codes().get(key)
     return code
@@ -274,29 +274,38 @@ def save_code_cache() -> None:
     """Write the wrapper sources compiled in this process to the cache, if any were new (best effort).
 
     A library calls this once its namespaces are wrapped; the next import then compiles nothing. What the
-    process used before its first call loads first at the next import; the rest only when a lookup misses.
+    process used before its first call goes to the first file, which the next import reads; the rest to the
+    second, read only when a lookup misses. The first file keeps what earlier processes put there: two ways
+    of importing a library (say, with and without an optional extension, whose wrappers differ) then both
+    find their wrappers in it, and do not take turns rewriting it. A process whose import found a wrapper
+    only in the second file rewrites both once.
     """
-    global _compiled_new, _first_used
+    global _compiled_new, _first_used, _first_keys
     if _first_used is None:
         _first_used = frozenset(_used)
-    if not _compiled_new:
+    _load_codes()
+    if not _compiled_new and _first_used <= _first_keys:
         return
-    _load_rest()  # the file's other entries, so that they are written back
+    _load_rest()  # the second file's entries, so that they are written back
     everything = {**_load_codes(), **_used}
-    first = {k: v for k, v in everything.items() if k in _first_used or k == _STAMP_KEY}
+    first = {k: v for k, v in everything.items() if k in _first_used or k in _first_keys}
     rest = {k: v for k, v in everything.items() if k not in first}
+    first[_STAMP_KEY] = rest[_STAMP_KEY] = _stamp
     try:
-        os.makedirs(os.path.dirname(_CODE_FILE), exist_ok=True)
+        directory = os.path.dirname(_CODE_FILE)
+        os.makedirs(directory, exist_ok=True)
         import tempfile  # here, not at the top: a warm import never saves, and tempfile takes ~5 ms to import
 
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(_CODE_FILE), suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            marshal.dump({**first, _REST_KEY: marshal.dumps(rest)}, f)
-        os.chmod(tmp, 0o644)  # readable by whoever imports the package next, as .pyc files are
-        os.replace(tmp, _CODE_FILE)  # atomic: processes saving at once each write a whole file
+        for path, entries in ((_rest_file(), rest), (_CODE_FILE, first)):
+            fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                marshal.dump(entries, f)
+            os.chmod(tmp, 0o644)  # readable by whoever imports the package next, as .pyc files are
+            os.replace(tmp, path)  # atomic: processes saving at once each write whole files
         _compiled_new = False
-    except OSError:
-        pass  # a read-only installation: wrappers are compiled at each import
+        _first_keys = frozenset(first)
+    except OSError:  # a read-only installation: wrappers are compiled at each import
+        _first_keys = _first_keys | _first_used  # not tried again until something new is compiled
 
 
 def parameter_source(signature: inspect.Signature, ns: dict, tag: str) -> tuple[str, str]:

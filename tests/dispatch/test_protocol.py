@@ -410,8 +410,10 @@ def test_compiled_wrappers_are_cached_across_processes(tmp_path, monkeypatch):
     assert not _codegen._compiled_new
     assert again(1, c=3) == wrapped(1, c=3) == (1, 2, 3)
     assert inspect.signature(again) == inspect.signature(cached_example)
-    # a damaged file is ignored: wrappers are compiled again
+    # damaged files are ignored: wrappers are compiled again
     path.write_bytes(b"not marshal data")
+    with open(_codegen._rest_file(), "wb") as f:
+        f.write(b"\x00damaged")
     monkeypatch.setattr(_codegen, "_codes", None)
     assert Protocol("__cache_function__").wrap(cached_example)(5) == (5, 2, None)
     assert _codegen._compiled_new
@@ -521,7 +523,7 @@ def test_wrappers_used_before_the_first_save_load_first_and_the_rest_on_a_miss(t
 
     path = tmp_path / "wrappers.marshal"
     for name, value in (("_CODE_FILE", str(path)), ("_codes", None), ("_used", {}), ("_compiled_new", False),
-                        ("_first_used", None), ("_rest", None)):
+                        ("_first_used", None), ("_rest_pending", True)):
         monkeypatch.setattr(_codegen, name, value)
 
     def at_import(a, b=2):
@@ -539,15 +541,92 @@ def test_wrappers_used_before_the_first_save_load_first_and_the_rest_on_a_miss(t
     monkeypatch.setattr(_codegen, "_codes", None)
     monkeypatch.setattr(_codegen, "_compiled_new", False)
     assert Protocol("__split_function__").wrap(at_import)(1) == 3
-    assert _codegen._rest is not None and not _codegen._compiled_new
+    assert _codegen._rest_pending and not _codegen._compiled_new
     assert Protocol("__split_function__").wrap(later)(2, scale=5) == 10  # a miss: the rest is loaded, not compiled
-    assert _codegen._rest is None and not _codegen._compiled_new
-    # a damaged rest is ignored: its wrappers are compiled again
+    assert not _codegen._rest_pending and not _codegen._compiled_new
+    # the import reads only the first file: the second may be much larger
+    import marshal
+
+    first = marshal.loads(path.read_bytes())
+    rest = marshal.loads(open(_codegen._rest_file(), "rb").read())
+    assert len(first) == len(rest) == 2 and first["__generator__"] == rest["__generator__"]  # an entry and the stamp
+    # a damaged second file is ignored: its wrappers are compiled again
+    with open(_codegen._rest_file(), "wb") as f:
+        f.write(b"not marshal data")
     monkeypatch.setattr(_codegen, "_codes", None)
     monkeypatch.setattr(_codegen, "_compiled_new", False)
-    _codegen._load_codes()
-    monkeypatch.setattr(_codegen, "_rest", b"not marshal data")
+    monkeypatch.setattr(_codegen, "_rest_pending", True)
     assert Protocol("__split_function__").wrap(later)(3, scale=2) == 6 and _codegen._compiled_new
+
+
+def test_two_ways_of_importing_both_find_their_wrappers_in_the_first_part(tmp_path, monkeypatch):
+    # a library imported with and without an optional extension wraps some functions differently: each way's
+    # wrappers must stay in the file's first part, whichever process saved last, or every import of the other
+    # way pays for loading the whole rest
+    from dispatch import _codegen
+
+    path = tmp_path / "wrappers.marshal"
+    monkeypatch.setattr(_codegen, "_CODE_FILE", str(path))
+
+    def new_process():
+        for name, value in (("_codes", None), ("_used", {}), ("_compiled_new", False), ("_first_used", None),
+                            ("_rest_pending", True), ("_first_keys", frozenset())):
+            monkeypatch.setattr(_codegen, name, value)
+
+    def one_way(a, b=2):
+        return a + b
+
+    def other_way(a, *, b=2, c=3):
+        return a + b + c
+
+    def import_library(way):
+        wrapped = Protocol("__ways_function__").wrap(way)
+        _codegen.save_code_cache()  # the end of the library's import
+        return wrapped
+
+    new_process()
+    assert import_library(one_way)(1) == 3
+    new_process()
+    assert import_library(other_way)(1) == 6  # compiled and saved: the first part now holds both ways
+    for way in (one_way, other_way, one_way):
+        new_process()
+        stamp = path.stat().st_mtime_ns, path.read_bytes(), open(_codegen._rest_file(), "rb").read()
+        assert import_library(way)(0) in (2, 5)
+        assert not _codegen._compiled_new and _codegen._rest_pending  # found in the first part
+        assert (path.stat().st_mtime_ns, path.read_bytes(), open(_codegen._rest_file(), "rb").read()) == stamp
+
+
+def test_an_import_that_found_a_wrapper_only_in_the_rest_moves_it_to_the_first_part(tmp_path, monkeypatch):
+    from dispatch import _codegen
+
+    path = tmp_path / "wrappers.marshal"
+    monkeypatch.setattr(_codegen, "_CODE_FILE", str(path))
+
+    def new_process():
+        for name, value in (("_codes", None), ("_used", {}), ("_compiled_new", False), ("_first_used", None),
+                            ("_rest_pending", True), ("_first_keys", frozenset())):
+            monkeypatch.setattr(_codegen, name, value)
+
+    def at_import(a, b=2):
+        return a + b
+
+    def later(x, *, scale):
+        return x * scale
+
+    new_process()
+    proto = Protocol("__moved_function__")
+    proto.wrap(at_import)
+    _codegen.save_code_cache()
+    proto.wrap(later)
+    _codegen.save_code_cache()  # `later` went to the rest
+    new_process()  # a process whose import uses `later`: a miss in the first part, found in the rest
+    assert Protocol("__moved_function__").wrap(later)(2, scale=3) == 6
+    assert not _codegen._rest_pending and not _codegen._compiled_new
+    _codegen.save_code_cache()  # rewritten once, with `later` in the first part
+    new_process()
+    assert Protocol("__moved_function__").wrap(later)(1, scale=4) == 4
+    assert _codegen._rest_pending and not _codegen._compiled_new
+    assert Protocol("__moved_function__").wrap(at_import)(1) == 3 and _codegen._rest_pending
 
 
 def test_cached_property_reads_its_slot_on_the_plain_path_and_dispatches_otherwise():
