@@ -121,6 +121,12 @@ _namespace.READY = True  # namespaces built from now on keep their compiled wrap
 _save_code_cache()
 
 if _gc_was_enabled:
+    if not _gc.get_freeze_count():  # (someone else's frozen objects must stay frozen)
+        # The objects made above live as long as the process: put them straight into the oldest generation
+        # (freeze then unfreeze moves them, without visiting them), where the young collections do not scan
+        # them again. Otherwise the first collection after enable() scans all of them, then the next middle one.
+        _gc.freeze()
+        _gc.unfreeze()
     _gc.enable()
 
 __all__ = sorted(

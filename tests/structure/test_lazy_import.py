@@ -222,3 +222,34 @@ def test_op_modules_left_for_first_use_load_with_their_first_name():
     assert "tensorlib.ops.decompositions" in out["after_det"] and "tensorlib.ops.fft" not in out["after_det"]
     assert out["det"] == pytest.approx(5.0) and out["window"] == [5, 9]
     assert out["listed"] and out["all"]
+
+
+def test_import_leaves_the_garbage_collector_as_it_found_it():
+    # the import runs with collection off and moves what it made to the oldest generation at the end (freeze then
+    # unfreeze): collection is on again afterwards, nothing stays frozen, and a program's own frozen objects
+    # (a server that froze them before forking) stay frozen; a program that turned collection off keeps it off
+    out = _run(
+        "import gc, json\n"
+        "import tensorlib\n"
+        "after = {'enabled': gc.isenabled(), 'frozen': gc.get_freeze_count(),"
+        " 'oldest': any(o is vars(tensorlib) for o in gc.get_objects(generation=2))}\n"
+        "garbage = []\n"
+        "garbage.append(garbage)\n"
+        "del garbage\n"
+        "after['collected'] = gc.collect() >= 1\n"
+        "print(json.dumps(after))"
+    )
+    assert out == {"enabled": True, "frozen": 0, "oldest": True, "collected": True}
+    out = _run(
+        "import gc, json\n"
+        "kept = [[i] for i in range(100)]\n"
+        "gc.freeze()\n"
+        "before = gc.get_freeze_count()\n"
+        "import tensorlib\n"
+        "kept_frozen = all(not any(o is k for o in gc.get_objects()) for k in kept[:3])\n"
+        "print(json.dumps({'kept': kept_frozen, 'count': 0 < gc.get_freeze_count() <= before,"
+        " 'enabled': gc.isenabled()}))"
+    )
+    assert out == {"kept": True, "count": True, "enabled": True}
+    out = _run("import gc, json\ngc.disable()\nimport tensorlib\nprint(json.dumps({'enabled': gc.isenabled()}))")
+    assert out == {"enabled": False}
