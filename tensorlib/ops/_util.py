@@ -531,3 +531,13 @@ def check_sortable(a: np.ndarray, fname: str) -> None:
             name = "Sort" if fname == "sort" else fname
             raise RuntimeError(f"{'' if kind == 'b' else ' '}{name} does not support {'bool' if kind == 'b' else 'complex'} dtypes on CPU")
         raise not_implemented(fname + "_cpu", a.dtype)
+
+
+WARNED: set[str] = set()  # the keys warn_once has warned under (a test may discard one to see its warning again)
+
+
+def warn_once(key: str, message: str, stacklevel: int = 3) -> None:
+    """Warn ``message`` once per process under ``key``, as torch's warnings issued once (TORCH_WARN_ONCE) do."""
+    if key not in WARNED:
+        WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel)

@@ -4,7 +4,6 @@ multi_dot, tensorinv/tensorsolve, LDL^T, lobpcg, the randomised low-rank SVD, an
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -16,7 +15,7 @@ from .._dtype import FROM_NP
 from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
 from . import _lapack, broadcast, unary
-from ._util import broadcast_error, no_half, tensor_arg, type_title, wrap, write_out
+from ._util import broadcast_error, no_half, tensor_arg, type_title, warn_once, wrap, write_out
 from .arithmetic import add, div, mul, sub
 from .broadcast import expand
 from .conversion import clone, conj, zeros_like
@@ -53,16 +52,6 @@ from .shape import diagonal as _diagonal, flip, movedim, permute, reshape, squee
 
 def _rename(t: Tensor, name: str) -> Tensor:
     return rename_grad_fn(t, name)
-
-
-_WARNED: set[str] = set()
-
-
-def _warn_once(key: str, message: str) -> None:
-    """torch's TORCH_WARN_ONCE for its deprecated linear algebra names."""
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 # -- norms of matrices ------------------------------------------------------------------------------------
@@ -146,7 +135,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
 def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The Frobenius norm over the two dims ``dim`` (deprecated in torch: ``linalg.vector_norm(A, 2, dim)``)."""
     x = tensor_arg(input, "frobenius_norm")
-    _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
+    warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
                "be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
     if not (isinstance(dim, int) or (isinstance(dim, (tuple, list)) and all(isinstance(d, int) for d in dim))):
         raise TypeError(f"frobenius_norm(): argument 'dim' (position 2) must be tuple of ints, not {type(dim).__name__}")
@@ -160,7 +149,7 @@ def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False, *, out: Tenso
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The nuclear norm (sum of singular values) over ``dim`` (the last two dims by default; deprecated in torch)."""
     x = tensor_arg(input, "nuclear_norm")
-    _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+    warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
                "removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
         dim, keepdim = None, dim
@@ -523,7 +512,7 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor
 @op()
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     """The product of 2-D tensors in the cheapest order (deprecated in torch for ``linalg.multi_dot``)."""
-    _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
+    warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
                "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
                "parameters.")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
@@ -673,7 +662,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
 def cholesky_legacy(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The Cholesky factor (deprecated in torch for ``linalg.cholesky``; ``upper`` gives U with ``A = U^H U``)."""
     x = tensor_arg(input, "cholesky")
-    _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
                "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
                "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
                "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
@@ -686,7 +675,7 @@ def cholesky_legacy(input: Tensor, upper: bool = False, *, out: Tensor | None = 
 def qr_legacy(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     """The QR decomposition, reduced unless ``some=False`` (deprecated in torch for ``linalg.qr``)."""
     x = tensor_arg(input, "qr")
-    _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+    warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
                "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
                "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "
                "'complete')")
@@ -715,7 +704,7 @@ def lu_legacy(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any =
     """``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos`` (deprecated in torch for
     ``linalg.lu_factor``)."""
     x = tensor_arg(A, "lu", "A")
-    _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
+    warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
                "be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
                "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
                "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
@@ -735,7 +724,7 @@ def lu_legacy(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any =
 def lu_solve_legacy(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The solution of ``A X = input`` from A's LU factorisation (deprecated in torch for ``linalg.lu_solve``)."""
     b = tensor_arg(input, "lu_solve")
-    _warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+    warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
                "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
                "torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
     return lu_solve(LU_data, LU_pivots, b, out=out)
@@ -777,7 +766,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     ``linalg.solve_triangular``)."""
     b = tensor_arg(input, "triangular_solve")
     a = tensor_arg(A, "triangular_solve", "A", 2)
-    _warn_once("triangular_solve", "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand "
+    warn_once("triangular_solve", "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand "
                "will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed "
                "and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be "
                "replaced with\nX = torch.linalg.solve_triangular(A, B).")

@@ -33,6 +33,7 @@ from ._util import (
     result_dtype,
     tensor_arg,
     type_title,
+    warn_once,
     write_outs,
 )
 from .arithmetic import add, div, mul, sub
@@ -704,18 +705,13 @@ def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     return inplace_apply(self, put, (index, source), {"accumulate": accumulate}, "put_")
 
 
-_INDEX_REDUCE_WARNED = [False]
-
-
 @op(variants="function method")
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True,
                  out: Tensor | None = None) -> Tensor:
     """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced (``prod``, ``mean``, ``amax`` or
     ``amin``) with the slices ``i`` of ``source`` (and with themselves unless ``include_self`` is False)."""
     no_complex_grad("index_reduce", input, source)
-    if not _INDEX_REDUCE_WARNED[0]:
-        _INDEX_REDUCE_WARNED[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time.")
     x = tensor_arg(input, "index_reduce")
     idx_t = tensor_arg(index, "index_reduce", "index", 3)
     s = tensor_arg(source, "index_reduce", "source", 4)

@@ -31,7 +31,7 @@ from .._memory_format import (
 from .._registry import op
 from .._size import Size
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
-from ._util import GRAD, check_inplace, int_arg, int_list_arg, record, tensor_arg, type_title, wrap
+from ._util import GRAD, check_inplace, int_arg, int_list_arg, record, tensor_arg, type_title, warn_once, wrap
 from .conversion import clone, conj
 
 
@@ -441,8 +441,25 @@ def _permuted(x: Tensor, order: tuple[int, ...]) -> Tensor:
 
 
 def reverse_dims(x: Tensor) -> Tensor:
-    """``x.T``: every dim reversed (a view), recorded as the permutation it is, as torch records it."""
-    return _permuted(x, tuple(range(x._data.ndim - 1, -1, -1)))
+    """``x.T``: every dim reversed (a view), recorded as the permutation it is, as torch records it.
+
+    As torch, it warns (once per process) that ``.T`` is deprecated on tensors that are not matrices.
+    """
+    n = x._data.ndim
+    if n != 2:
+        if n == 0:
+            warn_once("T-0d", "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                      stacklevel=_USER_LEVEL)
+        else:
+            warn_once("T-nd", "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                      "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                      "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                      "dimensions of a tensor.", stacklevel=_USER_LEVEL)
+    return _permuted(x, tuple(range(n - 1, -1, -1)))
+
+
+# warn_once's frame, this function's, the Tensor.T property's and its dispatch wrapper's: the caller's is next
+_USER_LEVEL = 5
 
 
 # every valid order of up to 4 dims (the usual permute calls): checking one is a set lookup (with its length)

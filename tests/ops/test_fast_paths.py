@@ -44,6 +44,35 @@ def test_T_reverses_every_dim_as_a_view_recorded_as_a_permutation(name):
         assert gradgradcheck(lambda v: (v.T * v.T), (leaf,))
 
 
+def test_T_warns_once_per_process_on_tensors_that_are_not_matrices():
+    # as torch: .T of a 0-d tensor and of a tensor of 1 or 3+ dims is deprecated, each said once per process
+    import warnings
+
+    from tensorlib.ops import _util
+
+    _util.WARNED.difference_update({"T-0d", "T-nd"})
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        tensorlib.ones(2, 3).T  # a matrix: no warning
+        assert seen == []
+        tensorlib.ones(3).T
+        tensorlib.ones(2, 3, 4).T  # the same warning: not repeated
+        tensorlib.ones(()).T
+        tensorlib.ones(()).T
+    assert [w.category for w in seen] == [UserWarning, UserWarning]
+    assert str(seen[0].message).startswith("The use of `x.T` on tensors of dimension other than 2 to reverse their")
+    assert str(seen[1].message) == "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+    assert {w.filename for w in seen} == {__file__}  # attributed to the caller's line, not to tensorlib
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        torch.ones(3).T
+        torch.ones(()).T
+    if len(theirs) == 2:  # (torch says each once per process: an earlier test may have seen them already)
+        for ours, their in zip(seen, theirs):
+            assert str(their.message).startswith(str(ours.message))
+
+
 def test_T_writes_reach_the_tensor_it_views():
     x = tensorlib.zeros(2, 3)
     x.T[2, 1] = 5.0

@@ -12,7 +12,7 @@ import pytest
 
 import tensorlib
 from tensorlib import linalg as LA
-from tensorlib.ops import linalg_functions
+from tensorlib.ops import _util, linalg_functions
 
 NOT_PD = np.array([[1.0, 2.0], [2.0, 1.0]])
 SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
@@ -261,7 +261,7 @@ def test_deprecated_names_warn_once() -> None:
                        ("chain_matmul", lambda: tensorlib.chain_matmul(a, a)),
                        ("frobenius_norm", lambda: tensorlib.frobenius_norm(a, (0, 1))),
                        ("nuclear_norm", lambda: tensorlib.nuclear_norm(a))]:
-        linalg_functions._WARNED.discard(name)
+        _util.WARNED.discard(name)
         with pytest.warns(UserWarning, match="deprecated"):
             call()
         with warnings.catch_warnings():

@@ -354,9 +354,9 @@ def test_index_reduce_in_place_and_warning(L: Any) -> None:
 
 
 def test_index_reduce_warns_that_it_is_beta() -> None:
-    from tensorlib.ops import numeric
+    from tensorlib.ops import _util
 
-    numeric._INDEX_REDUCE_WARNED[0] = False
+    _util.WARNED.discard("index_reduce")
     with pytest.warns(UserWarning, match="index_reduce\\(\\) is in beta"):
         tensorlib.index_reduce(tensorlib.ones(3), 0, tensorlib.tensor([0]), tensorlib.ones(1), "prod")
 
