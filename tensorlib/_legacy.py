@@ -15,7 +15,7 @@ from . import _dtype
 from ._registry import public
 from ._size import Size
 from ._alloc import allocation_error
-from ._tensor import _LEGACY_NAMES, Tensor, _wrap, check_device
+from ._tensor import _LEGACY_NAMES, Tensor, _wrap, check_device, check_legacy_data
 from .ops.creation import array_from_data, parse_size
 
 
@@ -59,10 +59,7 @@ class tensortype(type):
                 return _wrap(np.empty(tuple(a), dtype=npdt))
             if isinstance(a, (list, tuple, np.ndarray, range)):
                 return _wrap(array_from_data(a, cls.dtype))
-            if isinstance(a, (float, complex, bool)):
-                raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
-            if isinstance(a, str):
-                raise TypeError("new(): invalid data type 'str'")
+            check_legacy_data(a)
 
         return _wrap(np.empty(parse_size(args, "new"), dtype=npdt))
 

@@ -1250,11 +1250,20 @@ def _legacy_construct(args: tuple, kwargs: dict) -> np.ndarray:
             return a._data
         if isinstance(a, Size):
             return np.empty(tuple(a), dtype=np_float)
-        if isinstance(a, (list, tuple, np.ndarray)) or hasattr(a, "__array__"):
-
+        if isinstance(a, (list, tuple, np.ndarray)) or (hasattr(a, "__array__") and not isinstance(a, np.generic)):
             return hooks.array_from_data(a, _dtype.DEFAULT.float)
-
+        check_legacy_data(a)  # (a NumPy scalar is a size or an error, as a Python number is)
     return np.empty(hooks.parse_size(args, "new"), dtype=np_float)
+
+
+def check_legacy_data(a: Any) -> None:
+    """torch's errors for a lone argument of a legacy constructor that is neither a size nor a sequence."""
+    if isinstance(a, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(a).__name__}'")
+    if isinstance(a, bool) or not hasattr(a, "__index__"):  # (an integer is a size)
+        kind = type(a)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TypeError(f"new(): data must be a sequence (got {name})")
 
 
 def _rebuild(cls: type, data: np.ndarray, requires_grad: bool, grad: Any, state: dict | None) -> Tensor:

@@ -183,6 +183,16 @@ def _ragged_error(data: Any) -> ValueError:
     return walk(data, 0) or ValueError("tensor data is ragged")
 
 
+def _check_first_text(data: Any) -> None:
+    """torch's error when a sequence's first elements lead to text: it reads a string's first character as its first
+    element, and the next one's, dimension after dimension, until there are too many."""
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if first is not data and isinstance(first, str) and first:
+        raise ValueError(f"too many dimensions '{type(first).__name__}'")
+
+
 def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
     """A fresh NumPy array holding ``data`` with torch's dtype inference (or ``dtype``)."""
     if isinstance(data, Tensor):
@@ -192,7 +202,11 @@ def array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
         if dtype is not None:
             return np.array(data, dtype=dtype.np)
         return np.array(data, dtype=_infer_np_dtype(data, False))
-    holds_tensor = _scan(data)
+    try:
+        holds_tensor = _scan(data)
+    except TypeError:
+        _check_first_text(data)
+        raise
     from_python = True
     if isinstance(data, (np.number, np.bool_)):
         from_python = False
@@ -533,16 +547,19 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
     """Values from ``start`` to ``end`` (exclusive) in steps of ``step``; ``arange(n)`` counts from 0."""
     check_layout(layout, "arange")
     _dtype_arg(dtype, "arange")
-    if end is None:
+    single = end is None  # arange(end)
+    if single:
         start, end = 0, start
     if (dtype is None and type(start) is int and type(end) is int and type(step) is int and step > 0
             and -9223372036854775808 <= start <= end <= _INT64_MAX):
         # the usual call, arange(n) or arange(a, b[, step]) of ints counting up: int64 straight from NumPy
         return _out_or(out, _finish(np.arange(start, end, step, dtype=np.int64), requires_grad, device), "arange")
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    # torch reads a bool as a number: Python's (and a bool tensor's value) as an int, NumPy's as a float
+    vals = [_bool_as_number(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step)]
     for v in vals:
-        if not isinstance(v, (int, float, np.number)) or isinstance(v, _pybool):
-            raise TypeError(f"arange(): argument 'end' must be Number, not {type(v).__name__}")
+        if not isinstance(v, (int, float, np.number)):
+            where = " (position 1)" if single else ""
+            raise TypeError(f"arange(): argument 'end'{where} must be Number, not {type(v).__name__}")
     start, end, step = vals
     for v in vals:  # torch's conversions: to uint64 first (OverflowError), then to int64 (RuntimeError)
         if type(v) is int and v < -9223372036854775808:
@@ -567,6 +584,14 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
     n = max(int(math.ceil((end - start) / step)), 0)
     a = (start + step * np.arange(n, dtype=np.float64 if npdt.kind == "f" else np.int64)).astype(npdt)
     return _out_or(out, _finish(a, requires_grad, device), "arange")
+
+
+def _bool_as_number(v: Any) -> Any:
+    if isinstance(v, _pybool):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return float(v)
+    return v
 
 
 @op(dispatch="modes")

@@ -250,11 +250,69 @@ def test_legacy_tensor_constructor():
 
 
 def test_legacy_tensor_constructor_errors():
-    with pytest.raises(TypeError, match="must be tuple of ints"):
+    with pytest.raises(TypeError, match=r"data must be a sequence \(got float\)"):  # torch's messages
         tensorlib.Tensor(2.5)
-    with pytest.raises(TypeError, match="must be tuple of ints"):
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
         tensorlib.Tensor("a")
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        tensorlib.Tensor(2, 2.5)
     with pytest.raises(RuntimeError, match="negative dimension"):
         tensorlib.Tensor(-1)
     with pytest.raises(TypeError, match="unexpected keyword"):
         tensorlib.Tensor(2, foo=1)
+
+
+def test_arange_reads_bools_as_numbers():
+    # as torch: a Python bool (or a bool tensor's value) is an int, NumPy's bool a float
+    assert tensorlib.arange(True).tolist() == [0] and tensorlib.arange(True).dtype is tensorlib.int64
+    assert tensorlib.arange(False).shape == (0,)
+    assert tensorlib.arange(0, 5, True).tolist() == [0, 1, 2, 3, 4]
+    assert tensorlib.arange(tensorlib.tensor(True)).dtype is tensorlib.int64
+    assert tensorlib.arange(np.bool_(True)).dtype is tensorlib.float32
+    assert tensorlib.arange(True, 5.5).tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
+        tensorlib.arange(3.0, True)
+    with pytest.raises(TypeError, match=r"^arange\(\): argument 'end' \(position 1\) must be Number, not str$"):
+        tensorlib.arange("a")
+    with pytest.raises(TypeError, match=r"^arange\(\): argument 'end' must be Number, not NoneType$"):
+        tensorlib.arange(0, 1, None)
+
+
+_TEXT_DATA = ['["a"]', '[["a"]]', '[1, "a"]', '["a", 1]', '[b"a"]', '[[1], ["a"]]', '("ab",)', '[[1, 2], "ab"]',
+              '[""]', '["ab", "cd"]', '[[], "a"]', '"a"', '[tensorlib.ones(2), "a"]']
+
+
+@pytest.mark.parametrize("data", _TEXT_DATA)
+def test_text_in_tensor_data_gets_torchs_error(data):
+    # torch reads a string's first character as its first element, again and again: text that the first elements
+    # lead to is "too many dimensions" (ValueError); text met later, or at the top, is an invalid data type
+    value = eval(data)
+    first = value
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    expected = ValueError if first is not value and isinstance(first, str) and first else TypeError
+    with pytest.raises(expected) as info:
+        tensorlib.tensor(value)
+    kind = "bytes" if data.startswith('[b"') else "str"
+    assert str(info.value) == ("too many dimensions 'str'" if expected is ValueError
+                               else f"new(): invalid data type '{kind}'")
+    torch = pytest.importorskip("torch")
+    with pytest.raises(expected) as theirs:
+        torch.tensor(eval(data.replace("tensorlib.", "torch.")))
+    assert str(theirs.value) == str(info.value)
+
+
+@pytest.mark.parametrize("arg", [1.5, True, 1j, None, b"a", "a", np.float64(1.5), object(), {1: 2}])
+def test_legacy_constructors_reject_a_lone_argument_that_is_neither_size_nor_sequence(arg):
+    name = type(arg).__name__ if type(arg).__module__ == "builtins" else f"numpy.{type(arg).__name__}"
+    message = (f"new(): invalid data type '{name}'" if isinstance(arg, (str, bytes))
+               else f"new(): data must be a sequence (got {name})")
+    for make in (tensorlib.Tensor, tensorlib.FloatTensor):
+        with pytest.raises(TypeError) as info:
+            make(arg)
+        assert str(info.value) == message
+    assert tensorlib.Tensor(np.int64(2)).shape == (2,)  # an integer is a size, a NumPy one too
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError) as theirs:
+        torch.Tensor(arg)
+    assert str(theirs.value) == message
