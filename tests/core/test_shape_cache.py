@@ -68,7 +68,7 @@ def test_lazy_parameter_gets_its_shape_when_materialized():
 def test_module_apply_that_changes_parameters_updates_their_shape():
     layer = nn.Linear(4, 2)
     assert layer.weight.shape == (2, 4)
-    layer._apply_to_tensors(lambda p: p.reshape(-1))  # what .to(), .double(), ... run
+    layer._apply(lambda p: p.reshape(-1))  # what .to(), .double(), ... run
     assert layer.weight.shape == (8,) == _dims(layer.weight)
 
 

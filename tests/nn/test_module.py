@@ -357,6 +357,70 @@ def test_requires_grad_and_to_dtype():
         m.to(tensorlib.int64)
 
 
+def _apply_example(lib):
+    """A module that keeps a plain tensor attribute and extends _apply to convert it, as third-party modules do."""
+
+    class WithCache(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = lib.nn.Linear(2, 2)
+            self.register_buffer("steps", lib.tensor(3))
+            self.register_buffer("scale", lib.ones(2))
+            self.cache = lib.zeros(2)
+            self.seen = []
+
+        def _apply(self, fn, recurse=True):
+            self.seen.append("outer")
+            super()._apply(fn, recurse)
+            self.cache = fn(self.cache)
+            return self
+
+    return WithCache()
+
+
+@pytest.mark.parametrize("convert", ["double", "half", "float", "to64", "type", "cpu", "to-none", "complex"])
+def test_every_conversion_goes_through_apply_which_subclasses_extend(convert):
+    calls = {
+        "double": lambda m, L: m.double(), "half": lambda m, L: m.half(), "float": lambda m, L: m.double().float(),
+        "to64": lambda m, L: m.to(L.float64), "type": lambda m, L: m.type(L.float64), "cpu": lambda m, L: m.cpu(),
+        "to-none": lambda m, L: m.to("cpu"), "complex": lambda m, L: m.to(L.complex64),
+    }
+
+    def run(L):
+        m = _apply_example(L)
+        w = m.inner.weight
+        m.inner.weight.grad = L.ones(2, 2)
+        g = m.inner.weight.grad
+        assert calls[convert](m, L) is m
+        assert m.inner.weight is w and m.inner.weight.grad is g  # the same Parameter and gradient, converted
+        return (m.seen[0], str(m.inner.weight.dtype).split(".")[-1], str(w.grad.dtype).split(".")[-1],
+                str(m.steps.dtype).split(".")[-1], str(m.scale.dtype).split(".")[-1],
+                str(m.cache.dtype).split(".")[-1])
+
+    ours = run(tensorlib)
+    assert ours[0] == "outer"
+    torch = pytest.importorskip("torch")
+    assert ours == run(torch)
+
+
+def test_apply_converts_children_first_then_the_module_own_tensors():
+    order = []
+
+    class Tracked(nn.Module):
+        def __init__(self, name, child=None):
+            super().__init__()
+            self.name = name
+            self.register_buffer("b", tensorlib.zeros(1))
+            if child is not None:
+                self.child = child
+
+    outer = Tracked("outer", Tracked("inner"))
+    outer._apply(lambda t: order.append(t is outer.b) or t)
+    assert order == [False, True]  # the child's buffer, then the outer one's
+    outer._apply(lambda t: order.append("again") or t, recurse=False)
+    assert order[2:] == ["again"]  # this module's own buffer only
+
+
 def test_call_runs_forward_and_hooks():
     m = nn.Linear(3, 2)
     x = tensorlib.randn(4, 3)

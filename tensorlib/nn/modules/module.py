@@ -381,22 +381,33 @@ class Module:
         fn(self)
         return self
 
-    def _apply_to_tensors(self, fn: Callable[[Tensor], Tensor]) -> "Module":
-        for m in self.modules():
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
+        """Replace every parameter's and buffer's value by ``fn`` of it (children first): what ``to``, ``double``,
+        ``float``, ``half``, ``type`` and ``cpu`` do.
+
+        As torch, a parameter keeps its identity (optimizers holding it see the new value): its data, and its
+        gradient's, are replaced in place. A buffer is replaced by ``fn``'s result. Subclasses that hold other
+        tensors override this method to convert them too.
+        """
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for p in self._parameters.values():
+            if p is None:
+                continue
             with no_grad():
-                for name, p in m._parameters.items():
-                    if p is None:
-                        continue
-                    new = fn(p)
-                    if new is not p:
-                        p._data, p._size = new._data, None
-                    if p.grad is not None:
-                        g = fn(p.grad)
-                        if g is not p.grad:
-                            p.grad._data, p.grad._size = g._data, None
-                for name, b in m._buffers.items():
-                    if b is not None:
-                        m._buffers[name] = fn(b)
+                new = fn(p)
+            if new is not p:
+                p._data, p._size = new._data, None
+            grad = p.grad
+            if grad is not None:
+                with no_grad():
+                    g = fn(grad)
+                if g is not grad:
+                    grad._data, grad._size = g._data, None
+        for name, b in self._buffers.items():
+            if b is not None:
+                self._buffers[name] = fn(b)
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
@@ -413,28 +424,33 @@ class Module:
         if device is not None:
             Device(device)
         if dtype is None:
-            return self
+            return self._apply(lambda t: t)  # (still through _apply, which subclasses may extend)
         if not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype!r}")
-        return self._apply_to_tensors(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t)
 
     def double(self) -> "Module":
-        return self.to(_dtype.float64)
+        """Convert the floating point parameters and buffers to float64."""
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def float(self) -> "Module":
-        return self.to(_dtype.float32)
+        """Convert the floating point parameters and buffers to float32."""
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def half(self) -> "Module":
-        return self.to(_dtype.float16)
+        """Convert the floating point parameters and buffers to float16."""
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def cpu(self) -> "Module":
-        return self
+        """Keep every parameter and buffer on the CPU (where they are: tensorlib has no other device)."""
+        return self._apply(lambda t: t.cpu())
 
     def cuda(self, device: Any = None) -> "Module":
         raise RuntimeError("tensorlib is a CPU-only library: CUDA is not available")
 
     def type(self, dst_type: Any) -> "Module":
-        return self._apply_to_tensors(lambda t: t.type(dst_type))
+        """Convert every parameter and buffer to ``dst_type``."""
+        return self._apply(lambda t: t.type(dst_type))
 
     # -- state dict ------------------------------------------------------------------------
 
