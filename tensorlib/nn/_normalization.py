@@ -114,6 +114,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     _check_vectors(c, running_mean, running_var, weight, bias)
     dims = (0,) + tuple(range(2, a.ndim))
     shape = (1, c) + (1,) * (a.ndim - 2)
+    if a.dtype in _FUSED_DTYPES and all(_fusable(t, a.dtype, c) for t in (weight, bias)) and (
+            training or all(_fusable(t, a.dtype, c) and t is not None for t in (running_mean, running_var))):
+        return _fused_batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps, dims, shape)
     if training:
         y, mean, var = _normalize(x, dims, eps)
         n = a.size // max(c, 1)
@@ -129,6 +132,145 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = reshape(running_mean, shape)
         y = mul(sub(x, mean), rsqrt(add(reshape(running_var, shape), eps)))
     return _affine(y, weight, bias, shape)
+
+
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _fusable(t: Tensor | None, dtype: np.dtype, c: int) -> bool:
+    """Whether a per-channel argument can enter the fused batch norm: absent, or a tensor of ``c`` elements and of
+    the input's dtype (other dtypes take the composed path, with its promotions and errors)."""
+    return t is None or (isinstance(t, Tensor) and t._data.dtype == dtype and t._data.shape == (c,))
+
+
+class NativeBatchNormBackward0(Node):
+    """The whole batch norm (normalisation and affine) as one node, as torch records it.
+
+    Saved: the input, the weight, and the per-channel statistics used, shaped to broadcast against the input: the
+    batch's mean and inverse standard deviation when training, else the running statistics themselves (so that,
+    as in torch, changing them in place before backward is an error).
+    """
+
+    __slots__ = ("input", "weight", "running_mean", "running_var", "mean", "invstd", "training", "eps", "dims")
+    _saved_slots = ("input", "weight", "running_mean", "running_var")
+    input: SavedTensor | None
+    weight: SavedTensor | None
+    running_mean: SavedTensor | None
+    running_var: SavedTensor | None
+    mean: np.ndarray | None
+    invstd: np.ndarray | None
+    training: bool
+    eps: float
+    dims: tuple[int, ...]
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        if g is None:
+            return None, None, None
+        x = unpack(self, self.input)
+        w = unpack(self, self.weight) if self.weight is not None else None
+        mean, invstd = self.mean, self.invstd
+        if mean is None or invstd is None:  # evaluation: the running statistics
+            shape = (1, -1) + (1,) * (x._data.ndim - 2)
+            mean = unpack(self, self.running_mean)._data.reshape(shape)
+            invstd = 1.0 / np.sqrt(unpack(self, self.running_var)._data.reshape(shape) + self.eps)
+        if not GRAD.enabled and type(g) is Tensor and g._data.dtype == x._data.dtype:
+            return self._on_arrays(g._data, x._data, None if w is None else w._data, mean, invstd)
+        return self._recorded(g, x, w, mean, invstd)
+
+    def _on_arrays(self, gy: np.ndarray, a: np.ndarray, w: np.ndarray | None, mean: np.ndarray,
+                   invstd: np.ndarray) -> tuple:
+        """The three gradients with NumPy (nothing to record)."""
+        dims, shape = self.dims, mean.shape
+        xhat = a - mean
+        xhat *= invstd
+        gyx = gy * xhat
+        gx = gw = gb = None
+        if self.needs(1):
+            gw = wrap(np.add.reduce(gyx, axis=dims))
+        if self.needs(2):
+            gb = wrap(np.add.reduce(gy, axis=dims))
+        if self.needs(0):
+            scale = invstd if w is None else invstd * w.reshape(shape)
+            if self.training:
+                # d/dx of (x - mean) * invstd: the batch statistics depend on x too
+                n = gy.size // shape[1]
+                gyx_mean = np.add.reduce(gyx, axis=dims, keepdims=True) / n
+                gy_mean = np.add.reduce(gy, axis=dims, keepdims=True) / n
+                xhat *= gyx_mean
+                np.subtract(gy, xhat, out=xhat)
+                xhat -= gy_mean
+                xhat *= scale
+                gx = wrap(xhat)
+            else:
+                gx = wrap(gy * scale)
+        return gx, gw, gb
+
+    def _recorded(self, g: Tensor, x: Tensor, w: Tensor | None, mean_a: np.ndarray, invstd_a: np.ndarray) -> tuple:
+        """The same gradients as differentiable ops (``create_graph``): their own gradients follow."""
+        dims = self.dims
+        shape = mean_a.shape
+        if self.training:  # the batch statistics again, as functions of x
+            mean = reduction.mean(x, dims, keepdim=True)
+            invstd = rsqrt(add(reduction.var(x, dims, keepdim=True, correction=0), self.eps))
+        else:
+            mean, invstd = wrap(mean_a), wrap(np.asarray(invstd_a, dtype=x._data.dtype))
+        xhat = mul(sub(x, mean), invstd)
+        gx = gw = gb = None
+        if self.needs(1):
+            gw = reduction.sum(mul(g, xhat), dims)
+        if self.needs(2):
+            gb = reduction.sum(g, dims)
+        if self.needs(0):
+            gxhat = g if w is None else mul(g, reshape(w, shape))
+            if self.training:
+                centred = sub(gxhat, reduction.mean(gxhat, dims, keepdim=True))
+                gxhat = sub(centred, mul(xhat, reduction.mean(mul(gxhat, xhat), dims, keepdim=True)))
+            gx = mul(gxhat, invstd)
+        return gx, gw, gb
+
+
+def _fused_batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
+                      bias: Tensor | None, training: bool, momentum: float, eps: float, dims: tuple[int, ...],
+                      shape: tuple[int, ...]) -> Tensor:
+    """batch_norm on float32/float64 arrays in a few passes, recorded as one node (its statistics stay out of the
+    graph, as torch's do)."""
+    a = x._data
+    c = shape[1]
+    if training:
+        n = a.size // c
+        mean = np.add.reduce(a, axis=dims, keepdims=True) / n
+        y = a - mean
+        var = np.add.reduce(y * y, axis=dims, keepdims=True) / n  # two passes: no cancellation
+        invstd = 1.0 / np.sqrt(var + eps)
+        if running_mean is not None:
+            _update(running_mean, momentum, mean.reshape(c))
+        if running_var is not None:
+            _update(running_var, momentum, var.reshape(c) * (n / max(n - 1, 1)))
+    else:
+        assert running_mean is not None and running_var is not None  # (the caller checked)
+        mean = running_mean._data.reshape(shape)
+        invstd = 1.0 / np.sqrt(running_var._data.reshape(shape) + eps)
+        y = a - mean
+    y *= invstd
+    if weight is not None:
+        y *= weight._data.reshape(shape)
+    if bias is not None:
+        y += bias._data.reshape(shape)
+    if GRAD.enabled and (x._requires_grad or (weight is not None and weight._requires_grad)
+                         or (bias is not None and bias._requires_grad)):
+        res, node = record(NativeBatchNormBackward0, y, (x, weight, bias))
+        node.input = save_input(x)
+        node.weight = save_input(weight) if weight is not None else None
+        if training:
+            node.mean, node.invstd = mean, invstd
+            node.running_mean = node.running_var = None
+        else:
+            node.mean = node.invstd = None
+            node.running_mean, node.running_var = save_input(running_mean), save_input(running_var)
+        node.training, node.eps, node.dims = bool(training), float(eps), dims
+        return res
+    return wrap(y)
 
 
 @op(namespace=NN_FUNCTIONAL)

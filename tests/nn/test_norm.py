@@ -214,3 +214,77 @@ def test_complex_rms_norm_divides_by_the_root_of_the_mean_square():
     a = z.numpy()
     expected = a / np.sqrt(np.mean(a * a) + np.finfo(np.float64).eps)
     assert np.allclose(F.rms_norm(z, [3]).numpy(), expected)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("which", ["all", "weight-only", "bias-only", "none", "input-fixed"])
+def test_batch_norm_is_one_node_with_torchs_edges_and_gradients(training, which):
+    # one NativeBatchNormBackward0 node with edges to (input, weight, bias), as torch records it; its gradients,
+    # and the gradients of its gradients (create_graph), match torch's
+    torch = pytest.importorskip("torch")
+    shape, c = (4, 3, 5), 3
+    a, w, b = RNG.standard_normal(shape), RNG.standard_normal(c), RNG.standard_normal(c)
+    rm, rv = RNG.standard_normal(c), RNG.random(c) + 0.5
+
+    def run(L, F_):
+        x = L.tensor(a, requires_grad=which != "input-fixed")
+        weight = L.tensor(w, requires_grad=True) if which in ("all", "weight-only", "input-fixed") else None
+        bias = L.tensor(b, requires_grad=True) if which in ("all", "bias-only", "input-fixed") else None
+        y = F_.batch_norm(x, L.tensor(rm), L.tensor(rv), weight, bias, training, 0.1, 1e-3)
+        edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+        inputs = [t for t in (x, weight, bias) if t is not None and t.requires_grad]
+        grads = L.autograd.grad((y * y * y).sum(), inputs, create_graph=True)
+        if which == "bias-only" and L is torch:
+            second = [None] * len(inputs)  # torch's double backward fails without a weight (an undefined tensor)
+        else:
+            second = L.autograd.grad(sum((g * g).sum() for g in grads), inputs, allow_unused=True)
+        return (y.grad_fn.name(), edges, y.detach().numpy(), [g.detach().numpy() for g in grads],
+                [None if g is None else g.numpy() for g in second])
+
+    ours, theirs = run(tensorlib, F), run(torch, torch.nn.functional)
+    assert ours[0] == theirs[0] == "NativeBatchNormBackward0" and ours[1] == theirs[1]
+    np.testing.assert_allclose(ours[2], theirs[2], atol=1e-10)
+    if which == "bias-only":  # ours, checked numerically instead
+        assert gradgradcheck(lambda x, b: F.batch_norm(x, tensorlib.tensor(rm), tensorlib.tensor(rv), None, b,
+                                                       training, 0.1, 1e-3), (leaf(*shape), leaf(c)))
+    seconds = ([], []) if which == "bias-only" else (ours[4], theirs[4])
+    for got, expected in zip(ours[3] + seconds[0], theirs[3] + seconds[1]):
+        if expected is None:
+            assert got is None or not np.any(got)
+        else:
+            np.testing.assert_allclose(got, expected, rtol=1e-7, atol=1e-9)
+
+
+def test_batch_norm_in_float32_matches_torch_and_float16_takes_the_composed_path():
+    torch = pytest.importorskip("torch")
+    a = (RNG.standard_normal((16, 8, 3)) * 3 + 2).astype(np.float32)
+    g = RNG.standard_normal((16, 8, 3)).astype(np.float32)
+    results = []
+    for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+        x = L.tensor(a, requires_grad=True)
+        w, b = L.ones(8, requires_grad=True), L.zeros(8, requires_grad=True)
+        rm, rv = L.zeros(8), L.ones(8)
+        y = F_.batch_norm(x, rm, rv, w, b, True, 0.1, 1e-5)
+        y.backward(L.tensor(g))
+        results.append([t.detach().numpy() for t in (y, x.grad, w.grad, b.grad, rm, rv)])
+    for ours, theirs in zip(*results):
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
+    half = F.batch_norm(tensorlib.tensor(a).half().requires_grad_(), None, None, training=True)
+    assert half.dtype is tensorlib.float16 and half.grad_fn.name() != "NativeBatchNormBackward0"
+
+
+def test_batch_norm_in_evaluation_saves_the_running_statistics_as_torch_does():
+    # modified in place before backward: torch's "modified by an inplace operation" error; untouched, no copy
+    torch = pytest.importorskip("torch")
+    for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+        x = L.ones(4, 2, requires_grad=True)
+        rm, rv = L.zeros(2), L.ones(2)
+        y = F_.batch_norm(x, rm, rv, training=False)
+        rm.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+        # a training-mode forward updates the running statistics in place: its backward does not read them
+        y = F_.batch_norm(x, rm, rv, training=True)
+        F_.batch_norm(x, rm, rv, training=True)
+        y.sum().backward()
