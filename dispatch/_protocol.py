@@ -200,7 +200,13 @@ class Protocol:
         function was called without keyword arguments: ``"dict"`` (``{}``) or
         ``"none"`` (``None``, as torch's builtin functions pass it). A wrapper
         may say otherwise (:meth:`wrap`).
+
+    ``wrapper_module`` is the module name of this protocol's generated wrappers:
+    a warning raised by a wrapper's own code (an ``inline`` path, see :meth:`wrap`)
+    is attributed to it, so ``warnings.filterwarnings(module=...)`` can target it.
     """
+
+    wrapper_module: str
 
     def __init__(
         self, method: str, *, plain_types: Iterable[type] = (), mode_class_name: str = "Mode",
@@ -239,8 +245,9 @@ class Protocol:
         self.registry = Registry(self)
         # The globals of every wrapper of this protocol: the fast path reads
         # ``_F`` (the plain types) and ``_M`` (the mode count) from here.
+        self.wrapper_module = f"dispatch.protocol[{method}]"
         self._ns: dict = {
-            "__name__": f"dispatch.protocol[{method}]",
+            "__name__": self.wrapper_module,
             "_F": self._plain,
             "_T": type(None),  # the primary plain type (see add_plain_type); None's type until one is declared
             "_M": 0,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from typing import Any, Sequence
 
@@ -14,6 +15,7 @@ from .._autograd.engine import edge
 from .._autograd.grad_mode import STATE as GRAD
 from .._autograd.graph import Node, SavedTensor
 from .._dtype import FROM_NP, PROMOTE
+from .._protocol import protocol
 from .._tensor import Tensor, _new, _wrap, bump_version, wrap_dim
 
 __all__ = [
@@ -41,9 +43,11 @@ Meta = tuple[tuple[int, ...], np.dtype]
 Operand = SavedTensor | complex | np.generic
 """A binary op's saved operand: a tensor (saved for backward) or a scalar kept by value (see ``_pointwise._save``)."""
 
-# NumPy's floating point warnings (log(0), 0/0, overflow) are not torch's behaviour:
-# results are inf/nan quietly. Filtering by module costs nothing until one is raised.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tensorlib\.ops\.")
+# NumPy's floating point warnings (log(0), 0/0, overflow) are not torch's behaviour: results are inf/nan quietly.
+# Raised anywhere in tensorlib, or in the operators' dispatch wrappers (whose inline paths call NumPy's ufuncs).
+# Filtering by module costs nothing until one is raised.
+warnings.filterwarnings("ignore", category=RuntimeWarning,
+                        module=rf"tensorlib\.|{re.escape(protocol.wrapper_module)}$")
 
 _SCALARS = (int, float, bool, complex)
 _pybool = type(True)

@@ -34,7 +34,7 @@ def _fast_inplace(self: Tensor, other: Any, fname: str, ufunc: Any, alpha: Any =
     b: np.ndarray | int | float
     if isinstance(other, Tensor):
         b = other._data
-        if not np.can_cast(b.dtype, a.dtype, casting="same_kind") and b.ndim != 0:
+        if b.dtype is not a.dtype and not np.can_cast(b.dtype, a.dtype, casting="same_kind") and b.ndim != 0:
             return None
     elif isinstance(other, (bool, int, float)):
         b = other

@@ -665,3 +665,24 @@ def test_cached_property_reads_its_slot_on_the_plain_path_and_dispatches_otherwi
     assert Sub(3).twice == 6 and calls[-1] == 3
     with pytest.raises(ValueError, match="cached must be an attribute name"):
         proto.wrap_property(property(lambda self: 1), owner=Box, name="x", cached="not a name")
+
+
+def test_warnings_from_inline_code_are_attributed_to_the_wrapper_module():
+    # a library that puts NumPy calls in a wrapper's inline path can filter the warnings they raise by module
+    import re
+    import warnings
+
+    proto = Protocol("__warning_function__")
+
+    def noisy(x):
+        return x
+
+    wrapped = proto.wrap(noisy, inline=("_warn('from the inline path', RuntimeWarning)\n", {"_warn": warnings.warn}))
+    assert proto.wrapper_module == "dispatch.protocol[__warning_function__]"
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning, module=re.escape(proto.wrapper_module) + "$")
+        with pytest.raises(RuntimeWarning, match="from the inline path"):
+            wrapped(1)
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=re.escape(proto.wrapper_module) + "$")
+        assert wrapped(2) == 2
+    assert Protocol("__other_function__").wrapper_module != proto.wrapper_module
