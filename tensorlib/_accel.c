@@ -6,12 +6,14 @@
  *
  *   wrap(data)                      -> a new plain Tensor around the ndarray ``data``, unchecked as its twin
  *                                      tensorlib._tensor._wrap is
- *   same_dtype(a, b, ufunc, dtypes[, subclasses])
+ *   same_dtype(a, b, ufunc, dtypes[, subclasses[, scalar_dtypes]])
  *                                   -> ``ufunc(a._data, b._data)`` as a new plain Tensor when ``a`` and ``b`` are
  *                                      Tensors (of exactly that class unless ``subclasses``) of one dtype in
  *                                      ``dtypes``, neither requiring grad, and the shapes broadcast; None otherwise
  *                                      (the caller then takes its general path, which raises torch's errors). The
  *                                      operators call it before dispatch (tensorlib._methods), add and mul after.
+ *                                      With ``scalar_dtypes``, ``b`` may also be a Python float, or an int within
+ *                                      int64, next to an ``a`` of a dtype in that set: ``ufunc(a._data, b)``.
  *   record(node_cls, data, inputs)  -> ``(out, node)``: a new ``node_cls`` node with an edge per input and the
  *                                      Tensor ``out`` around ``data`` whose grad_fn it is (tensorlib.ops._util.record)
  *
@@ -153,29 +155,64 @@ wrap(PyObject *module, PyObject *data)
     return new_tensor(data);
 }
 
+static PyObject *call_ufunc(PyObject *ufunc, PyObject *x, PyObject *y);
+
 static PyObject *
 same_dtype(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 && nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "same_dtype() takes 4 or 5 arguments (%zd given)", nargs);
+    if (nargs < 4 || nargs > 6) {
+        PyErr_Format(PyExc_TypeError, "same_dtype() takes 4 to 6 arguments (%zd given)", nargs);
         return NULL;
     }
     if (!ready()) {
         return NULL;
     }
     PyObject *a = args[0], *b = args[1], *ufunc = args[2], *dtypes = args[3];
-    if (!PyAnySet_Check(dtypes)) {
-        PyErr_Format(PyExc_TypeError, "same_dtype(): dtypes must be a set or frozenset, not %.100s",
-                     Py_TYPE(dtypes)->tp_name);
-        return NULL;
+    PyObject *scalar_dtypes = nargs == 6 && args[5] != Py_None ? args[5] : NULL;
+    PyObject *sets[2] = {dtypes, scalar_dtypes};
+    for (int i = 0; i < 2; i++) {
+        if (sets[i] != NULL && !PyAnySet_Check(sets[i])) {
+            PyErr_Format(PyExc_TypeError, "same_dtype(): %s must be a set or frozenset, not %.100s",
+                         i ? "scalar_dtypes" : "dtypes", Py_TYPE(sets[i])->tp_name);
+            return NULL;
+        }
     }
-    int subclasses = nargs == 5 ? PyObject_IsTrue(args[4]) : 0;
+    int subclasses = nargs >= 5 ? PyObject_IsTrue(args[4]) : 0;
     if (subclasses < 0) {
         return NULL;
     }
-    if (subclasses ? !PyObject_TypeCheck(a, S.tensor) || !PyObject_TypeCheck(b, S.tensor)
-                   : !Py_IS_TYPE(a, S.tensor) || !Py_IS_TYPE(b, S.tensor)) {
+    if (subclasses ? !PyObject_TypeCheck(a, S.tensor) : !Py_IS_TYPE(a, S.tensor)) {
         Py_RETURN_NONE;
+    }
+    if (subclasses ? !PyObject_TypeCheck(b, S.tensor) : !Py_IS_TYPE(b, S.tensor)) {
+        /* a Python number next to a tensor: a float, or an int that fits int64 (not a bool, which is an int) */
+        if (scalar_dtypes == NULL || !(PyFloat_CheckExact(b) || PyLong_CheckExact(b))) {
+            Py_RETURN_NONE;
+        }
+        if (PyLong_CheckExact(b)) {
+            int overflow;
+            (void)PyLong_AsLongLongAndOverflow(b, &overflow);
+            if (overflow) {
+                Py_RETURN_NONE;
+            }
+        }
+        PyObject *x = SLOT(a, S.data);
+        if (SLOT(a, S.requires_grad) != Py_False || x == NULL) {
+            Py_RETURN_NONE;
+        }
+        PyObject *dx = PyObject_GetAttr(x, S.str_dtype);
+        if (dx == NULL) {
+            return NULL;
+        }
+        int usable = PySet_Contains(scalar_dtypes, dx);
+        Py_DECREF(dx);
+        if (usable <= 0) {
+            if (usable < 0) {
+                return NULL;
+            }
+            Py_RETURN_NONE;
+        }
+        return call_ufunc(ufunc, x, b);
     }
     if (SLOT(a, S.requires_grad) != Py_False || SLOT(b, S.requires_grad) != Py_False) {
         Py_RETURN_NONE;
@@ -202,6 +239,13 @@ same_dtype(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_RETURN_NONE;
     }
+    return call_ufunc(ufunc, x, y);
+}
+
+/* ``ufunc(x, y)`` as a new plain Tensor; None when the shapes do not broadcast (NumPy's ValueError). */
+static PyObject *
+call_ufunc(PyObject *ufunc, PyObject *x, PyObject *y)
+{
     PyObject *operands[2] = {x, y};
     PyObject *r = PyObject_Vectorcall(ufunc, operands, 2, NULL);
     if (r == NULL) {
@@ -1028,7 +1072,8 @@ static PyMethodDef accel_methods[] = {
      "setup(Tensor, ndarray, asarray)\n--\n\nRead the Tensor class's slot offsets; called once by tensorlib."},
     {"wrap", wrap, METH_O, "wrap(data)\n--\n\nA new plain Tensor around the ndarray ``data``."},
     {"same_dtype", (PyCFunction)(void (*)(void))same_dtype, METH_FASTCALL,
-     "same_dtype(a, b, ufunc, dtypes, subclasses=False)\n--\n\n``ufunc`` of two same-dtype tensors as a Tensor, or None."},
+     "same_dtype(a, b, ufunc, dtypes, subclasses=False, scalar_dtypes=None)\n--\n\n"
+     "``ufunc`` of two same-dtype tensors (or of a tensor and a Python number) as a Tensor, or None."},
     {"setup_record", setup_record, METH_VARARGS,
      "setup_record(Node, edge, no_edge)\n--\n\nRead the Node class's slot offsets and keep the edge function."},
     {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,

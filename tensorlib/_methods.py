@@ -254,38 +254,32 @@ if type(other) is _Tensor and type(self) is _Tensor:
         return _t
 """
 # The same path in tensorlib._accel (its C twin, ``same_dtype``: change both together): None when it does not apply,
-# and the wrapper goes on to the impl.
+# and the wrapper goes on to the impl. The compiled path also takes a Python number next to a floating point tensor
+# (``_scalars``: the dtypes for which the impl computes ``ufunc(a, number)``; the Python path leaves those to it).
 _SAME_DTYPE_PATH_COMPILED = """\
-_r = _same_dtype(self, other, _ufunc, _dtypes)
+_r = _same_dtype(self, other, _ufunc, _dtypes, False, _scalars)
 if _r is not None:
     return _r
 """
-def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tuple[Any, str] | None = None) -> Callable:
+# arithmetic whose impl computes ``ufunc(a, number)`` for a Python float (or an int within int64) and a floating
+# point tensor (see binary_arrays), so the compiled path may take those: the comparisons may not (a float beyond a
+# float32's range compares unlike its rounding)
+_SCALAR_KINDS = "fc"
+
+
+def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tuple[Any, str] | None = None,
+            scalars: bool = False) -> Callable:
     """The operator ``name`` calling ``func``; ``NotImplemented`` for operands that are neither tensors nor numbers.
 
     ``same_dtype=(ufunc, kinds)`` declares that on two plain tensors of one dtype of
     those kinds, with no gradient to record, ``func`` computes exactly ``ufunc``:
     the operator's wrapper then calls it directly (the per-call cost of small tensors).
+    ``scalars=True`` declares the same of a plain floating point tensor and a Python
+    number (taken by the compiled path only). A reflected operator (``number + t``) with
+    ``same_dtype`` must be commutative: it computes ``ufunc(t, number)``, and only that
+    (its other operand is never a plain tensor).
     """
-    if same_dtype is not None:
-        ufunc, kinds = same_dtype
-
-        def op(self: Tensor, other: Any) -> Tensor:
-            if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
-                return NotImplemented
-            return func(self, other)
-
-        if accel is not None:
-            op._dispatch_inline = (_SAME_DTYPE_PATH_COMPILED, {  # type: ignore[attr-defined]
-                "_same_dtype": accel.same_dtype, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds),
-            })
-        else:
-            op._dispatch_inline = (_SAME_DTYPE_PATH, {  # type: ignore[attr-defined]
-                "_Tensor": Tensor, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds), "_new": _new, "_ndarray": ndarray,
-                "_asarray": np.asarray, "_general": func,
-            })
-
-    elif reflected:
+    if reflected:
 
         def op(self: Tensor, other: Any) -> Tensor:
             if type(other) not in _COMMON and not isinstance(other, _OPERAND_TYPES):
@@ -299,6 +293,20 @@ def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tupl
                 return NotImplemented
             return func(self, other)
 
+    if same_dtype is not None:
+        ufunc, kinds = same_dtype
+        if accel is not None:
+            scalar_kinds = "".join(k for k in kinds if k in _SCALAR_KINDS) if scalars or reflected else ""
+            op._dispatch_inline = (_SAME_DTYPE_PATH_COMPILED, {  # type: ignore[attr-defined]
+                "_same_dtype": accel.same_dtype, "_ufunc": ufunc,
+                "_dtypes": frozenset() if reflected else _dtypes_of(kinds),
+                "_scalars": _dtypes_of(scalar_kinds) if scalar_kinds else None,
+            })
+        elif not reflected:
+            op._dispatch_inline = (_SAME_DTYPE_PATH, {  # type: ignore[attr-defined]
+                "_Tensor": Tensor, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds), "_new": _new, "_ndarray": ndarray,
+                "_asarray": np.asarray, "_general": func,
+            })
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"The ``{name}`` operator."
     return op
@@ -481,10 +489,13 @@ _rmatmul_op.__name__ = _rmatmul_op.__qualname__ = "__rmatmul__"
 _rtruediv_op = _binary("__rtruediv__", div, reflected=True)
 
 for _operator in (
-    _binary("__add__", add, same_dtype=(np.add, "biufc")), _binary("__radd__", add, reflected=True), _inplace("__iadd__", add_),
-    _binary("__sub__", sub, same_dtype=(np.subtract, "iufc")), _binary("__rsub__", sub, reflected=True), _inplace("__isub__", sub_),
-    _binary("__mul__", mul, same_dtype=(np.multiply, "biufc")), _binary("__rmul__", mul, reflected=True), _inplace("__imul__", mul_),
-    _binary("__truediv__", div, same_dtype=(np.true_divide, "fc")), _inplace("__itruediv__", div_),
+    _binary("__add__", add, same_dtype=(np.add, "biufc"), scalars=True),
+    _binary("__radd__", add, reflected=True, same_dtype=(np.add, "biufc")), _inplace("__iadd__", add_),
+    _binary("__sub__", sub, same_dtype=(np.subtract, "iufc"), scalars=True),
+    _binary("__rsub__", sub, reflected=True), _inplace("__isub__", sub_),
+    _binary("__mul__", mul, same_dtype=(np.multiply, "biufc"), scalars=True),
+    _binary("__rmul__", mul, reflected=True, same_dtype=(np.multiply, "biufc")), _inplace("__imul__", mul_),
+    _binary("__truediv__", div, same_dtype=(np.true_divide, "fc"), scalars=True), _inplace("__itruediv__", div_),
     _binary("__floordiv__", floor_divide), _binary("__rfloordiv__", floor_divide, reflected=True),
     _inplace("__ifloordiv__", floor_divide_),
     _binary("__mod__", remainder), _binary("__rmod__", remainder, reflected=True),

@@ -109,13 +109,14 @@ def _add_impl(x: Tensor, other: Any, alpha: Any, fname: str, node_cls: type, ufu
 # tensors of one dtype with no gradient to record are one ufunc call; None without the extension.
 _same_dtype = None if accel is None else accel.same_dtype
 _ADD_DTYPES = dtypes_of("biufc")
+_SCALAR_DTYPES = dtypes_of("fc")  # a Python number next to these: ``ufunc(a, number)`` (see binary_arrays)
 
 
 @op(variants="function method")
 def add(input: Tensor, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other``, broadcasting."""
     if _same_dtype is not None and out is None and alpha == 1:  # (as _add_impl: alpha 1 means no scaling)
-        r = _same_dtype(input, other, np.add, _ADD_DTYPES, True)
+        r = _same_dtype(input, other, np.add, _ADD_DTYPES, True, _SCALAR_DTYPES)
         if r is not None:
             return r
     x = input if isinstance(input, Tensor) else number_input(input, other, "add", True)
@@ -200,7 +201,7 @@ def _conj(v: Any) -> Any:
 def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product, broadcasting."""
     if _same_dtype is not None and out is None:
-        r = _same_dtype(input, other, np.multiply, _ADD_DTYPES, True)
+        r = _same_dtype(input, other, np.multiply, _ADD_DTYPES, True, _SCALAR_DTYPES)
         if r is not None:
             return r
     x = input if isinstance(input, Tensor) else number_input(input, other, "mul", True)

@@ -168,10 +168,74 @@ def test_same_dtype_passes_other_errors_on() -> None:
     a = tensorlib.ones(2)
     with pytest.raises(ZeroDivisionError, match="from the ufunc"):
         accel.same_dtype(a, a, failing, _dtypes_of("f"))
-    with pytest.raises(TypeError, match="takes 4 or 5 arguments"):
+    with pytest.raises(TypeError, match="takes 4 to 6 arguments"):
         accel.same_dtype(a, a, np.add)
+    with pytest.raises(TypeError, match="scalar_dtypes must be a set"):
+        accel.same_dtype(a, 1.0, np.add, _dtypes_of("f"), False, ["f"])
     with pytest.raises(TypeError):
         accel.same_dtype(a, a, np.add, ["not", "a", "set"])  # a list: TypeError, not a crash
+
+
+_NUMBERS = [1.5, -0.0, float("inf"), float("nan"), 3, -7, 2**62, 1e300]
+
+
+@needs_accel
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.true_divide])
+def test_same_dtype_takes_a_python_number_next_to_a_floating_point_tensor(dtype, ufunc) -> None:
+    # what binary_arrays hands the general path for these operands: ufunc(array, number), in the tensor's dtype
+    x = (np.random.default_rng(1).standard_normal((2, 3)) * 4).astype(dtype)
+    t = _tensor._wrap_python(x)
+    for number in _NUMBERS:
+        r = accel.same_dtype(t, number, ufunc, _dtypes_of("biufc"), False, _dtypes_of("fc"))
+        assert type(r) is tensorlib.Tensor and r._grad_fn is None and r._data.dtype == x.dtype
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(r._data, ufunc(x, number))
+    zero_d = accel.same_dtype(_tensor._wrap_python(x[0, 0]), 2.0, ufunc, _dtypes_of("f"), False, _dtypes_of("fc"))
+    assert type(zero_d._data) is np.ndarray and zero_d._data.shape == ()
+
+
+@needs_accel
+def test_same_dtype_leaves_other_numbers_to_the_general_path() -> None:
+    f32 = tensorlib.ones(2)
+    fc = _dtypes_of("fc")
+    declined = [
+        (f32, 1.0, None),  # no scalar dtypes given (the comparisons)
+        (f32, True, fc), (f32, np.float64(1.0), fc), (f32, 1j, fc),  # bool, NumPy's scalar, complex: promotion rules
+        (f32, 2**63, fc), (f32, -(2**63) - 1, fc),  # beyond int64: torch's overflow errors
+        (tensorlib.ones(2, dtype=tensorlib.int64), 1.5, fc),  # an integer tensor: promotes to the default float
+        (tensorlib.ones(2, requires_grad=True), 1.0, fc),  # a gradient to record
+        (1.0, f32, fc),  # the number first: not this path's order
+    ]
+    for a, b, scalar_dtypes in declined:
+        assert accel.same_dtype(a, b, np.add, _dtypes_of("biufc"), False, scalar_dtypes) is None
+
+
+@pytest.mark.parametrize("expression", ["t + s", "t - s", "t * s", "t / s", "s + t", "s * t", "s - t", "s / t"])
+def test_operators_with_a_python_number_give_the_general_paths_results(expression) -> None:
+    # whichever implementation runs (the compiled path takes t op s and the reflected s + t, s * t)
+    x = (np.random.default_rng(2).standard_normal((3, 2)) * 3).astype(np.float32)
+    for s in _NUMBERS:
+        t = tensorlib.tensor(x)
+        got = eval(expression)
+        with np.errstate(all="ignore"):
+            if expression == "s / t":  # as torch: the reciprocal, times the number
+                want = np.reciprocal(x) * np.float32(s)
+            elif expression == "s - t":
+                want = np.subtract(s, x)
+            else:
+                want = eval(expression.replace("t", "x"))
+        assert type(got) is tensorlib.Tensor and got.dtype is tensorlib.float32
+        np.testing.assert_array_equal(got.numpy(), want.astype(np.float32))
+        leaf = tensorlib.tensor(x, requires_grad=True)
+        recorded = eval(expression.replace("t", "leaf"))  # recorded: the general path, same values
+        np.testing.assert_array_equal(recorded.detach().numpy(), got.numpy())
+    torch = pytest.importorskip("torch")
+    for s in _NUMBERS:
+        t = torch.from_numpy(x.copy())
+        theirs = eval(expression).numpy()
+        t = tensorlib.tensor(x)
+        np.testing.assert_array_equal(eval(expression).numpy(), theirs)
 
 
 @pytest.mark.parametrize("op", ["+", "-", "*", "/"])
