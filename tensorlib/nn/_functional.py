@@ -43,6 +43,7 @@ from ..ops.reduction import mean
 from ..ops.selection import clamp, where
 from ..ops.shape import reshape, squeeze, unsqueeze
 from ..ops.unary import exp, expm1, log, log1p, rsqrt
+from ._normalization import fused_layer_norm
 
 # -- linear layers -------------------------------------------------------------------------------
 
@@ -1154,11 +1155,18 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
                         f"{type(normalized_shape).__name__}")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    for t, name in ((weight, "weight"), (bias, "bias")):
+        if isinstance(t, Tensor) and t._data.shape != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t._data.shape)} and normalized_shape = {list(shape)}")
     if x._data.shape[x._data.ndim - len(shape):] != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], "
             f"but got input of size{list(x._data.shape)}"
         )
+    fused = fused_layer_norm(x, shape, weight, bias, eps)
+    if fused is not None:
+        return fused
     dims = tuple(range(x._data.ndim - len(shape), x._data.ndim))
     mu = mean(x, dims, keepdim=True)
     var = reduction_ops.var(x, dims, keepdim=True, correction=0)

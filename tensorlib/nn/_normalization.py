@@ -143,25 +143,33 @@ def _fusable(t: Tensor | None, dtype: np.dtype, c: int) -> bool:
     return t is None or (isinstance(t, Tensor) and t._data.dtype == dtype and t._data.shape == (c,))
 
 
-class NativeBatchNormBackward0(Node):
-    """The whole batch norm (normalisation and affine) as one node, as torch records it.
+class _FusedNormBackward(Node):
+    """A whole normalisation (statistics, normalisation and affine) as one node, as torch records batch and layer
+    norm: ``y = (x - mean) * invstd * weight + bias``.
 
-    Saved: the input, the weight, and the per-channel statistics used, shaped to broadcast against the input: the
-    batch's mean and inverse standard deviation when training, else the running statistics themselves (so that,
-    as in torch, changing them in place before backward is an error).
+    ``dims``: the dims the statistics reduce; ``param_dims``: the dims the affine parameters' gradients reduce;
+    ``param_shape``: the weight's shape as it broadcasts against the input. ``mean`` and ``invstd`` are the
+    statistics used, shaped to broadcast against the input; when ``batch_stats``, they are the input's own (so
+    the input's gradient goes through them too). Gradients come from the arrays when nothing is recorded, and
+    from differentiable ops under ``create_graph``.
     """
 
-    __slots__ = ("input", "weight", "running_mean", "running_var", "mean", "invstd", "training", "eps", "dims")
-    _saved_slots = ("input", "weight", "running_mean", "running_var")
+    __slots__ = ("input", "weight", "mean", "invstd", "batch_stats", "eps", "dims", "param_dims", "param_shape")
+    _saved_slots = ("input", "weight")
     input: SavedTensor | None
     weight: SavedTensor | None
-    running_mean: SavedTensor | None
-    running_var: SavedTensor | None
     mean: np.ndarray | None
     invstd: np.ndarray | None
-    training: bool
+    batch_stats: bool
     eps: float
     dims: tuple[int, ...]
+    param_dims: tuple[int, ...]
+    param_shape: tuple[int, ...]
+
+    def statistics(self, x: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        """The mean and inverse standard deviation the forward used."""
+        assert self.mean is not None and self.invstd is not None
+        return self.mean, self.invstd
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -169,11 +177,7 @@ class NativeBatchNormBackward0(Node):
             return None, None, None
         x = unpack(self, self.input)
         w = unpack(self, self.weight) if self.weight is not None else None
-        mean, invstd = self.mean, self.invstd
-        if mean is None or invstd is None:  # evaluation: the running statistics
-            shape = (1, -1) + (1,) * (x._data.ndim - 2)
-            mean = unpack(self, self.running_mean)._data.reshape(shape)
-            invstd = 1.0 / np.sqrt(unpack(self, self.running_var)._data.reshape(shape) + self.eps)
+        mean, invstd = self.statistics(x)
         if not GRAD.enabled and type(g) is Tensor and g._data.dtype == x._data.dtype:
             return self._on_arrays(g._data, x._data, None if w is None else w._data, mean, invstd)
         return self._recorded(g, x, w, mean, invstd)
@@ -181,20 +185,27 @@ class NativeBatchNormBackward0(Node):
     def _on_arrays(self, gy: np.ndarray, a: np.ndarray, w: np.ndarray | None, mean: np.ndarray,
                    invstd: np.ndarray) -> tuple:
         """The three gradients with NumPy (nothing to record)."""
-        dims, shape = self.dims, mean.shape
+        dims, param_dims = self.dims, self.param_dims
         xhat = a - mean
         xhat *= invstd
         gyx = gy * xhat
         gx = gw = gb = None
         if self.needs(1):
-            gw = wrap(np.add.reduce(gyx, axis=dims))
+            gw = wrap(np.add.reduce(gyx, axis=param_dims))
         if self.needs(2):
-            gb = wrap(np.add.reduce(gy, axis=dims))
+            gb = wrap(np.add.reduce(gy, axis=param_dims))
         if self.needs(0):
-            scale = invstd if w is None else invstd * w.reshape(shape)
-            if self.training:
-                # d/dx of (x - mean) * invstd: the batch statistics depend on x too
-                n = gy.size // shape[1]
+            scale = invstd
+            if w is not None:
+                w = w.reshape(self.param_shape)
+                if dims == param_dims or not self.batch_stats:
+                    scale = invstd * w  # constant over each group the statistics reduce (batch norm): a factor
+                else:  # the weight varies inside a group (layer norm): it enters the group means
+                    gy = gy * w
+                    gyx = gy * xhat
+            if self.batch_stats:
+                # d/dx of (x - mean) * invstd: the statistics depend on x too
+                n = a.size // mean.size
                 gyx_mean = np.add.reduce(gyx, axis=dims, keepdims=True) / n
                 gy_mean = np.add.reduce(gy, axis=dims, keepdims=True) / n
                 xhat *= gyx_mean
@@ -208,9 +219,8 @@ class NativeBatchNormBackward0(Node):
 
     def _recorded(self, g: Tensor, x: Tensor, w: Tensor | None, mean_a: np.ndarray, invstd_a: np.ndarray) -> tuple:
         """The same gradients as differentiable ops (``create_graph``): their own gradients follow."""
-        dims = self.dims
-        shape = mean_a.shape
-        if self.training:  # the batch statistics again, as functions of x
+        dims, param_dims = self.dims, self.param_dims
+        if self.batch_stats:  # the statistics again, as functions of x
             mean = reduction.mean(x, dims, keepdim=True)
             invstd = rsqrt(add(reduction.var(x, dims, keepdim=True, correction=0), self.eps))
         else:
@@ -218,16 +228,74 @@ class NativeBatchNormBackward0(Node):
         xhat = mul(sub(x, mean), invstd)
         gx = gw = gb = None
         if self.needs(1):
-            gw = reduction.sum(mul(g, xhat), dims)
+            gw = reduction.sum(mul(g, xhat), param_dims)
         if self.needs(2):
-            gb = reduction.sum(g, dims)
+            gb = reduction.sum(g, param_dims)
         if self.needs(0):
-            gxhat = g if w is None else mul(g, reshape(w, shape))
-            if self.training:
+            gxhat = g if w is None else mul(g, reshape(w, self.param_shape))
+            if self.batch_stats:
                 centred = sub(gxhat, reduction.mean(gxhat, dims, keepdim=True))
                 gxhat = sub(centred, mul(xhat, reduction.mean(mul(gxhat, xhat), dims, keepdim=True)))
             gx = mul(gxhat, invstd)
         return gx, gw, gb
+
+
+class NativeBatchNormBackward0(_FusedNormBackward):
+    """Batch norm's node. In evaluation it saves the running statistics themselves (so that, as in torch,
+    changing them in place before backward is an error) and reads them back in backward."""
+
+    __slots__ = ("running_mean", "running_var")
+    _saved_slots = ("input", "weight", "running_mean", "running_var")
+    running_mean: SavedTensor | None
+    running_var: SavedTensor | None
+
+    def statistics(self, x: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        if self.batch_stats:
+            return super().statistics(x)
+        mean = unpack(self, self.running_mean)._data.reshape(self.param_shape)
+        invstd = 1.0 / np.sqrt(unpack(self, self.running_var)._data.reshape(self.param_shape) + self.eps)
+        return mean, invstd
+
+
+class NativeLayerNormBackward0(_FusedNormBackward):
+    """Layer norm's node."""
+
+    __slots__ = ()
+
+
+def _normalized(a: np.ndarray, dims: tuple[int, ...], eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``((a - mean) * invstd, mean, var, invstd)`` over ``dims`` (biased variance, two passes: no cancellation)."""
+    n = math.prod(a.shape[d] for d in dims)
+    mean = np.add.reduce(a, axis=dims, keepdims=True) / n
+    y = a - mean
+    var = np.add.reduce(y * y, axis=dims, keepdims=True) / n
+    invstd = 1.0 / np.sqrt(var + eps)
+    y *= invstd
+    return y, mean, var, invstd
+
+
+def _affine_in_place(y: np.ndarray, weight: Tensor | None, bias: Tensor | None, shape: tuple[int, ...]) -> None:
+    if weight is not None:
+        y *= weight._data.reshape(shape)
+    if bias is not None:
+        y += bias._data.reshape(shape)
+
+
+def _record_fused(node_cls: type, y: np.ndarray, x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                  mean: np.ndarray | None, invstd: np.ndarray | None, batch_stats: bool, eps: float,
+                  dims: tuple[int, ...], param_dims: tuple[int, ...],
+                  param_shape: tuple[int, ...]) -> tuple[Tensor, Any]:
+    """``(y as a tensor, its node)``: the output of a new fused normalisation node when something needs its
+    gradient, else a plain tensor and None."""
+    if not (GRAD.enabled and (x._requires_grad or (weight is not None and weight._requires_grad)
+                              or (bias is not None and bias._requires_grad))):
+        return wrap(y), None
+    res, node = record(node_cls, y, (x, weight, bias))
+    node.input = save_input(x)
+    node.weight = save_input(weight) if weight is not None else None
+    node.mean, node.invstd, node.batch_stats, node.eps = mean, invstd, batch_stats, float(eps)
+    node.dims, node.param_dims, node.param_shape = dims, param_dims, param_shape
+    return res, node
 
 
 def _fused_batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
@@ -238,39 +306,41 @@ def _fused_batch_norm(x: Tensor, running_mean: Tensor | None, running_var: Tenso
     a = x._data
     c = shape[1]
     if training:
+        y, mean, var, invstd = _normalized(a, dims, eps)
         n = a.size // c
-        mean = np.add.reduce(a, axis=dims, keepdims=True) / n
-        y = a - mean
-        var = np.add.reduce(y * y, axis=dims, keepdims=True) / n  # two passes: no cancellation
-        invstd = 1.0 / np.sqrt(var + eps)
         if running_mean is not None:
             _update(running_mean, momentum, mean.reshape(c))
         if running_var is not None:
             _update(running_var, momentum, var.reshape(c) * (n / max(n - 1, 1)))
     else:
         assert running_mean is not None and running_var is not None  # (the caller checked)
-        mean = running_mean._data.reshape(shape)
-        invstd = 1.0 / np.sqrt(running_var._data.reshape(shape) + eps)
-        y = a - mean
-    y *= invstd
-    if weight is not None:
-        y *= weight._data.reshape(shape)
-    if bias is not None:
-        y += bias._data.reshape(shape)
-    if GRAD.enabled and (x._requires_grad or (weight is not None and weight._requires_grad)
-                         or (bias is not None and bias._requires_grad)):
-        res, node = record(NativeBatchNormBackward0, y, (x, weight, bias))
-        node.input = save_input(x)
-        node.weight = save_input(weight) if weight is not None else None
-        if training:
-            node.mean, node.invstd = mean, invstd
-            node.running_mean = node.running_var = None
-        else:
-            node.mean = node.invstd = None
-            node.running_mean, node.running_var = save_input(running_mean), save_input(running_var)
-        node.training, node.eps, node.dims = bool(training), float(eps), dims
-        return res
-    return wrap(y)
+        y = a - running_mean._data.reshape(shape)
+        y *= 1.0 / np.sqrt(running_var._data.reshape(shape) + eps)
+    _affine_in_place(y, weight, bias, shape)
+    res, node = _record_fused(NativeBatchNormBackward0, y, x, weight, bias, mean if training else None,
+                              invstd if training else None, bool(training), eps, dims, dims, shape)
+    if node is not None:
+        # evaluation: the running statistics, saved (torch's error if they change before backward)
+        node.running_mean = None if training else save_input(running_mean)
+        node.running_var = None if training else save_input(running_var)
+    return res
+
+
+def fused_layer_norm(x: Tensor, normalized: tuple[int, ...], weight: Tensor | None, bias: Tensor | None,
+                     eps: float) -> Tensor | None:
+    """layer_norm on float32/float64 arrays recorded as one node, as torch's; None when the arguments need the
+    composed path (other dtypes, parameters of another dtype)."""
+    a = x._data
+    if a.size == 0 or a.dtype not in _FUSED_DTYPES or any(t is not None and (not isinstance(t, Tensor) or t._data.dtype != a.dtype)
+                                           for t in (weight, bias)):
+        return None
+    k = len(normalized)
+    dims = tuple(range(a.ndim - k, a.ndim))
+    y, mean, _, invstd = _normalized(a, dims, eps)
+    _affine_in_place(y, weight, bias, normalized)
+    res, _ = _record_fused(NativeLayerNormBackward0, y, x, weight, bias, mean, invstd, True, eps, dims,
+                           tuple(range(a.ndim - k)), normalized)
+    return res
 
 
 @op(namespace=NN_FUNCTIONAL)

@@ -231,24 +231,32 @@ def test_batch_norm_is_one_node_with_torchs_edges_and_gradients(training, which)
         weight = L.tensor(w, requires_grad=True) if which in ("all", "weight-only", "input-fixed") else None
         bias = L.tensor(b, requires_grad=True) if which in ("all", "bias-only", "input-fixed") else None
         y = F_.batch_norm(x, L.tensor(rm), L.tensor(rv), weight, bias, training, 0.1, 1e-3)
-        edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
-        inputs = [t for t in (x, weight, bias) if t is not None and t.requires_grad]
-        grads = L.autograd.grad((y * y * y).sum(), inputs, create_graph=True)
-        if which == "bias-only" and L is torch:
-            second = [None] * len(inputs)  # torch's double backward fails without a weight (an undefined tensor)
-        else:
-            second = L.autograd.grad(sum((g * g).sum() for g in grads), inputs, allow_unused=True)
-        return (y.grad_fn.name(), edges, y.detach().numpy(), [g.detach().numpy() for g in grads],
-                [None if g is None else g.numpy() for g in second])
+        return _gradients_of_gradients(L, y, (x, weight, bias), skip_second=which == "bias-only" and L is torch)
 
-    ours, theirs = run(tensorlib, F), run(torch, torch.nn.functional)
-    assert ours[0] == theirs[0] == "NativeBatchNormBackward0" and ours[1] == theirs[1]
-    np.testing.assert_allclose(ours[2], theirs[2], atol=1e-10)
-    if which == "bias-only":  # ours, checked numerically instead
+    _assert_same_node_and_gradients(run(tensorlib, F), run(torch, torch.nn.functional), "NativeBatchNormBackward0")
+    if which == "bias-only":  # ours, checked numerically (see _gradients_of_gradients)
         assert gradgradcheck(lambda x, b: F.batch_norm(x, tensorlib.tensor(rm), tensorlib.tensor(rv), None, b,
                                                        training, 0.1, 1e-3), (leaf(*shape), leaf(c)))
-    seconds = ([], []) if which == "bias-only" else (ours[4], theirs[4])
-    for got, expected in zip(ours[3] + seconds[0], theirs[3] + seconds[1]):
+
+
+def _gradients_of_gradients(L, y, params, skip_second):
+    """The node's name and edges, ``y``, the gradients of ``sum(y**3)`` and the gradients of their squares."""
+    edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+    inputs = [t for t in params if t is not None and t.requires_grad]
+    grads = L.autograd.grad((y * y * y).sum(), inputs, create_graph=True)
+    if skip_second:  # torch's double backward of a norm with a bias and no weight fails (an undefined tensor)
+        second = None
+    else:
+        second = [None if g is None else g.numpy()
+                  for g in L.autograd.grad(sum((g * g).sum() for g in grads), inputs, allow_unused=True)]
+    return y.grad_fn.name(), edges, y.detach().numpy(), [g.detach().numpy() for g in grads], second
+
+
+def _assert_same_node_and_gradients(ours, theirs, name):
+    assert ours[0] == theirs[0] == name and ours[1] == theirs[1]
+    np.testing.assert_allclose(ours[2], theirs[2], atol=1e-10)
+    pairs = list(zip(ours[3], theirs[3])) + (list(zip(ours[4], theirs[4])) if theirs[4] is not None else [])
+    for got, expected in pairs:
         if expected is None:
             assert got is None or not np.any(got)
         else:
@@ -288,3 +296,56 @@ def test_batch_norm_in_evaluation_saves_the_running_statistics_as_torch_does():
         y = F_.batch_norm(x, rm, rv, training=True)
         F_.batch_norm(x, rm, rv, training=True)
         y.sum().backward()
+
+
+@pytest.mark.parametrize("normalized", [(5,), (3, 5)])
+@pytest.mark.parametrize("which", ["all", "weight-only", "bias-only", "none", "input-fixed"])
+def test_layer_norm_is_one_node_with_torchs_edges_and_gradients(normalized, which):
+    torch = pytest.importorskip("torch")
+    shape = (2, 3, 5)
+    a, w, b = RNG.standard_normal(shape), RNG.standard_normal(normalized), RNG.standard_normal(normalized)
+
+    def run(L, F_):
+        x = L.tensor(a, requires_grad=which != "input-fixed")
+        weight = L.tensor(w, requires_grad=True) if which in ("all", "weight-only", "input-fixed") else None
+        bias = L.tensor(b, requires_grad=True) if which in ("all", "bias-only", "input-fixed") else None
+        y = F_.layer_norm(x, normalized, weight, bias, 1e-3)
+        edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+        inputs = [t for t in (x, weight, bias) if t is not None and t.requires_grad]
+        return _gradients_of_gradients(L, y, (x, weight, bias), skip_second=which == "bias-only" and L is torch)
+
+    _assert_same_node_and_gradients(run(tensorlib, F), run(torch, torch.nn.functional), "NativeLayerNormBackward0")
+    if which == "bias-only":
+        assert gradgradcheck(lambda x, b: F.layer_norm(x, normalized, None, b, 1e-3), (leaf(*shape), leaf(*normalized)))
+    inputs = (leaf(*shape), leaf(*normalized), leaf(*normalized))
+    assert gradgradcheck(lambda x, w, b: F.layer_norm(x, normalized, w, b, 1e-3), inputs)
+
+
+def test_layer_norm_in_float32_matches_torch_and_other_dtypes_take_the_composed_path():
+    torch = pytest.importorskip("torch")
+    a = (RNG.standard_normal((4, 6, 8)) * 3 + 2).astype(np.float32)
+    g = RNG.standard_normal((4, 6, 8)).astype(np.float32)
+    results = []
+    for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+        x = L.tensor(a, requires_grad=True)
+        w, b = L.ones(8, requires_grad=True), L.zeros(8, requires_grad=True)
+        y = F_.layer_norm(x, (8,), w, b)
+        y.backward(L.tensor(g))
+        results.append([t.detach().numpy() for t in (y, x.grad, w.grad, b.grad)])
+    for ours, theirs in zip(*results):
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
+    half = F.layer_norm(tensorlib.tensor(a).half().requires_grad_(), (8,))
+    assert half.dtype is tensorlib.float16 and half.grad_fn.name() != "NativeLayerNormBackward0"
+
+
+@pytest.mark.parametrize("args", [((5,), 3, None), ((5,), None, 3), ((6,), 6, 2), ((2, 3), 6, None), ((6,), (), None)])
+def test_layer_norm_checks_the_shapes_of_weight_and_bias_first(args):
+    torch = pytest.importorskip("torch")
+    normalized, w, b = args
+    messages = []
+    for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+        with pytest.raises(RuntimeError) as info:
+            F_.layer_norm(L.ones(4, 6), normalized, None if w is None else L.ones(w), None if b is None else L.ones(b))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] and messages[0].startswith("Expected ")
