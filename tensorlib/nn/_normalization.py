@@ -155,7 +155,7 @@ class _FusedNormBackward(Node):
     """
 
     __slots__ = ("input", "weight", "mean", "invstd", "batch_stats", "eps", "dims", "param_dims", "param_shape")
-    _saved_slots = ("input", "weight")
+    _saved_slots: tuple[str, ...] = ("input", "weight")
     input: SavedTensor | None
     weight: SavedTensor | None
     mean: np.ndarray | None
