@@ -1,8 +1,9 @@
 """Normalisation (batch, instance, group, local response) and channel-wise dropout.
 
-The normalisations are composed from differentiable reductions and
-elementwise ops, so their gradients of any order come from the engine. Running
-statistics are buffers updated in place, outside the graph, as torch does.
+Batch and layer norm of float32/float64 tensors are one node each, as torch records them (NumPy passes forward,
+gradients on arrays, differentiable formulas under ``create_graph``); the other normalisations, and other dtypes,
+are composed from differentiable reductions and elementwise ops, so their gradients of any order come from the
+engine. Running statistics are buffers updated in place, outside the graph, as torch does.
 """
 
 from __future__ import annotations
