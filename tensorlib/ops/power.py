@@ -7,7 +7,7 @@ Above ``unary`` and ``selection``: the gradient of ``x ** p`` with respect to
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -89,6 +89,15 @@ class PowBackward1(Node):
         return ga, gb
 
 
+_BY_PRODUCTS: dict[float, Callable[[np.ndarray], np.ndarray]] = {
+    3: lambda a: a * a * a,
+    0.5: np.sqrt,
+    -0.5: lambda a: np.reciprocal(np.sqrt(a)),
+    -1: np.reciprocal,
+    -2: lambda a: np.reciprocal(a * a),
+}
+
+
 @op(variants="function method")
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # noqa: A001 - torch's name
     """``input ** exponent`` elementwise (either may be a scalar)."""
@@ -111,8 +120,10 @@ def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # n
             return _finish(wrap(r), out, "pow")
     if p == 2:
         r = a * a
-    elif p == 0.5 and kind == "f":
-        r = np.sqrt(a)
+    elif kind == "f" and isinstance(p, (int, float, np.integer, np.floating)) and p in _BY_PRODUCTS:
+        # torch's own kernels for these exponents (products, roots, reciprocals): its rounding, and NumPy's power
+        # of a float by an integer costs a few hundred times more
+        r = _BY_PRODUCTS[p](a)
     else:
         r = np.power(a, p)
     r = _arr(r)

@@ -727,3 +727,22 @@ def test_number_first_xlogy_matches_torch():
             got, want = ours(number, tensorlib.tensor(values)), theirs(number, torch.tensor(values))
             assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("exponent", [3, 3.0, -1, -2, -0.5, np.float32(3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pow_by_small_exponents_is_a_product_as_in_torch(exponent, dtype) -> None:
+    # x ** 3 is x * x * x, x ** -1 a reciprocal, x ** -2 the reciprocal of a square, x ** -0.5 of a root: torch's
+    # kernels and roundings (NumPy's power differs in the last bit and costs hundreds of times more)
+    x = np.random.default_rng(5).standard_normal(2000).astype(dtype)
+    x[:4] = [0.0, -0.0, np.inf, -np.inf]
+    got = (tensorlib.from_numpy(x) ** exponent).numpy()
+    with np.errstate(all="ignore"):
+        expected = {3: x * x * x, -1: 1 / x, -2: 1 / (x * x), -0.5: 1 / np.sqrt(x)}[float(exponent)]
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, expected)
+    leaf = tensorlib.tensor(np.abs(x[4:12]).astype(np.float64) + 0.5, requires_grad=True)
+    assert gradcheck(lambda t: t ** exponent, (leaf,)) and gradgradcheck(lambda t: t ** exponent, (leaf,))
+    assert (tensorlib.tensor([2.0]) ** complex(exponent)).dtype is tensorlib.complex64  # a complex exponent promotes
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(got, (torch.from_numpy(x) ** exponent).numpy())
