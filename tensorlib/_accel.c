@@ -169,13 +169,10 @@ same_dtype(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *a = args[0], *b = args[1], *ufunc = args[2], *dtypes = args[3];
     PyObject *scalar_dtypes = nargs == 6 && args[5] != Py_None ? args[5] : NULL;
-    PyObject *sets[2] = {dtypes, scalar_dtypes};
-    for (int i = 0; i < 2; i++) {
-        if (sets[i] != NULL && !PyAnySet_Check(sets[i])) {
-            PyErr_Format(PyExc_TypeError, "same_dtype(): %s must be a set or frozenset, not %.100s",
-                         i ? "scalar_dtypes" : "dtypes", Py_TYPE(sets[i])->tp_name);
-            return NULL;
-        }
+    if (!PyAnySet_Check(dtypes)) {
+        PyErr_Format(PyExc_TypeError, "same_dtype(): dtypes must be a set or frozenset, not %.100s",
+                     Py_TYPE(dtypes)->tp_name);
+        return NULL;
     }
     int subclasses = nargs >= 5 ? PyObject_IsTrue(args[4]) : 0;
     if (subclasses < 0) {
@@ -188,6 +185,11 @@ same_dtype(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         /* a Python number next to a tensor: a float, or an int that fits int64 (not a bool, which is an int) */
         if (scalar_dtypes == NULL || !(PyFloat_CheckExact(b) || PyLong_CheckExact(b))) {
             Py_RETURN_NONE;
+        }
+        if (!PyAnySet_Check(scalar_dtypes)) {
+            PyErr_Format(PyExc_TypeError, "same_dtype(): scalar_dtypes must be a set or frozenset, not %.100s",
+                         Py_TYPE(scalar_dtypes)->tp_name);
+            return NULL;
         }
         if (PyLong_CheckExact(b)) {
             int overflow;
