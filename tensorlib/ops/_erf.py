@@ -28,7 +28,7 @@ import numpy as np
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _SMALL = 0.5  # below: erf from p; above: erfc from h
 _LARGE = 28.0  # erfc(28) rounds to 0
-_SCALAR_BELOW = 2048  # smaller arrays: math.erf element by element is faster than the array passes
+_SCALAR_BELOW = 1024  # smaller arrays: math.erf element by element is faster than the array passes (~1,000: even)
 _CHUNK = 8192  # elements per pass: the working arrays stay in cache
 
 Interpolant = tuple[float, float, np.ndarray]  # (mid, half-width, power-basis coefficients of the normalised variable)

@@ -120,10 +120,10 @@ def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # n
             return _finish(wrap(r), out, "pow")
     if p == 2:
         r = a * a
-    elif kind == "f" and isinstance(p, (int, float, np.integer, np.floating)) and p in _BY_PRODUCTS:
+    elif kind == "f" and isinstance(p, (int, float, np.integer, np.floating)) and float(p) in _BY_PRODUCTS:
         # torch's own kernels for these exponents (products, roots, reciprocals): its rounding, and NumPy's power
         # of a float by an integer costs a few hundred times more
-        r = _BY_PRODUCTS[p](a)
+        r = _BY_PRODUCTS[float(p)](a)
     else:
         r = np.power(a, p)
     r = _arr(r)
