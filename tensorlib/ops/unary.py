@@ -233,13 +233,14 @@ atanh = _unary(
 
 
 def _sigmoid_np(a: np.ndarray) -> np.ndarray:
-    # Split by sign so neither branch overflows.
-    out = np.empty_like(a)
-    pos = a >= 0
-    np.divide(1, 1 + np.exp(-a, where=pos, out=np.zeros_like(a)), where=pos, out=out)
-    ea = np.exp(a, where=~pos, out=np.zeros_like(a))
-    np.divide(ea, 1 + ea, where=~pos, out=out)
-    return out
+    # torch's formula, 1 / (1 + exp(-x)), in one buffer: for very negative x, exp(-x) overflows to inf and the
+    # result is 0, as it should be (NumPy's overflow warning is silenced for tensorlib's modules)
+    half = a.dtype == np.float16  # computed in float32 and rounded once, as torch computes half precision
+    r = np.negative(a, out=np.empty(a.shape, dtype=np.float32 if half else a.dtype))  # (an array, even 0-d)
+    np.exp(r, out=r)
+    r += 1
+    np.reciprocal(r, out=r)
+    return r.astype(np.float16) if half else r
 
 
 sigmoid = _unary(

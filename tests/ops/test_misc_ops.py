@@ -746,3 +746,48 @@ def test_pow_by_small_exponents_is_a_product_as_in_torch(exponent, dtype) -> Non
     assert (tensorlib.tensor([2.0]) ** complex(exponent)).dtype is tensorlib.complex64  # a complex exponent promotes
     torch = pytest.importorskip("torch")
     np.testing.assert_array_equal(got, (torch.from_numpy(x) ** exponent).numpy())
+
+
+@pytest.mark.parametrize("exponent", [4, 5, -3, -4, 7.0, 0, 1, True])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_pow_by_an_integer_is_the_power_of_the_magnitude_signed_back(exponent, dtype) -> None:
+    # |x| ** n in double precision (NumPy's power of a negative base takes a much slower path), the sign restored
+    # for odd n: within an ulp of torch's, 0-d tensors included
+    x = (np.random.default_rng(6).standard_normal(3000) * 4).astype(dtype)
+    x[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, -2.0]
+    got = (tensorlib.from_numpy(x) ** exponent).numpy()
+    with np.errstate(all="ignore"):
+        ref = np.power(x.astype(np.longdouble), int(exponent)).astype(dtype)  # correctly rounded
+    assert got.dtype == dtype
+    assert np.array_equal(np.isnan(got), np.isnan(ref))
+    finite = np.isfinite(ref)
+    assert np.all(np.abs(got[finite] - ref[finite]) <= np.spacing(np.abs(ref[finite])))  # within an ulp
+    beyond = np.isinf(ref)  # overflowed: inf, or (an ulp away) the largest finite value
+    assert np.all((got[beyond] == ref[beyond]) | (np.abs(got[beyond]) == np.finfo(dtype).max))
+    assert (tensorlib.tensor(-2.0, dtype=tensorlib.float32) ** exponent).item() == (-2.0) ** int(exponent)
+    torch = pytest.importorskip("torch")
+    theirs = (torch.from_numpy(x) ** exponent).numpy()
+    both = np.isfinite(theirs) & np.isfinite(got)
+    assert np.all(np.abs(got[both] - theirs[both]) <= np.spacing(np.abs(theirs[both])))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sigmoid_is_torchs_formula(dtype) -> None:
+    # 1 / (1 + exp(-x)) (half precision computed in float32 and rounded once): 0 for very negative x, not nan
+    x = (np.random.default_rng(7).standard_normal(3000) * 6).astype(dtype)
+    x[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, -6e4]  # exp(6e4) overflows in every dtype
+    got = tensorlib.sigmoid(tensorlib.from_numpy(x)).numpy()
+    assert got.dtype == dtype and got[0] == got[1] == 0.5 and got[2] == 1.0 and got[3] == got[5] == 0.0
+    assert np.isnan(got[4])
+    with np.errstate(over="ignore"):
+        expected = (1.0 / (1.0 + np.exp(-x[6:].astype(np.longdouble))))
+    # within three ulps of the exact value (three roundings: exp, the sum, the reciprocal), subnormals too
+    assert np.all(np.abs(got[6:] - expected) <= 3 * np.spacing(expected.astype(dtype)))
+    assert tensorlib.sigmoid(tensorlib.tensor(0.0)).item() == 0.5  # 0-d
+    leaf = tensorlib.tensor(x[6:16].astype(np.float64), requires_grad=True)
+    assert gradcheck(tensorlib.sigmoid, (leaf,)) and gradgradcheck(tensorlib.sigmoid, (leaf,))
+    torch = pytest.importorskip("torch")
+    theirs = torch.sigmoid(torch.from_numpy(x)).numpy()
+    finite = ~np.isnan(theirs)
+    # their exp is not NumPy's: within a few ulps of each other, both within three of the exact value
+    assert np.all(np.abs(got[finite] - theirs[finite]) <= 4 * np.spacing(theirs[finite]))
