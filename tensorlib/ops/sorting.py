@@ -32,6 +32,30 @@ def _sort_indices(a: np.ndarray, d: int, descending: bool) -> np.ndarray:
     return n - 1 - a[flip].argsort(axis=d, kind="stable")[flip]
 
 
+def _top_indices(a: np.ndarray, d: int, k: int, largest: bool) -> np.ndarray:
+    """``_sort_indices(a, d, largest)``'s first ``k`` along ``d`` (int64), without sorting whole rows.
+
+    A partition finds each row's k-th value; the elements beyond it and, among those equal to it, the first ones
+    (in index order) are the k selected, exactly the stable sort's; only they are sorted. Rows with NaN (whose
+    order the comparisons cannot tell) and small rows take the full sort.
+    """
+    n = a.shape[d]
+    if k == 0 or 2 * k > n or n < 32 or a.dtype.kind == "b" or (a.dtype.kind in "fc" and np.isnan(a).any()):
+        return _sort_indices(a, d, largest)[(slice(None),) * d + (slice(0, k),)].astype(np.int64)
+    rows = np.moveaxis(a, d, -1)
+    shape = rows.shape
+    rows = rows.reshape(-1, n)
+    kth = np.partition(rows, n - k if largest else k - 1, axis=1)[:, n - k if largest else k - 1, None]
+    beyond = rows > kth if largest else rows < kth
+    ties = rows == kth
+    wanted = k - np.add.reduce(beyond, axis=1, keepdims=True)  # how many of the ties, first ones first
+    chosen = beyond | (ties & (np.cumsum(ties, axis=1) <= wanted))
+    idx = np.nonzero(chosen)[1].reshape(-1, k)  # row by row, in index order
+    order = _sort_indices(np.take_along_axis(rows, idx, axis=1), 1, largest)
+    idx = np.take_along_axis(idx, order, axis=1).astype(np.int64)
+    return np.moveaxis(idx.reshape(shape[:-1] + (k,)), -1, d)
+
+
 def _values_at(x: Tensor, d: int, idx: np.ndarray, node_name: str) -> Tensor:
     """The elements of ``x`` at ``idx`` along ``d``: a gather recorded as ``node_name`` when ``x`` has history to
     record, else taken straight from the array."""
@@ -84,7 +108,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = work.shape[d]
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
-    idx = _sort_indices(work, d, largest)[(slice(None),) * d + (slice(0, k),)].astype(np.int64)
+    idx = _top_indices(work, d, k, largest)
     if not a.ndim:  # a 0-d input: k is 0 or 1, and the results keep its 0-d shape (empty when k is 0)
         idx = idx.reshape(()) if idx.size else idx.reshape(0)
         return _topk_t(rename_grad_fn(gather(reshape(x, (1,)), 0, wrap(idx.reshape(-1))).reshape(idx.shape),

@@ -791,3 +791,32 @@ def test_sigmoid_is_torchs_formula(dtype) -> None:
     finite = ~np.isnan(theirs)
     # their exp is not NumPy's: within a few ulps of each other, both within three of the exact value
     assert np.all(np.abs(got[finite] - theirs[finite]) <= 4 * np.spacing(theirs[finite]))
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties", "integers", "signed zeros", "with nan"])
+def test_topk_selects_what_a_stable_sort_would_without_sorting_whole_rows(kind) -> None:
+    # a partition finds each row's k-th value; among the values equal to it the first ones are taken: the same
+    # indices, in the same order, as the full stable sort's first k (rows with NaN still take the full sort)
+    from tensorlib.ops import sorting
+
+    rng = np.random.default_rng(8)
+    for trial in range(40):
+        shape = [int(v) for v in rng.integers(1, 5, 3)]
+        d = trial % 3
+        shape[d] = int(rng.integers(32, 80))
+        a = {"distinct": lambda: rng.standard_normal(shape).astype(np.float32),
+             "ties": lambda: rng.integers(0, 4, shape).astype(np.float64),
+             "integers": lambda: rng.integers(-3, 3, shape),
+             "signed zeros": lambda: np.where(rng.random(shape) < 0.3, -0.0, 0.0),
+             "with nan": lambda: np.where(rng.random(shape) < 0.05, np.nan, rng.standard_normal(shape))}[kind]()
+        for k in (1, 3, shape[d] // 3):
+            for largest in (True, False):
+                full = sorting._sort_indices(a, d, largest)[(slice(None),) * d + (slice(0, k),)]
+                values, indices = tensorlib.from_numpy(a).topk(k, d, largest=largest)
+                assert np.array_equal(indices.numpy(), full)
+                np.testing.assert_array_equal(values.numpy(), np.take_along_axis(a, full, axis=d))
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(9).standard_normal((6, 100))
+    for largest in (True, False):
+        ours, theirs = tensorlib.from_numpy(a).topk(7, 1, largest), torch.from_numpy(a).topk(7, 1, largest)
+        assert np.array_equal(ours[1].numpy(), theirs[1].numpy()) and np.array_equal(ours[0].numpy(), theirs[0].numpy())
