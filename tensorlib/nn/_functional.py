@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from ..ops.reduction import mean
 from ..ops.selection import clamp, where
 from ..ops.shape import reshape, squeeze, unsqueeze
 from ..ops.unary import exp, expm1, log, log1p, rsqrt
+from . import _activations as _act
 from ._normalization import fused_layer_norm
 
 # -- linear layers -------------------------------------------------------------------------------
@@ -290,6 +291,26 @@ def relu_(input: Tensor) -> Tensor:
     return inplace_apply(input, unary.relu, (), {}, "relu_")
 
 
+def _number(value: Any, fname: str, name: str, pos: int) -> Any:
+    """A Number argument as torch's parser takes it: a 0-d tensor gives its value; an int must fit int64."""
+    if isinstance(value, Tensor) and value._data.ndim == 0:
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        if not -(2**63) <= value < 2**63:
+            raise OverflowError("int too big to convert")
+        return value
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Number, not {type(value).__name__}")
+
+
+def _fused(x: Tensor, name: str, forward: Callable[..., np.ndarray], rule: Callable[..., Tensor], *params: Any) -> Tensor:
+    """An activation of a floating point tensor as one node named ``name`` (see tensorlib.nn._activations)."""
+    return _act.apply(tensor_arg(x, name), name, forward, rule, *params)
+
+
 def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> Tensor:
     if inplace:
         return inplace_apply(input, result_fn, (), {}, name)
@@ -304,6 +325,8 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> Tensor:
+    real_only("threshold_cpu", input)
+    threshold, value = _number(threshold, "threshold", "threshold", 2), _number(value, "threshold", "value", 3)
     if isinstance(input, Tensor) and input._data.dtype.kind in "iub":
         # integer tensors stay integers: the replacement value must fit their dtype
         float_only("threshold_cpu", input) if input._data.dtype.kind == "b" else None
@@ -313,7 +336,8 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
         fill = int(value)
         return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, full_like_scalar(fill, x)), inplace,
                               "threshold_")
-    return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, value), inplace, "threshold_")
+    return _maybe_inplace(input, lambda x: _fused(x, "ThresholdBackward0", _act.threshold_forward,
+                                                  _act.threshold_rule, threshold, value), inplace, "threshold_")
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -344,33 +368,36 @@ def _hardtanh(input: Tensor, min_val: float, max_val: float, inplace: bool) -> T
         if not (-2**63 <= lo < 2**63 and -2**63 <= hi < 2**63):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         return _maybe_inplace(input, lambda x: clamp(x, lo, hi), inplace, "hardtanh_")
-    return _maybe_inplace(input, lambda x: clamp(x, min_val, max_val), inplace, "hardtanh_")
+    lo, hi = _number(min_val, "hardtanh", "min_val", 2), _number(max_val, "hardtanh", "max_val", 3)
+    return _maybe_inplace(input, lambda x: _fused(x, "HardtanhBackward0", _act.hardtanh_forward, _act.hardtanh_rule,
+                                                  lo, hi), inplace, "hardtanh_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``negative_slope * x``."""
     float_only("leaky_relu_cpu", input)
-    return _maybe_inplace(input, lambda x: where(gt(x, 0), x, mul(x, negative_slope)), inplace, "leaky_relu_")
+    slope = _number(negative_slope, "leaky_relu", "negative_slope", 2)
+    return _maybe_inplace(input, lambda x: _fused(x, "LeakyReluBackward0", _act.leaky_relu_forward,
+                                                  _act.leaky_relu_rule, slope), inplace, "leaky_relu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
     float_only("elu_cpu", input)
-    return _maybe_inplace(
-        input, lambda x: where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), alpha)), inplace, "elu_"
-    )
+    alpha = _number(alpha, "elu", "alpha", 2)
+    return _maybe_inplace(input, lambda x: _fused(x, "EluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0),
+                          inplace, "elu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     float_only("elu_cpu", input)
+    alpha = _number(alpha, "celu", "alpha", 2)
     return _maybe_inplace(
-        input,
-        lambda x: where(gt(x, 0), x, mul(expm1(div(clamp(x, max=0.0), alpha)), alpha)),
-        inplace,
+        input, lambda x: _fused(x, "CeluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0 / alpha), inplace,
         "celu_",
     )
 
@@ -460,10 +487,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     float_only("elu_cpu", input)
     return _maybe_inplace(
-        input,
-        lambda x: mul(where(gt(x, 0), x, mul(expm1(clamp(x, max=0.0)), _SELU_ALPHA)), _SELU_SCALE),
-        inplace,
-        "selu_",
+        input, lambda x: _fused(x, "EluBackward0", _act.elu_forward, _act.elu_rule, _SELU_ALPHA, _SELU_SCALE, 1.0),
+        inplace, "selu_",
     )
 
 
@@ -472,39 +497,36 @@ def gelu(input: Tensor, *, approximate: str = "none", out: Tensor | None = None)
     """Gaussian error linear unit: ``x * Phi(x)`` (or its tanh approximation)."""
     float_only("GeluKernelImpl", input)
     x = tensor_arg(input, "gelu")
-    if approximate == "tanh":
-        inner = mul(add(x, mul(power.pow(x, 3), 0.044715)), math.sqrt(2.0 / math.pi))
-        res = mul(mul(x, 0.5), add(unary.tanh(inner), 1.0))
-    elif approximate != "none":
+    if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    else:
-        res = mul(mul(x, 0.5), add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0))
+    res = _fused(x, "GeluBackward0", _act.gelu_forward, _act.gelu_rule, approximate)
     return res if out is None else write_out(out, res, "gelu")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
-    if not (isinstance(input, Tensor) and input._data.dtype.kind == "c"):
-        float_only("silu_cpu", input)
-    return _maybe_inplace(input, lambda x: mul(x, unary.sigmoid(x)), inplace, "silu_")
+    if isinstance(input, Tensor) and input._data.dtype.kind == "c":
+        return _maybe_inplace(input, lambda x: mul(x, unary.sigmoid(x)), inplace, "silu_")
+    float_only("silu_cpu", input)
+    return _maybe_inplace(input, lambda x: _fused(x, "SiluBackward0", _act.silu_forward, _act.silu_rule), inplace,
+                          "silu_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     float_only("mish_cpu", input)
-    return _maybe_inplace(input, lambda x: mul(x, unary.tanh(softplus(x))), inplace, "mish_")
+    return _maybe_inplace(input, lambda x: _fused(x, "MishBackward0", _act.mish_forward, _act.mish_rule), inplace,
+                          "mish_")
 
 
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0, *, out: Tensor | None = None) -> Tensor:
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
     float_only("softplus_cpu", input)
-    x = tensor_arg(input, "softplus")
-    bx = mul(x, beta)
-    soft = div(log1p(exp(clamp(bx, max=threshold))), beta)
-    res = where(gt(bx, threshold), x, soft)
+    beta, threshold = _number(beta, "softplus", "beta", 2), _number(threshold, "softplus", "threshold", 3)
+    res = _act.softplus_tensor(tensor_arg(input, "softplus"), beta, threshold)
     return res if out is None else write_out(out, res, "softplus")
 
 
@@ -519,8 +541,7 @@ def softsign(input: Tensor) -> Tensor:
 def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
     float_only("log_sigmoid_cpu", input)
-    x = tensor_arg(input, "logsigmoid")
-    res = neg(softplus(neg(x)))
+    res = _fused(input, "LogSigmoidBackward0", _act.logsigmoid_forward, _act.logsigmoid_rule)
     return res if out is None else write_out(out, res, "log_sigmoid")
 
 
@@ -541,8 +562,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
     float_only("softshrink_check", input)
-    x = tensor_arg(input, "softshrink")
-    res = where(gt(x, lambd), sub(x, lambd), where(lt(x, -lambd), add(x, lambd), 0.0))
+    res = _fused(input, "SoftshrinkBackward0", _act.softshrink_forward, _act.shrink_rule,
+                 _number(lambd, "softshrink", "lambd", 2))
     return res if out is None else write_out(out, res, "softshrink")
 
 
@@ -551,7 +572,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
     """``x`` outside ``[-lambd, lambd]``, else 0."""
     x = tensor_arg(input, "hardshrink")
     float_only("hardshrink_cpu", x)
-    res = where(gt(unary.abs(x), lambd), x, 0.0)
+    res = _fused(x, "HardshrinkBackward0", _act.hardshrink_forward, _act.shrink_rule,
+                 _number(lambd, "hardshrink", "lambd", 2))
     return res if out is None else write_out_exact(out, res, "hardshrink")
 
 
@@ -559,14 +581,16 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
     float_only("hardsigmoid_cpu", input)
-    return _maybe_inplace(input, lambda x: clamp(add(div(x, 6.0), 0.5), 0.0, 1.0), inplace, "hardsigmoid_")
+    return _maybe_inplace(input, lambda x: _fused(x, "HardsigmoidBackward0", _act.hardsigmoid_forward,
+                                                  _act.hardsigmoid_rule), inplace, "hardsigmoid_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``."""
     float_only("hardswish_cpu", input)
-    return _maybe_inplace(input, lambda x: mul(x, hardsigmoid(x)), inplace, "hardswish_")
+    return _maybe_inplace(input, lambda x: _fused(x, "HardswishBackward0", _act.hardswish_forward,
+                                                  _act.hardswish_rule), inplace, "hardswish_")
 
 
 @op(namespace=NN_FUNCTIONAL)

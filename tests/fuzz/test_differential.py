@@ -147,7 +147,6 @@ KNOWN: dict[str, str] = {
     'tensorlib.softmax': HUGE + "; " + KERNEL,
     'tensorlib.special.softmax': KERNEL,
     'tensorlib.squeeze_copy': OUT,
-    'tensorlib.threshold': TYPE,
     'tensorlib.unique': FLAG,
     'tensorlib.vsplit': HUGE,
 }

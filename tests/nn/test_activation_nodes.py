@@ -1,0 +1,91 @@
+"""Activations of floating point tensors are one node each, as torch records them: the same values (NaN and the
+infinities included, sent down the branches torch sends them), the same node and edge, the same first and second
+derivatives (the kinks included, where torch picks a one-sided slope)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tensorlib
+import tensorlib.nn.functional as F
+from tensorlib.autograd import gradcheck, gradgradcheck
+
+CASES = {
+    "leaky_relu": (lambda F_, x: F_.leaky_relu(x, 0.2), "LeakyReluBackward0"),
+    "elu": (lambda F_, x: F_.elu(x, 1.3), "EluBackward0"),
+    "selu": (lambda F_, x: F_.selu(x), "EluBackward0"),
+    "celu": (lambda F_, x: F_.celu(x, 0.7), "CeluBackward0"),
+    "gelu": (lambda F_, x: F_.gelu(x), "GeluBackward0"),
+    "gelu-tanh": (lambda F_, x: F_.gelu(x, approximate="tanh"), "GeluBackward0"),
+    "silu": (lambda F_, x: F_.silu(x), "SiluBackward0"),
+    "mish": (lambda F_, x: F_.mish(x), "MishBackward0"),
+    "softplus": (lambda F_, x: F_.softplus(x, 2.0, 3.0), "SoftplusBackward0"),
+    "hardswish": (lambda F_, x: F_.hardswish(x), "HardswishBackward0"),
+    "hardsigmoid": (lambda F_, x: F_.hardsigmoid(x), "HardsigmoidBackward0"),
+    "hardtanh": (lambda F_, x: F_.hardtanh(x, -0.5, 1.0), "HardtanhBackward0"),
+    "relu6": (lambda F_, x: F_.relu6(x), "HardtanhBackward0"),
+    "hardshrink": (lambda F_, x: F_.hardshrink(x, 0.5), "HardshrinkBackward0"),
+    "softshrink": (lambda F_, x: F_.softshrink(x, 0.5), "SoftshrinkBackward0"),
+    "logsigmoid": (lambda F_, x: F_.logsigmoid(x), "LogSigmoidBackward0"),
+    "threshold": (lambda F_, x: F_.threshold(x, 0.5, -2.0), "ThresholdBackward0"),
+}
+# the kinks of the piecewise ones, where torch's one-sided choices show
+KINKS = [0.0, -0.0, 0.5, -0.5, 1.0, 3.0, -3.0, 6.0, 1.5, -1.5, 30.0, -30.0, np.inf, -np.inf, np.nan]
+
+
+def _values(seed: int) -> np.ndarray:
+    return np.concatenate([KINKS, np.random.default_rng(seed).standard_normal(40) * 4])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_one_node_and_torchs_values_and_first_derivatives(name) -> None:
+    torch = pytest.importorskip("torch")
+    fn, node = CASES[name]
+    a = _values(1)
+    results = []
+    for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+        x = L.tensor(a, requires_grad=True)
+        y = fn(F_, x)
+        edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+        (g,) = L.autograd.grad(y, x, L.ones_like(y))
+        results.append((y.grad_fn.name(), edges, y.detach().numpy(), g.numpy()))
+    ours, theirs = results
+    assert ours[0] == theirs[0] == node and ours[1] == theirs[1] == ["AccumulateGrad"]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-12, atol=1e-300)  # nan where torch has nan
+    # torch rounds celu's 1/alpha to float32 in its backward, and evaluates tanh-GELU's derivative in another order
+    np.testing.assert_allclose(ours[3], theirs[3], rtol={"celu": 1e-6, "gelu-tanh": 1e-8}.get(name, 1e-12), atol=1e-300)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_second_derivatives_match_torch_and_pass_gradgradcheck(name) -> None:
+    fn, _ = CASES[name]
+    a = np.random.default_rng(2).standard_normal(30) * 3
+    a = a[np.min(np.abs(a[:, None] - np.array([0.0, 0.5, -0.5, 1.0, 3.0, -3.0, 6.0, 1.5])), axis=1) > 1e-3]  # off kinks
+    x = tensorlib.tensor(a, requires_grad=True)
+    assert gradcheck(lambda t: fn(F, t), (x,)) and gradgradcheck(lambda t: fn(F, t), (x,))
+    torch = pytest.importorskip("torch")
+    if name == "hardsigmoid":
+        return  # torch has no derivative of hardsigmoid_backward (ours is zero, as gradgradcheck confirms)
+    seconds = []
+    for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+        t = L.tensor(a, requires_grad=True)
+        (g,) = L.autograd.grad((fn(F_, t) ** 2).sum(), t, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), t)
+        seconds.append(gg.numpy())
+    np.testing.assert_allclose(seconds[0], seconds[1], rtol=1e-6 if name == "celu" else 1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_float32_values_and_the_in_place_forms(name) -> None:
+    torch = pytest.importorskip("torch")
+    fn, _ = CASES[name]
+    a = _values(3).astype(np.float32)
+    a = a[np.isfinite(a)]  # (the float64 test covers the infinities: torch's float32 GELU of inf is nan)
+    ours = fn(F, tensorlib.from_numpy(a.copy())).numpy()
+    theirs = fn(torch.nn.functional, torch.from_numpy(a.copy())).numpy()
+    assert ours.dtype == np.float32
+    # (GELU's 1 + erf(x) cancels for negative x: torch's float32 erf leaves ~1e-7 absolute error there, ours less)
+    np.testing.assert_allclose(ours, theirs, rtol=3e-6, atol=1e-6)
+    # with no gradient to record, the value is still a plain tensor (no node)
+    assert fn(F, tensorlib.from_numpy(a.copy())).grad_fn is None
