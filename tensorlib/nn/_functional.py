@@ -306,7 +306,7 @@ def _number(value: Any, fname: str, name: str, pos: int) -> Any:
     raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Number, not {type(value).__name__}")
 
 
-def _fused(x: Tensor, name: str, forward: Callable[..., np.ndarray], rule: Callable[..., Tensor], *params: Any) -> Tensor:
+def _fused(x: Tensor, name: str, forward: Callable[..., Any], rule: Callable[..., Tensor], *params: Any) -> Tensor:
     """An activation of a floating point tensor as one node named ``name`` (see tensorlib.nn._activations)."""
     return _act.apply(tensor_arg(x, name), name, forward, rule, *params)
 
