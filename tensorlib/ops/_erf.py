@@ -65,10 +65,10 @@ def _h(t: float) -> float:
     return math.log(_scaled_erfc(x) / t)
 
 
-def _interpolant(f: Callable[[float], float], lo: float, hi: float, deg: int) -> Interpolant:
+def _interpolant(f: Callable[[float], float], lo: float, hi: float, deg: int, tol: float = 2e-16) -> Interpolant:
     """The interpolant of ``f`` on ``[lo, hi]`` at ``deg + 1`` Chebyshev points, in the power basis of the
-    normalised variable; the Chebyshev series is cut where it has converged (later coefficients are
-    rounding noise and would only add error).
+    normalised variable; the Chebyshev series is cut where it has converged to ``tol`` relative to its largest
+    coefficient (later coefficients are rounding noise, or below what the caller needs).
 
     Each coefficient is one cosine sum, added exactly (``math.fsum``), with the
     angles reduced exactly: NumPy's ``chebinterpolate`` leaves ~1e-15 noise.
@@ -82,16 +82,18 @@ def _interpolant(f: Callable[[float], float], lo: float, hi: float, deg: int) ->
     values = [f(mid + half * cos_pi(2 * k + 1)) for k in range(n)]
     coef = [2.0 / n * math.fsum(v * cos_pi(j * (2 * k + 1)) for k, v in enumerate(values)) for j in range(n)]
     coef[0] /= 2.0
-    floor = 2e-16 * max(abs(c) for c in coef)
+    floor = tol * max(abs(c) for c in coef)
     keep = next((j for j in range(1, n - 1) if abs(coef[j]) < floor and abs(coef[j + 1]) < floor), n)
     return mid, half, np.polynomial.chebyshev.cheb2poly(coef[:keep])
 
 
 @functools.cache
-def _tables() -> tuple[Interpolant, Interpolant]:
-    """The interpolants of ``p`` and ``h``, built on first use (a few ms)."""
-    p = _interpolant(_p, 0.0, _SMALL * _SMALL, 20)
-    h = _interpolant(_h, 1.0 / (1.0 + _LARGE / 2.0), 1.0 / (1.0 + _SMALL / 2.0), 40)
+def _tables(single: bool = False) -> tuple[Interpolant, Interpolant]:
+    """The interpolants of ``p`` and ``h``, built on first use (a few ms); ``single``: cut where they are good to
+    about 1e-10, plenty for float32 and float16 results (half the terms)."""
+    tol = 1e-10 if single else 2e-16
+    p = _interpolant(_p, 0.0, _SMALL * _SMALL, 20, tol)
+    h = _interpolant(_h, 1.0 / (1.0 + _LARGE / 2.0), 1.0 / (1.0 + _SMALL / 2.0), 40, tol)
     return p, h
 
 
@@ -127,25 +129,29 @@ def _exp_minus_square_plus(x: np.ndarray, extra: np.ndarray) -> np.ndarray:
     return head
 
 
-def _erfc_tail(ax: np.ndarray) -> np.ndarray:
+def _erfc_tail(ax: np.ndarray, single: bool) -> np.ndarray:
     """``erfc(ax)`` for ``1/2 <= ax <= 28`` (finite, meaningless values below 1/2)."""
     t = 1.0 / (1.0 + 0.5 * ax)
-    h = _series(_tables()[1], t.copy())
-    r = _exp_minus_square_plus(ax, h)
+    h = _series(_tables(single)[1], t.copy())
+    if single:  # the rounding of x*x (relative 1e-16, times x^2 <= 784) is far below a float32's
+        h -= ax * ax
+        r = np.exp(h, out=h)
+    else:
+        r = _exp_minus_square_plus(ax, h)
     r *= t
     return r
 
 
-def _chunked(kernel: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray) -> np.ndarray:
+def _chunked(kernel: Callable[[np.ndarray, np.ndarray, bool], None], x: np.ndarray, single: bool) -> np.ndarray:
     a = np.ascontiguousarray(x, dtype=np.float64)
     flat = a.reshape(-1)
     out = np.empty_like(flat)
     for start in range(0, flat.size, _CHUNK):
-        kernel(flat[start : start + _CHUNK], out[start : start + _CHUNK])
+        kernel(flat[start : start + _CHUNK], out[start : start + _CHUNK], single)
     return out.reshape(a.shape)
 
 
-def _parts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _parts(a: np.ndarray, single: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(|a| < 1/2, erf(a) there, erfc(|a|) elsewhere)``, each computed over the whole chunk.
 
     Both formulas run on every element (clamped into their domains): cheaper
@@ -154,20 +160,20 @@ def _parts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ax = np.abs(a)
     small = ax < _SMALL
     sq = np.minimum(a * a, _SMALL * _SMALL)
-    near_zero = _series(_tables()[0], sq)
+    near_zero = _series(_tables(single)[0], sq)
     near_zero *= a
-    return small, near_zero, _erfc_tail(np.minimum(ax, _LARGE))
+    return small, near_zero, _erfc_tail(np.minimum(ax, _LARGE), single)
 
 
-def _erf_kernel(a: np.ndarray, out: np.ndarray) -> None:
-    small, near_zero, tail = _parts(a)
+def _erf_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
+    small, near_zero, tail = _parts(a, single)
     np.subtract(1.0, tail, out=tail)
     np.copysign(tail, a, out=tail)
     np.copyto(out, np.where(small, near_zero, tail))
 
 
-def _erfc_kernel(a: np.ndarray, out: np.ndarray) -> None:
-    small, near_zero, tail = _parts(a)
+def _erfc_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
+    small, near_zero, tail = _parts(a, single)
     np.subtract(1.0, near_zero, out=near_zero)
     np.copyto(out, np.where(small, near_zero, np.where(a > 0, tail, 2.0 - tail)))
 
@@ -176,18 +182,18 @@ _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 _erfc_scalar = np.frompyfunc(math.erfc, 1, 1)
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function, elementwise, as float64."""
+def erf(x: np.ndarray, single: bool = False) -> np.ndarray:
+    """The error function, elementwise, as float64; ``single``: good enough to round to float32 (1e-10)."""
     if np.size(x) < _SCALAR_BELOW:
         return np.asarray(_erf_scalar(np.asarray(x, dtype=np.float64)), dtype=np.float64)
-    return _chunked(_erf_kernel, x)
+    return _chunked(_erf_kernel, x, single)
 
 
-def erfc(x: np.ndarray) -> np.ndarray:
-    """The complementary error function, elementwise, as float64."""
+def erfc(x: np.ndarray, single: bool = False) -> np.ndarray:
+    """The complementary error function, elementwise, as float64; ``single`` as for :func:`erf`."""
     if np.size(x) < _SCALAR_BELOW:
         return np.asarray(_erfc_scalar(np.asarray(x, dtype=np.float64)), dtype=np.float64)
-    return _chunked(_erfc_kernel, x)
+    return _chunked(_erfc_kernel, x, single)
 
 
 def erfinv(y: np.ndarray) -> np.ndarray:

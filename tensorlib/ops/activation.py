@@ -101,13 +101,13 @@ def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
 def _erf_np(a: np.ndarray) -> np.ndarray:
     from . import _erf  # its interpolants load with the first call (import cost)
 
-    return _erf.erf(a).astype(a.dtype, copy=False)
+    return _erf.erf(a, single=a.dtype.itemsize < 8).astype(a.dtype, copy=False)
 
 
 def _erfc_np(a: np.ndarray) -> np.ndarray:
     from . import _erf  # its interpolants load with the first call (import cost)
 
-    return _erf.erfc(a).astype(a.dtype, copy=False)
+    return _erf.erfc(a, single=a.dtype.itemsize < 8).astype(a.dtype, copy=False)
 
 
 def _erf_grad(g: Tensor, x: Tensor, y: Any) -> Tensor:

@@ -32,8 +32,21 @@ def _max_relative_error(got: np.ndarray, expected: np.ndarray) -> float:
 def test_vectorised_kernels_match_math_to_double_precision(kernel, reference):
     x = _grid()
     expected = np.array([reference(v) for v in x])
-    got = _erf._chunked(kernel, x)
+    got = _erf._chunked(kernel, x, False)
     assert _max_relative_error(got, expected) < 3e-15
+
+
+@pytest.mark.parametrize(("kernel", "reference"), [(_erf._erf_kernel, math.erf), (_erf._erfc_kernel, math.erfc)])
+def test_single_precision_kernels_round_to_float32_as_the_exact_values_do(kernel, reference):
+    # for float32 and float16 tensors the series are cut at 1e-10 (about half the terms): still far below a float32
+    x = _grid()
+    expected = np.array([reference(v) for v in x])
+    got = _erf._chunked(kernel, x, True)
+    assert _max_relative_error(got, expected) < 1e-10
+    rounded, exact = got.astype(np.float32), expected.astype(np.float32)
+    assert np.mean(rounded == exact) > 0.9999
+    assert np.all(np.abs(rounded - exact) <= np.spacing(np.abs(exact)))
+    assert all(len(single[2]) < len(double[2]) for single, double in zip(_erf._tables(True), _erf._tables(False)))
 
 
 def test_special_values():
