@@ -100,7 +100,7 @@ def hardtanh_rule(g: Tensor, x: Tensor, lo: float, hi: float) -> Tensor:
 
 
 def hardsigmoid_forward(a: np.ndarray) -> np.ndarray:
-    r = a + 3
+    r = np.add(a, 3, out=np.empty_like(a))  # (an array even for a 0-d input, so that out= works)
     np.maximum(r, 0, out=r)
     np.minimum(r, 6, out=r)
     r /= 6
@@ -117,7 +117,7 @@ def hardsigmoid_rule(g: Tensor, x: Tensor) -> Tensor:
 
 
 def hardswish_forward(a: np.ndarray) -> np.ndarray:
-    r = a + 3
+    r = np.add(a, 3, out=np.empty_like(a))
     np.maximum(r, 0, out=r)
     np.minimum(r, 6, out=r)
     r *= a
@@ -206,7 +206,7 @@ _KAPPA = 0.044715
 
 def gelu_forward(a: np.ndarray, approximate: str) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     if approximate == "tanh":
-        inner = a * a
+        inner = np.multiply(a, a, out=np.empty_like(a))
         inner *= a
         inner *= _KAPPA
         inner += a
@@ -231,7 +231,7 @@ def gelu_rule(g: Tensor, x: Tensor, approximate: str, aux: np.ndarray | None = N
         return mul(g, add(left_derivative, mul(mul(x, 0.5), right_derivative)))
     if aux is not None and not GRAD.enabled and type(g) is Tensor:
         a = x._data  # nothing to record: g * (cdf + x * pdf) on the arrays, with the forward's cdf
-        r = a * a
+        r = np.multiply(a, a, out=np.empty_like(a))
         r *= -0.5
         np.exp(r, out=r)
         r *= _PDF_SCALE

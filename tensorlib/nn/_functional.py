@@ -1179,6 +1179,9 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
                         f"{type(normalized_shape).__name__}")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
     for t, name in ((weight, "weight"), (bias, "bias")):
         if isinstance(t, Tensor) and t._data.shape != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "

@@ -89,3 +89,12 @@ def test_float32_values_and_the_in_place_forms(name) -> None:
     np.testing.assert_allclose(ours, theirs, rtol=3e-6, atol=1e-6)
     # with no gradient to record, the value is still a plain tensor (no node)
     assert fn(F, tensorlib.from_numpy(a.copy())).grad_fn is None
+    # a 0-d input, forward and backward
+    for v in (-4.0, -0.3, 0.7, 5.0):
+        results = []
+        for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+            x = L.tensor(v, dtype=L.float64, requires_grad=True)
+            y = fn(F_, x)
+            y.backward()
+            results.append((y.shape == (), y.item(), x.grad.item()))
+        assert results[0][0] and np.allclose(results[0][1:], results[1][1:], rtol=1e-6, atol=1e-12)
