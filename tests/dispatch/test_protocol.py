@@ -559,6 +559,15 @@ def test_wrappers_used_before_the_first_save_load_first_and_the_rest_on_a_miss(t
     assert Protocol("__split_function__").wrap(later)(3, scale=2) == 6 and _codegen._compiled_new
 
 
+def _new_process(monkeypatch):
+    """The code cache's state as a fresh process starts with it."""
+    from dispatch import _codegen
+
+    for name, value in (("_codes", None), ("_used", {}), ("_compiled_new", False), ("_first_used", None),
+                        ("_rest_pending", True), ("_first_keys", frozenset())):
+        monkeypatch.setattr(_codegen, name, value)
+
+
 def test_two_ways_of_importing_both_find_their_wrappers_in_the_first_part(tmp_path, monkeypatch):
     # a library imported with and without an optional extension wraps some functions differently: each way's
     # wrappers must stay in the file's first part, whichever process saved last, or every import of the other
@@ -567,11 +576,6 @@ def test_two_ways_of_importing_both_find_their_wrappers_in_the_first_part(tmp_pa
 
     path = tmp_path / "wrappers.marshal"
     monkeypatch.setattr(_codegen, "_CODE_FILE", str(path))
-
-    def new_process():
-        for name, value in (("_codes", None), ("_used", {}), ("_compiled_new", False), ("_first_used", None),
-                            ("_rest_pending", True), ("_first_keys", frozenset())):
-            monkeypatch.setattr(_codegen, name, value)
 
     def one_way(a, b=2):
         return a + b
@@ -584,12 +588,12 @@ def test_two_ways_of_importing_both_find_their_wrappers_in_the_first_part(tmp_pa
         _codegen.save_code_cache()  # the end of the library's import
         return wrapped
 
-    new_process()
+    _new_process(monkeypatch)
     assert import_library(one_way)(1) == 3
-    new_process()
+    _new_process(monkeypatch)
     assert import_library(other_way)(1) == 6  # compiled and saved: the first part now holds both ways
     for way in (one_way, other_way, one_way):
-        new_process()
+        _new_process(monkeypatch)
         stamp = path.stat().st_mtime_ns, path.read_bytes(), open(_codegen._rest_file(), "rb").read()
         assert import_library(way)(0) in (2, 5)
         assert not _codegen._compiled_new and _codegen._rest_pending  # found in the first part
@@ -602,28 +606,23 @@ def test_an_import_that_found_a_wrapper_only_in_the_rest_moves_it_to_the_first_p
     path = tmp_path / "wrappers.marshal"
     monkeypatch.setattr(_codegen, "_CODE_FILE", str(path))
 
-    def new_process():
-        for name, value in (("_codes", None), ("_used", {}), ("_compiled_new", False), ("_first_used", None),
-                            ("_rest_pending", True), ("_first_keys", frozenset())):
-            monkeypatch.setattr(_codegen, name, value)
-
     def at_import(a, b=2):
         return a + b
 
     def later(x, *, scale):
         return x * scale
 
-    new_process()
+    _new_process(monkeypatch)
     proto = Protocol("__moved_function__")
     proto.wrap(at_import)
     _codegen.save_code_cache()
     proto.wrap(later)
     _codegen.save_code_cache()  # `later` went to the rest
-    new_process()  # a process whose import uses `later`: a miss in the first part, found in the rest
+    _new_process(monkeypatch)  # a process whose import uses `later`: a miss in the first part, found in the rest
     assert Protocol("__moved_function__").wrap(later)(2, scale=3) == 6
     assert not _codegen._rest_pending and not _codegen._compiled_new
     _codegen.save_code_cache()  # rewritten once, with `later` in the first part
-    new_process()
+    _new_process(monkeypatch)
     assert Protocol("__moved_function__").wrap(later)(1, scale=4) == 4
     assert _codegen._rest_pending and not _codegen._compiled_new
     assert Protocol("__moved_function__").wrap(at_import)(1) == 3 and _codegen._rest_pending
