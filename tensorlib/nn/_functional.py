@@ -12,7 +12,7 @@ import numpy as np
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
-from ..ops import activation, broadcast, power, reduction as reduction_ops, shape as shape_ops, unary
+from ..ops import activation, broadcast, reduction as reduction_ops, shape as shape_ops, unary
 from ..ops._pointwise import inplace_apply
 from ..ops._util import (
     GRAD,
@@ -30,7 +30,6 @@ from ..ops._util import (
     write_out,
     write_out_exact,
 )
-from ..ops.activation import erf
 from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
 from ..ops.conversion import full_like_scalar, to_dtype
@@ -42,7 +41,7 @@ from ..ops.linalg import einsum, matmul, matrix_product, mm, vector_norm
 from ..ops.reduction import mean
 from ..ops.selection import clamp, where
 from ..ops.shape import reshape, squeeze, unsqueeze
-from ..ops.unary import exp, expm1, log, log1p, rsqrt
+from ..ops.unary import exp, log, rsqrt
 from . import _activations as _act
 from ._normalization import fused_layer_norm
 
@@ -320,7 +319,6 @@ def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> T
 @op(namespace=NN_FUNCTIONAL)
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
-    real_only("threshold_cpu", input)
     return _threshold(input, threshold, value, inplace)
 
 
