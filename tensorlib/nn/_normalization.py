@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -136,6 +136,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 
 _FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# NumPy 2.5's stubs have no overload for some of these reductions (a tuple of axes, no keepdims); 2.4's do
+_add_reduce: Callable[..., Any] = np.add.reduce
 
 
 def _fusable(t: Tensor | None, dtype: np.dtype, c: int) -> bool:
@@ -192,9 +194,9 @@ class _FusedNormBackward(Node):
         gyx = gy * xhat
         gx = gw = gb = None
         if self.needs(1):
-            gw = wrap(np.add.reduce(gyx, axis=param_dims))
+            gw = wrap(_add_reduce(gyx, axis=param_dims))
         if self.needs(2):
-            gb = wrap(np.add.reduce(gy, axis=param_dims))
+            gb = wrap(_add_reduce(gy, axis=param_dims))
         if self.needs(0):
             scale = invstd
             if w is not None:
@@ -207,8 +209,8 @@ class _FusedNormBackward(Node):
             if self.batch_stats:
                 # d/dx of (x - mean) * invstd: the statistics depend on x too
                 n = a.size // mean.size
-                gyx_mean = np.add.reduce(gyx, axis=dims, keepdims=True) / n
-                gy_mean = np.add.reduce(gy, axis=dims, keepdims=True) / n
+                gyx_mean = _add_reduce(gyx, axis=dims, keepdims=True) / n
+                gy_mean = _add_reduce(gy, axis=dims, keepdims=True) / n
                 xhat *= gyx_mean
                 np.subtract(gy, xhat, out=xhat)
                 xhat -= gy_mean
@@ -267,9 +269,9 @@ class NativeLayerNormBackward0(_FusedNormBackward):
 def _normalized(a: np.ndarray, dims: tuple[int, ...], eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``((a - mean) * invstd, mean, var, invstd)`` over ``dims`` (biased variance, two passes: no cancellation)."""
     n = math.prod(a.shape[d] for d in dims)
-    mean = np.add.reduce(a, axis=dims, keepdims=True) / n
+    mean = _add_reduce(a, axis=dims, keepdims=True) / n
     y = a - mean
-    var = np.add.reduce(y * y, axis=dims, keepdims=True) / n
+    var = _add_reduce(y * y, axis=dims, keepdims=True) / n
     invstd = 1.0 / np.sqrt(var + eps)
     y *= invstd
     return y, mean, var, invstd
