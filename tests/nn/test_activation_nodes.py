@@ -98,3 +98,36 @@ def test_float32_values_and_the_in_place_forms(name) -> None:
             y.backward()
             results.append((y.shape == (), y.item(), x.grad.item()))
         assert results[0][0] and np.allclose(results[0][1:], results[1][1:], rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("extra", [(), ("weight",), ("pos_weight",), ("weight", "pos_weight")])
+def test_binary_cross_entropy_with_logits_is_one_node_as_torchs(reduction, extra) -> None:
+    # one BinaryCrossEntropyWithLogitsBackward0 with edges to the input and the target; values, first and second
+    # derivatives of both as torch's, large logits included; weight and pos_weight cannot require grad, as in torch
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    x, t = rng.standard_normal((4, 3)) * 3, rng.random((4, 3))
+    x[0, :2] = [800.0, -800.0]
+    consts = {"weight": rng.random(3) + 0.5, "pos_weight": rng.random(3) + 0.5}
+    results = []
+    for L in (tensorlib, torch):
+        xx, tt = L.tensor(x, requires_grad=True), L.tensor(t, requires_grad=True)
+        kw = {name: L.tensor(consts[name]) for name in extra}
+        y = L.nn.functional.binary_cross_entropy_with_logits(xx, tt, reduction=reduction, **kw)
+        edges = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+        firsts = L.autograd.grad((y * y).sum(), (xx, tt), create_graph=True)
+        seconds = L.autograd.grad(sum((g * g).sum() for g in firsts), (xx, tt))
+        results.append((y.grad_fn.name(), edges, y.detach().numpy(), [g.detach().numpy() for g in firsts + seconds]))
+        for name in extra:
+            with pytest.raises(RuntimeError, match=f"not differentiable with respect to argument '{name}'"):
+                L.nn.functional.binary_cross_entropy_with_logits(xx, tt, **{name: kw[name].clone().requires_grad_()})
+    ours, theirs = results
+    assert ours[0] == theirs[0] == "BinaryCrossEntropyWithLogitsBackward0" and ours[1] == theirs[1]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-12)
+    for got, expected in zip(ours[3], theirs[3]):
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    inputs = (tensorlib.tensor(x[1:], requires_grad=True), tensorlib.tensor(t[1:], requires_grad=True))
+    kw = {name: tensorlib.tensor(consts[name]) for name in extra}
+    loss = lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction, **kw)  # noqa: E731
+    assert gradcheck(loss, inputs) and gradgradcheck(loss, inputs)
