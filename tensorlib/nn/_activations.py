@@ -287,6 +287,10 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return gx, gt
 
 
+# NumPy 2.5's stubs have no overload for a reduction over axis=None (2.4's do)
+_add_reduce: Callable[..., Any] = np.add.reduce
+
+
 def bce_with_logits(x: Tensor, t: Tensor, weight: Tensor | None, pos_weight: Tensor | None,
                     reduction: str) -> Tensor | None:
     """binary_cross_entropy_with_logits in NumPy passes, recorded as one node; None when the arguments need the
@@ -314,9 +318,9 @@ def bce_with_logits(x: Tensor, t: Tensor, weight: Tensor | None, pos_weight: Ten
     if w is not None:
         loss *= w
     if reduction == "mean":
-        loss = np.asarray(np.add.reduce(loss, axis=None) / np.float64(loss.size), dtype=a.dtype)  # (empty: nan)
+        loss = np.asarray(_add_reduce(loss, None) / np.float64(loss.size), dtype=a.dtype)  # (empty: nan)
     elif reduction == "sum":
-        loss = np.asarray(np.add.reduce(loss, axis=None), dtype=a.dtype)
+        loss = np.asarray(_add_reduce(loss, None), dtype=a.dtype)
     if not recording:
         return wrap(loss)
     res, node = record(BinaryCrossEntropyWithLogitsBackward0, loss, (x, t))
