@@ -305,9 +305,10 @@ def _number(value: Any, fname: str, name: str, pos: int) -> Any:
     raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be Number, not {type(value).__name__}")
 
 
-def _fused(x: Tensor, name: str, forward: Callable[..., Any], rule: Callable[..., Tensor], *params: Any) -> Tensor:
-    """An activation of a floating point tensor as one node named ``name`` (see tensorlib.nn._activations)."""
-    return _act.apply(tensor_arg(x, name), name, forward, rule, *params)
+def _fused(x: Tensor, fname: str, node: str, forward: Callable[..., Any], rule: Callable[..., Tensor],
+           *params: Any) -> Tensor:
+    """Activation ``fname`` of a floating point tensor as one node named ``node`` (see tensorlib.nn._activations)."""
+    return _act.apply(tensor_arg(x, fname), node, forward, rule, *params)
 
 
 def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> Tensor:
@@ -334,7 +335,7 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
         fill = int(value)
         return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, full_like_scalar(fill, x)), inplace,
                               "threshold_")
-    return _maybe_inplace(input, lambda x: _fused(x, "ThresholdBackward0", _act.threshold_forward,
+    return _maybe_inplace(input, lambda x: _fused(x, "threshold", "ThresholdBackward0", _act.threshold_forward,
                                                   _act.threshold_rule, threshold, value), inplace, "threshold_")
 
 
@@ -367,7 +368,7 @@ def _hardtanh(input: Tensor, min_val: float, max_val: float, inplace: bool) -> T
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         return _maybe_inplace(input, lambda x: clamp(x, lo, hi), inplace, "hardtanh_")
     lo, hi = _number(min_val, "hardtanh", "min_val", 2), _number(max_val, "hardtanh", "max_val", 3)
-    return _maybe_inplace(input, lambda x: _fused(x, "HardtanhBackward0", _act.hardtanh_forward, _act.hardtanh_rule,
+    return _maybe_inplace(input, lambda x: _fused(x, "hardtanh", "HardtanhBackward0", _act.hardtanh_forward, _act.hardtanh_rule,
                                                   lo, hi), inplace, "hardtanh_")
 
 
@@ -376,7 +377,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """``x`` for positive ``x``, else ``negative_slope * x``."""
     float_only("leaky_relu_cpu", input)
     slope = _number(negative_slope, "leaky_relu", "negative_slope", 2)
-    return _maybe_inplace(input, lambda x: _fused(x, "LeakyReluBackward0", _act.leaky_relu_forward,
+    return _maybe_inplace(input, lambda x: _fused(x, "leaky_relu", "LeakyReluBackward0", _act.leaky_relu_forward,
                                                   _act.leaky_relu_rule, slope), inplace, "leaky_relu_")
 
 
@@ -385,7 +386,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
     float_only("elu_cpu", input)
     alpha = _number(alpha, "elu", "alpha", 2)
-    return _maybe_inplace(input, lambda x: _fused(x, "EluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0),
+    return _maybe_inplace(input, lambda x: _fused(x, "elu", "EluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0),
                           inplace, "elu_")
 
 
@@ -395,7 +396,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     float_only("elu_cpu", input)
     alpha = _number(alpha, "celu", "alpha", 2)
     return _maybe_inplace(
-        input, lambda x: _fused(x, "CeluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0 / alpha), inplace,
+        input, lambda x: _fused(x, "celu", "CeluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0 / alpha), inplace,
         "celu_",
     )
 
@@ -485,7 +486,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     float_only("elu_cpu", input)
     return _maybe_inplace(
-        input, lambda x: _fused(x, "EluBackward0", _act.elu_forward, _act.elu_rule, _SELU_ALPHA, _SELU_SCALE, 1.0),
+        input, lambda x: _fused(x, "selu", "EluBackward0", _act.elu_forward, _act.elu_rule, _SELU_ALPHA, _SELU_SCALE, 1.0),
         inplace, "selu_",
     )
 
@@ -497,7 +498,7 @@ def gelu(input: Tensor, *, approximate: str = "none", out: Tensor | None = None)
     x = tensor_arg(input, "gelu")
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    res = _fused(x, "GeluBackward0", _act.gelu_forward, _act.gelu_rule, approximate)
+    res = _fused(x, "gelu", "GeluBackward0", _act.gelu_forward, _act.gelu_rule, approximate)
     return res if out is None else write_out(out, res, "gelu")
 
 
@@ -507,7 +508,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     if isinstance(input, Tensor) and input._data.dtype.kind == "c":
         return _maybe_inplace(input, lambda x: mul(x, unary.sigmoid(x)), inplace, "silu_")
     float_only("silu_cpu", input)
-    return _maybe_inplace(input, lambda x: _fused(x, "SiluBackward0", _act.silu_forward, _act.silu_rule), inplace,
+    return _maybe_inplace(input, lambda x: _fused(x, "silu", "SiluBackward0", _act.silu_forward, _act.silu_rule), inplace,
                           "silu_")
 
 
@@ -515,7 +516,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     float_only("mish_cpu", input)
-    return _maybe_inplace(input, lambda x: _fused(x, "MishBackward0", _act.mish_forward, _act.mish_rule), inplace,
+    return _maybe_inplace(input, lambda x: _fused(x, "mish", "MishBackward0", _act.mish_forward, _act.mish_rule), inplace,
                           "mish_")
 
 
@@ -539,7 +540,7 @@ def softsign(input: Tensor) -> Tensor:
 def logsigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
     float_only("log_sigmoid_cpu", input)
-    res = _fused(input, "LogSigmoidBackward0", _act.logsigmoid_forward, _act.logsigmoid_rule)
+    res = _fused(input, "log_sigmoid", "LogSigmoidBackward0", _act.logsigmoid_forward, _act.logsigmoid_rule)
     return res if out is None else write_out(out, res, "log_sigmoid")
 
 
@@ -560,7 +561,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 def softshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) -> Tensor:
     """Shrink towards 0 by ``lambd``, zero inside ``[-lambd, lambd]``."""
     float_only("softshrink_check", input)
-    res = _fused(input, "SoftshrinkBackward0", _act.softshrink_forward, _act.shrink_rule,
+    res = _fused(input, "softshrink", "SoftshrinkBackward0", _act.softshrink_forward, _act.shrink_rule,
                  _number(lambd, "softshrink", "lambd", 2))
     return res if out is None else write_out(out, res, "softshrink")
 
@@ -570,7 +571,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
     """``x`` outside ``[-lambd, lambd]``, else 0."""
     x = tensor_arg(input, "hardshrink")
     float_only("hardshrink_cpu", x)
-    res = _fused(x, "HardshrinkBackward0", _act.hardshrink_forward, _act.shrink_rule,
+    res = _fused(x, "hardshrink", "HardshrinkBackward0", _act.hardshrink_forward, _act.shrink_rule,
                  _number(lambd, "hardshrink", "lambd", 2))
     return res if out is None else write_out_exact(out, res, "hardshrink")
 
@@ -579,7 +580,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5, *, out: Tensor | None = None) 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """Piecewise-linear sigmoid: ``clamp(x / 6 + 1/2, 0, 1)``."""
     float_only("hardsigmoid_cpu", input)
-    return _maybe_inplace(input, lambda x: _fused(x, "HardsigmoidBackward0", _act.hardsigmoid_forward,
+    return _maybe_inplace(input, lambda x: _fused(x, "hardsigmoid", "HardsigmoidBackward0", _act.hardsigmoid_forward,
                                                   _act.hardsigmoid_rule), inplace, "hardsigmoid_")
 
 
@@ -587,7 +588,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * hardsigmoid(x)``."""
     float_only("hardswish_cpu", input)
-    return _maybe_inplace(input, lambda x: _fused(x, "HardswishBackward0", _act.hardswish_forward,
+    return _maybe_inplace(input, lambda x: _fused(x, "hardswish", "HardswishBackward0", _act.hardswish_forward,
                                                   _act.hardswish_rule), inplace, "hardswish_")
 
 

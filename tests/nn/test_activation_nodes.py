@@ -131,3 +131,15 @@ def test_binary_cross_entropy_with_logits_is_one_node_as_torchs(reduction, extra
     kw = {name: tensorlib.tensor(consts[name]) for name in extra}
     loss = lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction, **kw)  # noqa: E731
     assert gradcheck(loss, inputs) and gradgradcheck(loss, inputs)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n != "relu6"])
+def test_a_non_tensor_input_gets_torchs_error_naming_the_function(name) -> None:
+    torch = pytest.importorskip("torch")
+    fn, _ = CASES[name]
+    messages = []
+    for F_ in (F, torch.nn.functional):
+        with pytest.raises(TypeError) as info:
+            fn(F_, [1.0])
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
