@@ -400,8 +400,13 @@ class TBackward0(Node):
     __slots__ = ()
 
     def backward(self, g: Tensor) -> tuple:
-        a = g._data
-        return (_view_result(g, a.T if a.ndim == 2 else a.view(), TBackward0)[0],)
+        return (_transposed(g),)
+
+
+def _transposed(x: Tensor) -> Tensor:
+    """``x`` (at most 2-D) transposed, a view recorded as ``t``."""
+    a = x._data
+    return _view_result(x, a.T if a.ndim == 2 else a.view(), TBackward0)[0]
 
 
 @op(variants="function method")
@@ -412,8 +417,7 @@ def t(input: Tensor) -> Tensor:
     n = a.ndim
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-    t_, _ = _view_result(x, a.T if n == 2 else a.view(), TBackward0)
-    return t_
+    return _transposed(x)
 
 
 class PermuteBackward0(Node):
