@@ -19,6 +19,7 @@ from ..ops import unary
 from ..ops._util import GRAD, record, wrap
 from ..ops.activation import _erf_np, erf
 from ..ops.arithmetic import add, mul, rsub
+from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops.selection import clamp, where
 from ..ops.unary import exp
 
@@ -285,10 +286,6 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
                 d = add(d, mul(ls, wrap(1 - self.pos_weight)))
             gt = mul(g, d if w is None else mul(d, w))
         return gx, gt
-
-
-# NumPy 2.5's stubs have no overload for a reduction over axis=None (2.4's do)
-_add_reduce: Callable[..., Any] = np.add.reduce
 
 
 def bce_with_logits(x: Tensor, t: Tensor, weight: Tensor | None, pos_weight: Tensor | None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from .._dtype import float32
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
+from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops._util import GRAD, float_only, int_list_arg, not_implemented, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.conversion import clone, to_dtype
@@ -136,8 +137,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 
 _FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-# NumPy 2.5's stubs have no overload for some of these reductions (a tuple of axes, no keepdims); 2.4's do
-_add_reduce: Callable[..., Any] = np.add.reduce
 
 
 def _fusable(t: Tensor | None, dtype: np.dtype, c: int) -> bool:
