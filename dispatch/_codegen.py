@@ -16,7 +16,9 @@ tell how an argument was passed, so the rebuilt call follows one rule:
 * ``*args`` and ``**kwargs`` are spread as given;
 * parameters a wrapper names as keyword parameters are always passed in
   ``kwargs``, with their values, default or not (as a function written in
-  Python passes them on by name).
+  Python passes them on by name); the positional parameters after the first
+  of them can no longer go by position, so they are passed in ``kwargs``
+  unless at their default, as keyword-only ones are.
 
 "At its default" means the very default object (``is``), so passing a value
 equal to the default, like ``alpha=1``, is also left out. Handlers that call
@@ -395,9 +397,13 @@ def call_rebuild_source(
     if unknown:
         raise ValueError(f"keyword parameters {sorted(unknown)} are not in the signature {signature}")
     params = list(signature.parameters.values())
-    positional = [p for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD) and p.name not in keyword]
+    positional = [p for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
+    gap = next((i for i, p in enumerate(positional) if p.name in keyword), len(positional))
+    # after a parameter passed by keyword, the positional ones would bind to the wrong parameters: keywords too
+    by_keyword = [p for p in positional[gap:] if p.name not in keyword and p.kind is _P.POSITIONAL_OR_KEYWORD]
+    positional = positional[:gap]
     var_pos = next((p.name for p in params if p.kind is _P.VAR_POSITIONAL), None)
-    kwonly = [p for p in params if p.kind is _P.KEYWORD_ONLY and p.name not in keyword]
+    kwonly = by_keyword + [p for p in params if p.kind is _P.KEYWORD_ONLY and p.name not in keyword]
     always = [p for p in params if p.name in keyword]
     var_kw = next((p.name for p in signature.parameters.values() if p.kind is _P.VAR_KEYWORD), None)
 

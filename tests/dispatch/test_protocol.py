@@ -332,6 +332,30 @@ def test_wrap_a_whole_module_and_class():
     assert proto.registry.ignored_functions() >= {mod.make}
 
 
+def test_parameters_after_a_keyword_parameter_reach_handlers_by_keyword():
+    """A wrapper that forwards a middle parameter by keyword (as a Python function passing it on by name) must not
+    pass the later ones by position: they would bind to the wrong parameters when the handler calls ``func`` again."""
+    proto = Protocol("__gap_function__")
+
+    def loss(input, target, size_average=None, reduction="mean", weight=None):
+        return (input, target, size_average, reduction, weight)
+
+    wrapped = proto.wrap(loss, keyword_params=("size_average", "reduction"))
+    seen = []
+
+    class Handler:
+        def __gap_function__(self, func, types, args, kwargs):
+            seen.append((args, dict(kwargs)))
+            plain = tuple(0 if a is self else a for a in args)
+            return func(*plain, **kwargs)
+
+    h = Handler()
+    assert wrapped(h, 1, weight="w") == (0, 1, None, "mean", "w")
+    assert seen[-1] == ((h, 1), {"size_average": None, "reduction": "mean", "weight": "w"})
+    assert wrapped(h, 1, True, "sum") == (0, 1, True, "sum", None)  # a default left alone is still left out
+    assert seen[-1] == ((h, 1), {"size_average": True, "reduction": "sum"})
+
+
 def test_primary_plain_type_is_fast_but_its_subclasses_dispatch():
     proto = Protocol("__prim_function__")
 
