@@ -372,6 +372,9 @@ def _denominator(func: Callable, a: dict, x: Any, target: Any, dtype: tensorlib.
         partial = blockwise(call.kernel(class_weight_total, shape=(1,)), ("n",), pairs, dtype,
                             adjust_chunks={"n": 1})
         return sum_(DaskTensor(partial))
+    if func in (F.mse_loss, F.l1_loss) and a.get("weight") is not None:  # their weighted mean: by the total weight
+        weight = a["weight"]
+        return sum_(weight) if isinstance(weight, DaskTensor) else tensorlib.sum(weight)
     if func is F.cross_entropy:  # class probabilities: the mean over every position but the class dimension
         return math.prod(x.shape) // x.shape[1]
     return math.prod(tensorlib.broadcast_shapes(x.shape, target.shape))

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
+from .._size import Size
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
 from ..ops import activation, broadcast, reduction as reduction_ops, shape as shape_ops, unary
 from ..ops._pointwise import inplace_apply
@@ -38,11 +39,12 @@ from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, n
 from ..ops.inplace import mul_
 from ..ops.join_split import cat as _cat, stack as _stack
 from ..ops.linalg import einsum, matmul, matrix_product, mm, vector_norm
+from ..ops.power import pow as _pow
 from ..ops.reduction import mean
 from ..ops.selection import clamp, where
 from ..ops.shape import reshape, squeeze, unsqueeze
 from ..ops.unary import exp, log, rsqrt
-from . import _activations as _act
+from . import _activations as _act, _loss_nodes as _losses
 from ._normalization import fused_layer_norm
 
 # -- linear layers -------------------------------------------------------------------------------
@@ -699,7 +701,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 # -- losses -------------------------------------------------------------------------------------------
 
 
-def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+def _reduction(size_average: Any, reduce: Any, reduction: str, validate: bool = True) -> str:
+    """The reduction the arguments ask for (the legacy pair warns as torch does); a bad name is torch's ValueError."""
     if size_average is not None or reduce is not None:
         sa = True if size_average is None else size_average
         rd = True if reduce is None else reduce
@@ -710,7 +713,7 @@ def _reduction(size_average: Any, reduce: Any, reduction: str) -> str:
             stacklevel=4,
         )
         return red
-    if reduction not in ("none", "mean", "sum"):
+    if validate and reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
 
@@ -733,56 +736,92 @@ def _check_target_size(input: Tensor, target: Tensor, name: str) -> None:
         )
 
 
+def _expanded(x: Tensor, t: Tensor) -> tuple[Tensor, Tensor]:
+    """Input and target at their common shape (torch's losses broadcast them first: the expansion is recorded)."""
+    if x._data.shape == t._data.shape:
+        return x, t
+    return broadcast.broadcast_tensors(x, t)
+
+
+def _weighted(loss_of: Callable[[], Tensor], weight: Any, input: Tensor, reduction: str, mean_by_weight: bool,
+              fname: str) -> Tensor:
+    """A loss times per-element ``weight`` (of the input's size), reduced as torch's Python does for the weighted
+    form: a mean divides by the total weight (mse, l1) or by the number of elements (huber)."""
+    w = tensor_arg(weight, fname, "weight", 6)
+    if w._data.shape != input._data.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = mul(loss_of(), w)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return broadcast.sum(loss)
+    if reduction == "mean":
+        return div(broadcast.sum(loss), broadcast.sum(w)) if mean_by_weight else mean(loss)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
 @op(namespace=NN_FUNCTIONAL)
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    """Mean squared error."""
+    """Mean squared error (one ``MseLossBackward0`` node; with ``weight``, a mean divides by the total weight)."""
     x = tensor_arg(input, "mse_loss")
     t = tensor_arg(target, "mse_loss", "target", 2)
     _check_target_size(x, t, "mse_loss")
-    d = sub(x, t)
-    loss = mul(d, d)
+    red = _reduction(size_average, reduce, reduction, validate=False)
+    xe, te = _expanded(x, t)
     if weight is not None:
-        loss = mul(loss, weight)
-    return _reduce(loss, _reduction(size_average, reduce, reduction))
+        return _weighted(lambda: _pow(sub(xe, te), 2), weight, x, red, True, "mse_loss")
+    return _losses.pair_loss(_losses.MseLossBackward0, xe, te, _reduction(None, None, red), _losses.mse_forward,
+                             kernel="mse_cpu")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    """Mean absolute error."""
+    """Mean absolute error (with ``weight``, a mean divides by the total weight)."""
     x = tensor_arg(input, "l1_loss")
     t = tensor_arg(target, "l1_loss", "target", 2)
     _check_target_size(x, t, "l1_loss")
-    loss = unary.abs(sub(x, t))
+    red = _reduction(size_average, reduce, reduction, validate=False)
+    xe, te = _expanded(x, t)
     if weight is not None:
-        loss = mul(loss, weight)
-    return _reduce(loss, _reduction(size_average, reduce, reduction))
+        return _weighted(lambda: unary.abs(sub(xe, te)), weight, x, red, True, "l1_loss")
+    return _reduce(unary.abs(sub(xe, te)), _reduction(None, None, red))
 
 
 @op(namespace=NN_FUNCTIONAL)
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
-    """Quadratic for errors below ``delta``, linear above."""
+    """Quadratic for errors below ``delta``, linear above (one ``HuberLossBackward0`` node, in the input's dtype)."""
     x = tensor_arg(input, "huber_loss")
     t = tensor_arg(target, "huber_loss", "target", 2)
-    d = sub(x, t)
-    ad = unary.abs(d)
-    loss = where(lt(ad, delta), mul(mul(d, d), 0.5), mul(sub(ad, 0.5 * delta), delta))
-    if weight is not None:
-        loss = mul(loss, weight)
-    return _reduce(loss, _reduction(None, None, reduction))
+    _check_target_size(x, t, "huber_loss")
+    delta = float_arg(delta, "huber_loss", "delta", 4)
+    xe, te = _expanded(x, t)
+
+    def unweighted(red: str) -> Tensor:
+        if delta <= 0:
+            raise RuntimeError("huber_loss does not support non-positive values for delta.")
+        return _losses.pair_loss(_losses.HuberLossBackward0, xe, te, red, _losses.huber_forward, delta,
+                                 kernel="huber_cpu", same_dtype_as_input=True)
+
+    if weight is None:
+        return unweighted(_reduction(None, None, reduction))
+    return _weighted(lambda: unweighted("none"), weight, x, reduction, False, "huber_loss")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
-    """Huber loss scaled by ``1 / beta``."""
+    """Huber loss scaled by ``1 / beta`` (one ``SmoothL1LossBackward0`` node; ``beta=0`` is :func:`l1_loss`)."""
     x = tensor_arg(input, "smooth_l1_loss")
     t = tensor_arg(target, "smooth_l1_loss", "target", 2)
-    d = sub(x, t)
-    ad = unary.abs(d)
+    _check_target_size(x, t, "smooth_l1_loss")
+    red = _reduction(size_average, reduce, reduction)
+    beta = float_arg(beta, "smooth_l1_loss", "beta", 6)
+    xe, te = _expanded(x, t)
     if beta == 0:
-        loss = ad
-    else:
-        loss = where(lt(ad, beta), div(mul(mul(d, d), 0.5), beta), sub(ad, 0.5 * beta))
-    return _reduce(loss, _reduction(size_average, reduce, reduction))
+        return _reduce(unary.abs(sub(xe, te)), red)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _losses.pair_loss(_losses.SmoothL1LossBackward0, xe, te, red, _losses.smooth_l1_forward, beta,
+                             kernel="smooth_l1_cpu")
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -960,23 +999,53 @@ def cross_entropy(
 
 @op(namespace=NN_FUNCTIONAL)
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
-    """Binary cross entropy between probabilities ``input`` and ``target`` (log clamped at -100, as torch)."""
+    """Binary cross entropy between probabilities ``input`` and ``target`` (logs clamped at -100, as torch).
+
+    One ``BinaryCrossEntropyBackward0`` node with edges to the input and the target; ``weight`` (broadcast to the
+    input's shape) is a constant: torch refuses to differentiate it.
+    """
     x = tensor_arg(input, "binary_cross_entropy")
     t = tensor_arg(target, "binary_cross_entropy", "target", 2)
+    red = _reduction(size_average, reduce, reduction)
     if t._data.shape != x._data.shape:
         raise ValueError(
             f"Using a target size ({t.shape!r}) that is different to the input size ({x.shape!r}) is deprecated. "
             "Please ensure they have the same size."
         )
-    if np.any((x._data < 0) | (x._data > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    with np.errstate(divide="ignore"):  # log(0) = -inf is clamped to -100 just below, as torch
-        log_p = clamp(log(x), min=-100.0)
-        log_1p = clamp(log(rsub(x, 1)), min=-100.0)
-    loss = neg(add(mul(t, log_p), mul(rsub(t, 1), log_1p)))
+    a, b = x._data, t._data
+    w = None
     if weight is not None:
-        loss = mul(loss, weight)
-    return _reduce(loss, _reduction(size_average, reduce, reduction))
+        wt = tensor_arg(weight, "binary_cross_entropy", "weight", 3)
+        _check_broadcastable_to(wt._data.shape, a.shape)
+        if GRAD.enabled and wt._requires_grad and (x._requires_grad or t._requires_grad):
+            raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument "
+                               "'weight'. This input cannot have requires_grad True.")
+        w = np.broadcast_to(wt._data, a.shape).astype(a.dtype)
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"Found dtype {type_title(b.dtype)} but expected {type_title(a.dtype)}")
+    float_only("binary_cross_entropy", x)
+    # the first element out of [0, 1] (NaN included), input before target, decides the message (torch checks each
+    # element in turn)
+    bad_input, bad_target = ~((a >= 0) & (a <= 1)), ~((b >= 0) & (b <= 1))
+    if bad_input.any() or bad_target.any():
+        first = int(np.argmax((bad_input | bad_target).reshape(-1)))
+        which = "input" if bad_input.reshape(-1)[first] else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+    node = _losses.BinaryCrossEntropyBackward0
+    return _losses.pair_loss(node, x, t, red, _losses.bce_forward, w, kernel="binary_cross_entropy")
+
+
+def _check_broadcastable_to(shape: tuple, target: tuple) -> None:
+    """torch's ``_infer_size`` error when a weight of ``shape`` cannot broadcast to ``target``."""
+    for k in range(1, len(shape) + 1):
+        n, m = shape[-k], target[-k] if k <= len(target) else 1
+        if n != m and n != 1 and m != 1:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at {-k}! Mismatching argument at "
+                               f"index 1 had {Size(shape)!r}; but expected shape should be broadcastable to "
+                               f"{list(target)}")
+    if len(shape) > len(target):
+        raise RuntimeError(f"output with shape {list(target)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(shape, target))}")
 
 
 @op(namespace=NN_FUNCTIONAL)

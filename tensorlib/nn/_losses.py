@@ -1,7 +1,9 @@
 """Ranking, embedding and likelihood losses, and ``prelu`` (raw implementations behind ``nn.functional``).
 
-All are compositions of tensorlib's differentiable ops, so they have
-gradients (and gradients of gradients) for free.
+Most are compositions of tensorlib's differentiable ops, so they have
+gradients (and gradients of gradients) for free; the ones torch computes in
+one kernel (soft_margin_loss and the margin losses) are one node each, as in
+torch (see ``_loss_nodes``).
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import get_default_dtype
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor
 from ..ops import broadcast, unary
-from ..ops._util import float_only, real_only, tensor_arg, type_title, wrap
+from ..ops._util import (GRAD, broadcast_error, float_arg, float_only, not_implemented, result_dtype,
+                          tensor_arg, type_title, wrap)
 from ..ops.arithmetic import add, div, mul, rsub, sub
+from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops.comparison import eq, gt, ne
 from ..ops.conversion import to_dtype
 from ..ops.creation import full_like, ones_like
@@ -26,6 +31,7 @@ from ..ops.reduction import mean
 from ..ops.selection import clamp_min, minimum, where
 from ..ops.shape import reshape, unsqueeze
 from ..ops.unary import exp, log, log1p, sqrt
+from . import _loss_nodes as _nodes
 from ._functional import _reduce, _reduction, cross_entropy, linear, logsigmoid, pairwise_distance
 
 
@@ -101,12 +107,34 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 @op(namespace=NN_FUNCTIONAL)
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
-    """Two-class logistic loss ``log(1 + exp(-target * input))`` for targets 1 and -1."""
+    """Two-class logistic loss ``log(1 + exp(-target * input))`` for targets 1 and -1.
+
+    One ``SoftMarginLossBackward0`` node with an edge to the input (torch does not differentiate the target), in the
+    input's dtype; the operands broadcast.
+    """
     x = tensor_arg(input, "soft_margin_loss")
     y = tensor_arg(target, "soft_margin_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
-    _check_same(x, y, "soft_margin_loss")
-    return _reduce(log1p(exp(unary.neg(mul(y, x)))), red)
+    a, b = x._data, y._data
+    if a.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    dt = result_dtype(x, y).np
+    if dt.kind not in "fc":  # integers: the exponential makes it floating point
+        dt = get_default_dtype().np
+    if not np.can_cast(dt, a.dtype, "same_kind"):
+        raise RuntimeError(f"result type {type_title(dt)} can't be cast to the desired output type "
+                           f"{type_title(a.dtype)}")
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise broadcast_error(a.shape, b.shape) from None
+    if GRAD.enabled and y._requires_grad:
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True.")
+    bt = np.broadcast_to(b.astype(dt, copy=False), shape)
+    loss = _nodes.soft_margin_forward(a.astype(dt, copy=False), bt)
+    return _nodes.input_loss(_nodes.SoftMarginLossBackward0, x, loss, red, loss.size, bt)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -224,33 +252,62 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
 @op(namespace=NN_FUNCTIONAL)
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average: Any = None, reduce: Any = None, reduction: str = "mean") -> Tensor:
-    """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i]) ** p / C`` per sample."""
+    """Multi-class hinge loss: ``sum_{i != y} max(0, margin - x[y] + x[i]) ** p / C`` per sample.
+
+    One ``MultiMarginLossBackward0`` node with an edge to the input; ``weight`` (one value per class) is a constant,
+    as torch refuses to differentiate it. Unlike torch's, the gradient is differentiable again.
+    """
     x = tensor_arg(input, "multi_margin_loss")
     y = tensor_arg(target, "multi_margin_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    unbatched = x.dim() <= 1
-    xb = reshape(x, (1, -1)) if unbatched else x
-    if y.dim() > 1 or y.numel() != xb.shape[0]:
-        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
-                           f"samples (batch size). Expected target size [{xb.shape[0]}], but got {list(y.shape)}. ")
-    yb = reshape(y, (-1, 1))
-    classes = xb.shape[1]
-    picked = gather(xb, 1, yb)
-    margins = clamp_min(add(sub(xb, picked), margin), 0)
-    if p == 2:
-        margins = mul(margins, margins)
+    w = None
     if weight is not None:
-        margins = mul(margins, reshape(index_select(weight, 0, reshape(yb, (-1,))), (-1, 1)))
-
-    keep = ones_like(margins)
-    keep = scatter(keep, 1, yb, 0.0)
-    loss = div(broadcast.sum(mul(margins, keep), 1), classes)
-    if unbatched:
-        loss = reshape(loss, ())
-    return _reduce(loss, red)
-
+        w = tensor_arg(weight, "multi_margin_loss", "weight", 5)
+        if w.dim() != 1:
+            raise ValueError("weight must be one-dimensional")
+    margin = float_arg(margin, "multi_margin_loss", "margin", 4)
+    a, t = x._data, y._data
+    if a.ndim > 2 or (a.ndim >= 1 and a.shape[-1] == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(a.shape)}")
+    n = a.shape[0] if a.ndim == 2 else 1
+    if t.ndim > 1 or t.size != n:
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{n}], but got {list(t.shape)}. Input has "
+                           f"shape {list(a.shape)}.")
+    if t.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {type_title(t.dtype)}")
+    if a.dtype not in (np.float32, np.float64):
+        raise not_implemented("multi_margin_loss_cpu_kernel", a.dtype)
+    classes = a.shape[-1] if a.ndim else 1
+    if w is not None:
+        if w._data.size != classes:
+            raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(w._data.shape)}")
+        if w._data.dtype != a.dtype:
+            raise RuntimeError(f"expected scalar type {type_title(a.dtype)} but found {type_title(w._data.dtype)}")
+        if GRAD.enabled and w._requires_grad and x._requires_grad:
+            raise RuntimeError("The function 'multi_margin_loss' is not differentiable with respect to argument "
+                               "'weight'. This input cannot have requires_grad True.")
+    yb = t.reshape(n, 1)
+    if n and (yb.min() < 0 or yb.max() >= classes):
+        raise RuntimeError("target out of range")
+    ab = a.reshape(n, classes)
+    z = ab - np.take_along_axis(ab, yb, 1) + margin
+    z[np.arange(n), yb[:, 0]] = 0  # the target's own class does not count
+    np.maximum(z, 0, out=z)
+    coef = np.full((n, 1), 1.0 / classes, a.dtype) if w is None else (w._data[yb] / classes).astype(a.dtype)
+    # the slope, for backward: coef (p = 1) or 2 z coef (p = 2) where the margin is positive, and at the target
+    # minus the sum of the others
+    slope = (z > 0) * coef if p == 1 else 2 * z * coef
+    slope[np.arange(n), yb[:, 0]] = -_add_reduce(slope, 1)
+    if p == 2:
+        z *= z
+    per_sample = _add_reduce(z * coef, 1)
+    if red == "none" and a.ndim < 2:
+        per_sample = per_sample.reshape(())
+    return _nodes.input_loss(_nodes.MultiMarginLossBackward0, x, per_sample, red, n, p, margin, yb, coef, slope)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -258,42 +315,50 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
                            reduction: str = "mean") -> Tensor:
     """Multi-label hinge loss: ``sum_{j in y} sum_{i not in y} max(0, 1 - (x[j] - x[i])) / C`` per sample.
 
-    ``target`` holds each sample's class indices, ended by the first ``-1``. Composed of differentiable ops,
-    so gradients of every order are available (torch's has no double backward).
+    ``target`` holds each sample's class indices, ended by the first ``-1``. One ``MultilabelMarginLossBackward0``
+    node; the loss is piecewise linear, so its gradient is a constant (torch has no double backward).
     """
     x = tensor_arg(input, "multilabel_margin_loss")
     y = tensor_arg(target, "multilabel_margin_loss", "target", 2)
     red = _reduction(size_average, reduce, reduction)
     a, t = x._data, y._data
-    if a.ndim > 2 or (a.ndim == 2 and a.shape[1] == 0) or (a.ndim == 1 and a.shape[0] == 0):
+    if a.ndim > 2 or (a.ndim >= 1 and a.shape[-1] == 0):
         raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(a.shape)}")
     if t.shape != a.shape:
         raise RuntimeError(f"inconsistent target size: {list(t.shape)} for input of size: {list(a.shape)}")
     if t.dtype != np.int64:
         raise RuntimeError(f"expected scalar type Long but found {type_title(t.dtype)}")
-    xb = reshape(x, (-1, a.shape[-1] if a.ndim else 1))
-    tb = t.reshape(xb._data.shape)
-    n, c = xb._data.shape
-    # occurrences of each class among a sample's targets (those before its first negative entry)
-    counts = np.zeros((n, c), dtype=a.dtype)
-    for row in range(n):
-        for value in tb[row].tolist():
-            if value < -1 or value >= c:
-                raise RuntimeError("argument #2 'target' is out of range")
-            if value < 0:
-                break
-            counts[row, value] += 1
-    others = (counts == 0).astype(a.dtype)
-    # margins[n, j, i] = max(0, 1 - x[n, j] + x[n, i]) for target j and non-target i
-    margins = clamp_min(add(rsub(unsqueeze(xb, 2), 1), unsqueeze(xb, 1)), 0)
-    weight = wrap(counts[:, :, None] * others[:, None, :])
-    loss = div(broadcast.sum(mul(margins, weight), (1, 2)), c)
-    if red == "none":
-        return reshape(loss, a.shape[:-1] if a.ndim else ())
+    if a.dtype not in (np.float32, np.float64):
+        raise not_implemented("multilabel_margin_loss_forward_out_frame", a.dtype)
+    c = a.shape[-1] if a.ndim else 1
+    ab, tb = a.reshape(-1, c), t.reshape(-1, c)
+    n = ab.shape[0]
+    # a sample's targets are its entries before the first negative one, which must be -1
+    negative = tb < 0
+    ends = np.where(negative.any(1), negative.argmax(1), c)
+    listed = np.arange(c) < ends[:, None]
+    at_end = np.arange(c) == ends[:, None]
+    if ((listed & (tb >= c)) | (at_end & (tb < -1))).any():
+        raise RuntimeError("argument #2 'target' is out of range")
+    rows = np.nonzero(listed)[0]
+    is_target = np.zeros((n, c), bool)
+    is_target[rows, tb[listed]] = True
+    # margins[s, k, i] = 1 - x[s, target k] + x[s, i], for the listed targets k and the other classes i
+    k = int(ends.max()) if n else 0
+    slots = np.arange(k) < ends[:, None]
+    picked = np.take_along_axis(ab, np.where(slots, tb[:, :k], 0), 1)
+    margins = 1 - picked[:, :, None] + ab[:, None, :]
+    active = (margins > 0) & slots[:, :, None] & ~is_target[:, None, :]
+    per_sample = _add_reduce(np.where(active, margins, 0), (1, 2)) / c
+    # the slope: +1/C at each other class for each active pair, -1/C at the pair's target (repeats add up)
+    slope = active.sum(1).astype(a.dtype) / c
+    np.add.at(slope, (np.nonzero(slots)[0], tb[:, :k][slots]), -active.sum(2)[slots].astype(a.dtype) / c)
+    if a.ndim < 2:
+        per_sample = per_sample.reshape(())
     if red == "mean" and n == 0:  # no samples: zero (torch's is an uninitialised number)
-        return broadcast.sum(loss)
-    return _reduce(loss, red)
+        red = "sum"
+    return _nodes.input_loss(_nodes.MultilabelMarginLossBackward0, x, per_sample.astype(a.dtype), red, n, slope)
 
 
 @op(namespace=NN_FUNCTIONAL)

@@ -40,7 +40,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x1^T A x2 + b`` for each output feature, over any leading (batch) dims."""
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
-    """Binary cross entropy between probabilities ``input`` and ``target`` (log clamped at -100, as torch)."""
+    """Binary cross entropy between probabilities ``input`` and ``target`` (logs clamped at -100, as torch)."""
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = 'mean', pos_weight: Tensor | None = None) -> Tensor:
     """Binary cross entropy on logits, computed stably (``sigmoid`` folded in)."""
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -130,7 +130,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1."""
 def huber_loss(input: Tensor, target: Tensor, reduction: str = 'mean', delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
-    """Quadratic for errors below ``delta``, linear above."""
+    """Quadratic for errors below ``delta``, linear above (one ``HuberLossBackward0`` node, in the input's dtype)."""
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None, weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-05) -> Tensor:
     """Normalise each channel of each sample over its spatial dims, then apply the per-channel affine."""
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = 'nearest', align_corners: bool | None = None, recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
@@ -138,7 +138,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = 'mean', log_target: bool = False) -> Tensor:
     """KL divergence with log-probabilities ``input`` and (log-)probabilities ``target``."""
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = 'mean', weight: Tensor | None = None) -> Tensor:
-    """Mean absolute error."""
+    """Mean absolute error (with ``weight``, a mean divides by the total weight)."""
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None, eps: float = 1e-05) -> Tensor:
     """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift."""
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -184,7 +184,7 @@ def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = 'mean', weight: Tensor | None = None) -> Tensor:
-    """Mean squared error."""
+    """Mean squared error (one ``MseLossBackward0`` node; with ``weight``, a mean divides by the total weight)."""
 def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True, attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None, static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
     """Multi-head attention of ``(L, N, E)`` queries over ``(S, N, E)`` keys and values (or unbatched ``(L, E)``)."""
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
@@ -238,7 +238,7 @@ def sigmoid(input: Tensor) -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)``."""
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = 'mean', beta: float = 1.0) -> Tensor:
-    """Huber loss scaled by ``1 / beta``."""
+    """Huber loss scaled by ``1 / beta`` (one ``SmoothL1LossBackward0`` node; ``beta=0`` is :func:`l1_loss`)."""
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = 'mean') -> Tensor:
     """Two-class logistic loss ``log(1 + exp(-target * input))`` for targets 1 and -1."""
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:

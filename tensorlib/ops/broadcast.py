@@ -124,7 +124,8 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
         raise broadcast_error(*shapes) from None
-    return tuple(expand(t_, shape) for t_ in tensors)
+    # a tensor already of that shape is returned itself, as torch does (no ExpandBackward0 in its history)
+    return tuple(t_ if t_._data.shape == shape else expand(t_, shape) for t_ in tensors)
 
 
 @public()
