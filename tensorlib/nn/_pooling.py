@@ -467,7 +467,81 @@ def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
         # divisions by the window size are inexact: round off their last bits before truncating)
         averaged = linear_map(wrap(a.astype(np.float64)), tuple(maps), _LinearMapNode)._data
         return wrap(np.trunc(np.round(averaged, 6)).astype(a.dtype))
-    return linear_map(x, tuple(maps), _node_class(f"AvgPool{max(nd, 2)}DBackward0", _LinearMapNode))
+    # floating point: each window's sum divided once by its divisor, as torch's kernel does
+    axes = tuple((a.ndim - nd + i, k[i], s[i], p[i], size[i], out[i]) for i in range(nd))
+    if divisor_override is not None:
+        divisor = np.array(float(divisor_override))
+    else:
+        divisor = np.ones(())
+        for i in range(nd):
+            start = np.arange(out[i]) * s[i] - p[i]
+            stop = np.minimum(start + k[i], size[i] + p[i]) if count_include_pad else np.minimum(start + k[i], size[i])
+            count = stop - (start if count_include_pad else np.maximum(start, 0))
+            divisor = np.multiply.outer(divisor, np.maximum(count, 1))
+    name = f"AvgPool{max(nd, 2)}DBackward"
+    nodes = (_node_class(f"{name}0", _WindowAverageNode), _node_class(f"{name}Backward0", _WindowAverageNode))
+    return _window_average(x, axes, divisor.astype(a.dtype), False, nodes)
+
+
+class _WindowAverageNode(Node):
+    """Average pooling, or its adjoint (its gradient's scatter): linear maps, each the other's backward."""
+
+    __slots__ = ("axes", "divisor", "adjoint", "nodes")
+    axes: tuple[tuple[int, int, int, int, int, int], ...]  # (axis, kernel, stride, padding, in size, out size)
+    divisor: np.ndarray  # each window's divisor, over the output's spatial dims
+    adjoint: bool
+    nodes: tuple[type, type]  # the node classes of the map and of its adjoint (torch's names)
+
+    def backward(self, g: Tensor) -> tuple:
+        return (_window_average(g, self.axes, self.divisor, not self.adjoint, self.nodes),)
+
+
+def _window_average(x: Tensor, axes: tuple, divisor: np.ndarray, adjoint: bool, nodes: tuple[type, type]) -> Tensor:
+    """Window sums over ``axes`` divided by ``divisor`` (or, ``adjoint``, the gradient of that map at ``x``)."""
+    a = x._data
+    if not adjoint:
+        for ax, k, s, p, n, out in axes:
+            a = _window_sums(a, ax, k, s, p, n, out)
+        a = a / divisor
+    else:
+        a = a / divisor
+        for ax, k, s, p, n, out in reversed(axes):
+            a = _window_scatter(a, ax, k, s, p, n, out)
+    if x._requires_grad and GRAD.enabled:
+        res, node = record(nodes[adjoint], a, (x,))
+        node.axes, node.divisor, node.adjoint, node.nodes = axes, divisor, adjoint, nodes
+        return res
+    return wrap(a)
+
+
+def _window_sums(a: np.ndarray, ax: int, k: int, s: int, p: int, n: int, out: int) -> np.ndarray:
+    """``out[o] = sum(a[o * s - p + t] for t < k)`` along ``ax``, zero outside ``a``: k strided additions."""
+    span = (out - 1) * s + 1
+    right = max(0, (out - 1) * s + k - p - n)
+    if p or right:
+        shape = list(a.shape)
+        shape[ax] = p + n + right
+        padded = np.zeros(shape, a.dtype)
+        padded[(slice(None),) * ax + (slice(p, p + n),)] = a
+        a = padded
+    lead = (slice(None),) * ax
+    acc = a[lead + (slice(0, span, s),)].copy()
+    for t in range(1, k):
+        acc += a[lead + (slice(t, t + span, s),)]
+    return acc
+
+
+def _window_scatter(g: np.ndarray, ax: int, k: int, s: int, p: int, n: int, out: int) -> np.ndarray:
+    """The adjoint of :func:`_window_sums`: each ``g[o]`` added back to the ``k`` positions its window read."""
+    span = (out - 1) * s + 1
+    right = max(0, (out - 1) * s + k - p - n)
+    shape = list(g.shape)
+    shape[ax] = p + n + right
+    acc = np.zeros(shape, g.dtype)
+    lead = (slice(None),) * ax
+    for t in range(k):
+        acc[lead + (slice(t, t + span, s),)] += g
+    return acc[lead + (slice(p, p + n),)] if p or right else acc
 
 
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))

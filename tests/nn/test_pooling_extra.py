@@ -200,3 +200,30 @@ def test_max_unpool_invalid_indices(call, size):
     # torch reports whichever invalid index its threads met last: ours is the last one in order
     message = same_error(call, V, I, match="Found an invalid max index: ")
     assert message.endswith(f"(output volumes are of size {size})")
+
+
+# -- average pooling: window sums, each divided once by its divisor ---------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=3, stride=2, padding=1),
+                                    dict(kernel_size=(3, 2), stride=(2, 3), padding=(1, 0), ceil_mode=True),
+                                    dict(kernel_size=3, stride=1, padding=1, count_include_pad=False),
+                                    dict(kernel_size=4, stride=3, padding=2, ceil_mode=True, count_include_pad=False),
+                                    dict(kernel_size=2, divisor_override=3)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_avg_pool2d_values_gradients_and_nodes_match_torch(kwargs, dtype):
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((2, 3, 11, 10))
+    g = RNG.standard_normal(tuple(torch.nn.functional.avg_pool2d(torch.tensor(a), **kwargs).shape))
+    out = []
+    for lib in (tensorlib, torch):
+        x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.nn.functional.avg_pool2d(x, **kwargs)
+        (gx,) = lib.autograd.grad(y, x, lib.tensor(g, dtype=x.dtype, requires_grad=True), create_graph=True)
+        out.append((y.grad_fn.name(), gx.grad_fn.name(), y.detach().numpy(), gx.detach().numpy()))
+    assert out[0][:2] == out[1][:2] == ("AvgPool2DBackward0", "AvgPool2DBackwardBackward0")
+    tol = 1e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(out[0][2], out[1][2], rtol=tol, atol=tol)
+    np.testing.assert_allclose(out[0][3], out[1][3], rtol=tol, atol=tol)
+    x = leaf(1, 2, 7, 6)
+    check_gradients(lambda t: F.avg_pool2d(t, **kwargs), x)

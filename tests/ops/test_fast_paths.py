@@ -328,3 +328,48 @@ def test_embedding_checks_index_dtype_and_range_in_one_pass():
     for dtype, name in ((tensorlib.uint8, "ByteTensor"), (tensorlib.int16, "ShortTensor")):
         with pytest.raises(RuntimeError, match=f"scalar types: Long, Int; but got tensorlib.{name} instead"):
             emb(tensorlib.tensor([1, 2], dtype=dtype))
+
+
+# -- the scatter-add behind index_select's and advanced indexing's gradients ---------------------------------------
+
+
+def _scatter_cases():
+    rng = np.random.default_rng(3)
+    return {
+        "rows, repeated": ((64, 256), (rng.integers(0, 64, 2016),), (2016, 256)),
+        "rows of a 2-D index": ((300, 20), (rng.integers(0, 300, (40, 32)),), (40, 32, 20)),
+        "middle axis, negative": ((8, 500), (slice(None), rng.integers(-500, 500, 3000)), (8, 3000)),
+        "middle axis of 3-D": ((8, 50, 30), (slice(None), rng.integers(0, 50, 30)), (8, 30, 30)),
+        "no repeats": ((5000, 4), (rng.permutation(5000)[:3000],), (3000, 4)),
+        "single elements": ((5000,), (rng.integers(0, 5000, 30000),), (30000,)),
+        "small": ((4, 5), (rng.integers(0, 4, 3), rng.integers(0, 5, 3)), (3,)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_scatter_cases()))
+def test_scatter_add_into_zeros_is_np_add_at(name):
+    from tensorlib.ops.indexing import add_at_zeros
+
+    shape, key, vshape = _scatter_cases()[name]
+    values = np.random.default_rng(4).standard_normal(vshape)
+    want, got = np.zeros(shape), np.zeros(shape)
+    np.add.at(want, key, values)
+    add_at_zeros(got, key, values)
+    np.testing.assert_array_equal(got, want)  # double precision: the same additions in the same order
+    want32, got32 = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
+    np.add.at(want32, key, values.astype(np.float32))
+    add_at_zeros(got32, key, values.astype(np.float32))
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32, want32, rtol=1e-5, atol=1e-5)  # single precision sums in double, then rounds
+
+
+def test_index_select_gradient_with_repeated_rows():
+    rng = np.random.default_rng(5)
+    x = tensorlib.tensor(rng.standard_normal((40, 130)), requires_grad=True)
+    idx = tensorlib.tensor(rng.integers(0, 40, 100))
+    g = rng.standard_normal((100, 130))
+    (gx,) = tensorlib.autograd.grad(tensorlib.index_select(x, 0, idx), x, tensorlib.tensor(g))
+    want = np.zeros((40, 130))
+    np.add.at(want, idx.numpy(), g)
+    np.testing.assert_array_equal(gx.numpy(), want)
+    assert gradgradcheck(lambda t: tensorlib.index_select(t, 0, idx) ** 2, (x[:, :40].detach().requires_grad_(),))
