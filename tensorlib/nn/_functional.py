@@ -35,7 +35,7 @@ from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
 from ..ops.comparison import gt, lt
 from ..ops.conversion import full_like_scalar, to_dtype
 from ..ops.creation import _rng
-from ..ops.indexing import basic_getitem, gather, index_put_key, index_select, narrow
+from ..ops.indexing import basic_getitem, gather, index_add, index_put_key, index_select, narrow
 from ..ops.inplace import mul_
 from ..ops.join_split import cat as _cat, stack as _stack
 from ..ops.linalg import einsum, matmul, matrix_product, mm, vector_norm
@@ -1142,7 +1142,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """``p``-norm distances between the rows of a 2-D ``input``: the upper triangle of the distance matrix, row by row.
 
-    Composed of differentiable ops, so gradients of every order are available (torch has no double backward).
+    One ``PdistBackward0`` node, computed a block of rows at a time; its gradient is differentiable again (torch
+    has no double backward).
     """
     x = tensor_arg(input, "pdist")
     no_half("pdist", x)
@@ -1153,9 +1154,113 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    first, second = np.triu_indices(a.shape[0], 1)
-    diff = sub(index_select(x, 0, wrap(first)), index_select(x, 0, wrap(second)))
-    return vector_norm(diff, p, 1)
+    p = float(p)
+    n = a.shape[0]
+    dist = np.empty(n * (n - 1) // 2, a.dtype)
+    for _, pairs, diff in _pdist_rows(a):
+        dist[pairs] = _row_norms(diff, p)
+    if not (x._requires_grad and GRAD.enabled):
+        return wrap(dist)
+    res, node = record(PdistBackward0, dist, (x,))
+    node.self_, node.p, node.result = save_input(x), p, SavedTensor(res, True)
+    return res
+
+
+def _pdist_rows(a: np.ndarray) -> Any:
+    """The row pairs ``i < j`` of ``a`` in torch's order, one first row at a time: yields ``(i, the pairs' slice in
+    the output, a[i] - a[i + 1:])`` (a broadcast subtraction: no gathered copies of the rows)."""
+    n = a.shape[0]
+    start = 0
+    for i in range(n - 1):
+        stop = start + n - 1 - i
+        yield i, slice(start, stop), a[i] - a[i + 1:]
+        start = stop
+
+
+def _row_norms(diff: np.ndarray, p: float) -> np.ndarray:
+    """The ``p``-norm of each row of ``diff`` (``p = 0``: the number of non-zeros), as torch's pdist."""
+    if p == 2:
+        return np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    ad = np.abs(diff)
+    if p == 1:
+        return ad.sum(1)
+    if p == 0:
+        return (ad != 0).sum(1).astype(diff.dtype)
+    if p == math.inf:
+        return ad.max(1, initial=0)
+    return np.power(np.power(ad, p).sum(1), 1 / p)
+
+
+def _pair_slopes(diff: Any, d: Any, g: Any, p: float, ops: Any) -> Any:
+    """``g * d |diff|_p / d diff`` for each pair's difference (rows), as torch's ``_pdist_backward`` computes it,
+    on arrays (``ops`` is NumPy) or with differentiable ops (``ops`` is the tensor namespace below)."""
+    g = ops.col(g)
+    d = ops.col(d)
+    if p == 1:
+        return ops.mul(ops.sign(diff), g)
+    if p == math.inf:
+        return ops.mul(ops.mul(ops.sign(diff), ops.eq_mask(ops.abs(diff), d)), g)
+    safe = ops.where_zero(d)  # 0 where the distance is 0: no gradient there, as torch
+    if p == 2:
+        return ops.mul(diff, ops.mul(ops.div(g, safe[0]), safe[1]))
+    scale = ops.mul(ops.div(g, ops.pow(safe[0], p - 1)), safe[1])
+    if p < 2:  # |diff| ** (p - 1) is infinite at 0, where torch's slope is 0
+        return ops.mul(ops.mul(ops.sign(diff), ops.pow_nonzero(ops.abs(diff), p - 1)), scale)
+    return ops.mul(ops.mul(diff, ops.pow(ops.abs(diff), p - 2)), scale)
+
+
+class _ArrayOps:
+    col = staticmethod(lambda v: v[:, None])
+    mul = staticmethod(np.multiply)
+    div = staticmethod(np.divide)
+    sign = staticmethod(np.sign)
+    abs = staticmethod(np.abs)
+    pow = staticmethod(np.power)
+    eq_mask = staticmethod(lambda a, b: (a == b).astype(a.dtype))
+    where_zero = staticmethod(lambda d: (np.where(d == 0, 1, d), (d != 0).astype(d.dtype)))
+    pow_nonzero = staticmethod(lambda a, e: np.power(np.where(a == 0, 1, a), e) * (a != 0))
+
+
+class _TensorOps:
+    col = staticmethod(lambda v: reshape(v, (-1, 1)))
+    mul = staticmethod(mul)
+    div = staticmethod(div)
+    sign = staticmethod(unary.sign)
+    abs = staticmethod(unary.abs)
+    pow = staticmethod(_pow)
+    eq_mask = staticmethod(lambda a, b: wrap((a._data == b._data).astype(a._data.dtype)))
+    where_zero = staticmethod(lambda d: (where(wrap(d._data == 0), 1.0, d), wrap((d._data != 0).astype(d._data.dtype))))
+    pow_nonzero = staticmethod(lambda a, e: mul(_pow(where(wrap(a._data == 0), 1.0, a), e),
+                                                wrap((a._data != 0).astype(a._data.dtype))))
+
+
+class PdistBackward0(Node):
+    """The distances' gradient: each pair's slope added to its first row and taken from its second."""
+
+    __slots__ = ("self_", "p", "result")
+    _saved_slots = ("self_", "result")
+    self_: SavedTensor | None
+    p: float
+    result: SavedTensor | None
+
+    def backward(self, g: Tensor) -> tuple:
+        x, d = unpack(self, self.self_), unpack(self, self.result)
+        p = self.p
+        a = x._data
+        if p == 0:
+            return (wrap(np.zeros_like(a)),)
+        if not GRAD.enabled and type(g) is Tensor:
+            out = np.zeros_like(a)
+            for i, pairs, diff in _pdist_rows(a):
+                slopes = _pair_slopes(diff, d._data[pairs], g._data[pairs], p, _ArrayOps)
+                out[i] += slopes.sum(0)
+                out[i + 1:] -= slopes
+            return (wrap(out),)
+        first, second = (wrap(v) for v in np.triu_indices(a.shape[0], 1))
+        diff = sub(index_select(x, 0, first), index_select(x, 0, second))
+        slopes = _pair_slopes(diff, d, g, p, _TensorOps)
+        zeros = wrap(np.zeros_like(a))
+        return (sub(index_add(zeros, 0, first, slopes), index_add(zeros, 0, second, slopes)),)
 
 
 @op(namespace=NN_FUNCTIONAL)

@@ -102,7 +102,6 @@ KNOWN: dict[str, str] = {
     'tensorlib.autograd.grad': NONE,
     'tensorlib.baddbmm': ORDER,
     'tensorlib.bincount': HUGE,
-    'tensorlib.cdist': ORDER,
     'tensorlib.chain_matmul': FORM,
     'tensorlib.cholesky': 'checks the shape of an empty input that torch does not look at',
     'tensorlib.conv1d': HUGE,
