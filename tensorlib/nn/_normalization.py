@@ -408,9 +408,55 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
             shown = [0] if weight is None else list(weight._data.shape)
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {shown} and input of shape {list(a.shape)}")
+    fused = _fused_group_norm(x, num_groups, weight, bias, eps)
+    if fused is not None:
+        return fused
     grouped = reshape(x, (n, num_groups, -1))
     y, _, _ = _normalize(grouped, (2,), eps)
     return _affine(reshape(y, a.shape), weight, bias, (1, c) + (1,) * (a.ndim - 2))
+
+
+class NativeGroupNormBackward0(_FusedNormBackward):
+    """Group norm's node: the statistics and the affine seen on the input as ``(N, groups, C / groups, rest)``."""
+
+    __slots__ = ("grouped",)
+    grouped: tuple[int, int, int, int]
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        if g is None:
+            return None, None, None
+        x = unpack(self, self.input)
+        w = unpack(self, self.weight) if self.weight is not None else None
+        mean, invstd = self.statistics(x)
+        shape, c = x._data.shape, x._data.shape[1]
+        if not GRAD.enabled and type(g) is Tensor and g._data.dtype == x._data.dtype:
+            gx, gw, gb = self._on_arrays(g._data.reshape(self.grouped), x._data.reshape(self.grouped),
+                                         None if w is None else w._data, mean, invstd)
+            return (None if gx is None else wrap(gx._data.reshape(shape)),
+                    None if gw is None else wrap(gw._data.reshape(c)), None if gb is None else wrap(gb._data.reshape(c)))
+        gx, gw, gb = self._recorded(reshape(g, self.grouped), reshape(x, self.grouped), w, mean, invstd)
+        return (None if gx is None else reshape(gx, shape), None if gw is None else reshape(gw, (c,)),
+                None if gb is None else reshape(gb, (c,)))
+
+
+def _fused_group_norm(x: Tensor, groups: int, weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor | None:
+    """group_norm on float32/float64 arrays recorded as one node, as torch's; None when the arguments need the
+    composed path (other dtypes, parameters of another dtype)."""
+    a = x._data
+    if a.size == 0 or a.dtype not in _FUSED_DTYPES or any(
+            t is not None and (not isinstance(t, Tensor) or t._data.dtype != a.dtype) for t in (weight, bias)):
+        return None
+    n, c = a.shape[:2]
+    grouped = (n, groups, c // groups, a.size // (n * c))
+    y, mean, _, invstd = _normalized(a.reshape(grouped), (2, 3), eps)
+    param_shape = (1, groups, c // groups, 1)
+    _affine_in_place(y, weight, bias, param_shape)
+    res, node = _record_fused(NativeGroupNormBackward0, y.reshape(a.shape), x, weight, bias, mean, invstd, True, eps,
+                              (2, 3), (0, 3), param_shape)
+    if node is not None:
+        node.grouped = grouped
+    return res
 
 
 def _normalized_dims(x: Tensor, normalized_shape: Any, weight: Tensor | None, fname: str) -> tuple[int, ...]:

@@ -322,6 +322,50 @@ def test_layer_norm_is_one_node_with_torchs_edges_and_gradients(normalized, whic
     assert gradgradcheck(lambda x, w, b: F.layer_norm(x, normalized, w, b, 1e-3), inputs)
 
 
+@pytest.mark.parametrize("shape,groups", [((2, 6, 5), 3), ((2, 6, 2, 3), 2), ((3, 4), 4), ((2, 4, 3), 1),
+                                          ((1, 6, 2, 1, 2), 6)])
+@pytest.mark.parametrize("which", ["all", "weight-only", "bias-only", "none", "input-fixed"])
+def test_group_norm_is_one_node_with_torchs_edges_and_gradients(shape, groups, which):
+    torch = pytest.importorskip("torch")
+    c = shape[1]
+    a, w, b = RNG.standard_normal(shape) * 2 + 1, RNG.standard_normal(c), RNG.standard_normal(c)
+
+    def run(L, F_):
+        x = L.tensor(a, requires_grad=which != "input-fixed")
+        weight = L.tensor(w, requires_grad=True) if which in ("all", "weight-only", "input-fixed") else None
+        bias = L.tensor(b, requires_grad=True) if which in ("all", "bias-only", "input-fixed") else None
+        y = F_.group_norm(x, groups, weight, bias, 1e-3)
+        return _gradients_of_gradients(L, y, (x, weight, bias), skip_second=which == "bias-only" and L is torch)
+
+    if which == "bias-only":  # torch's group_norm fails to differentiate here under create_graph ("shape '[0]'")
+        x, bias = leaf(*shape), leaf(c)
+        assert F.group_norm(x, groups, None, bias).grad_fn.name() == "NativeGroupNormBackward0"
+        assert gradgradcheck(lambda x, b: F.group_norm(x, groups, None, b, 1e-3), (x, bias))
+        return
+    _assert_same_node_and_gradients(run(tensorlib, F), run(torch, torch.nn.functional), "NativeGroupNormBackward0")
+    inputs = (leaf(*shape), leaf(c), leaf(c))
+    assert gradgradcheck(lambda x, w, b: F.group_norm(x, groups, w, b, 1e-3), inputs)
+
+
+def test_group_norm_in_float32_matches_torch_and_other_dtypes_take_the_composed_path():
+    torch = pytest.importorskip("torch")
+    a = (RNG.standard_normal((8, 6, 7)) * 3 + 2).astype(np.float32)
+    g = RNG.standard_normal((8, 6, 7)).astype(np.float32)
+    results = []
+    for L, F_ in ((tensorlib, F), (torch, torch.nn.functional)):
+        x = L.tensor(a, requires_grad=True)
+        w, b = L.ones(6, requires_grad=True), L.zeros(6, requires_grad=True)
+        y = F_.group_norm(x, 3, w, b)
+        y.backward(L.tensor(g))
+        results.append([t.detach().numpy() for t in (y, x.grad, w.grad, b.grad)])
+    for ours, theirs in zip(*results):
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
+    x = tensorlib.tensor(a, requires_grad=True)
+    mixed = F.group_norm(x, 3, tensorlib.ones(6, dtype=tensorlib.float64))  # a weight of another dtype: composed
+    assert not mixed.grad_fn.name().startswith("Native")
+
+
 @pytest.mark.parametrize("args", [((5,), 3, None), ((5,), None, 3), ((6,), 6, 2), ((2, 3), 6, None), ((6,), (), None),
                                   ((), None, None)])
 def test_layer_norm_checks_the_shapes_of_weight_and_bias_first(args):
