@@ -33,9 +33,11 @@ from ..ops._util import (
     write_out,
 )
 from ..ops.arithmetic import mul
+from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops.creation import _rng
-from ..ops.indexing import scatter, scatter_into_zeros
-from ..ops.shape import permute, reshape
+from ..ops.indexing import add_at_zeros, scatter, scatter_into_zeros
+from ..ops import reduction
+from ..ops.shape import permute, reshape, squeeze, unsqueeze
 from ..ops.unary import relu, sign
 from ._conv import int_tuple
 
@@ -129,14 +131,14 @@ class _LinearMapNode(Node):
         return (linear_map(g, tuple((ax, t.transpose()) for ax, t in reversed(self.maps)), type(self)),)
 
 
-_NODE_CLASSES: dict[str, type] = {}
+_NODE_CLASSES: dict[tuple[str, type], type] = {}
 
 
 def _node_class(name: str, base: type) -> type:
     """A Node subclass called ``name`` (what ``grad_fn`` shows), made once."""
-    cls = _NODE_CLASSES.get(name)
+    cls = _NODE_CLASSES.get((name, base))
     if cls is None:
-        cls = _NODE_CLASSES[name] = type(name, (base,), {"__slots__": ()})
+        cls = _NODE_CLASSES[(name, base)] = type(name, (base,), {"__slots__": ()})
     return cls
 
 
@@ -468,7 +470,7 @@ def _avg_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
         averaged = linear_map(wrap(a.astype(np.float64)), tuple(maps), _LinearMapNode)._data
         return wrap(np.trunc(np.round(averaged, 6)).astype(a.dtype))
     # floating point: each window's sum divided once by its divisor, as torch's kernel does
-    axes = tuple((a.ndim - nd + i, k[i], s[i], p[i], size[i], out[i]) for i in range(nd))
+    axes = tuple((a.ndim - nd + i, _StridedWindows(k[i], s[i], p[i], size[i], out[i])) for i in range(nd))
     if divisor_override is not None:
         divisor = np.array(float(divisor_override))
     else:
@@ -487,7 +489,7 @@ class _WindowAverageNode(Node):
     """Average pooling, or its adjoint (its gradient's scatter): linear maps, each the other's backward."""
 
     __slots__ = ("axes", "divisor", "adjoint", "nodes")
-    axes: tuple[tuple[int, int, int, int, int, int], ...]  # (axis, kernel, stride, padding, in size, out size)
+    axes: tuple[tuple[int, Any], ...]  # (axis, its windows: a _StridedWindows or a _Segments)
     divisor: np.ndarray  # each window's divisor, over the output's spatial dims
     adjoint: bool
     nodes: tuple[type, type]  # the node classes of the map and of its adjoint (torch's names)
@@ -500,13 +502,13 @@ def _window_average(x: Tensor, axes: tuple, divisor: np.ndarray, adjoint: bool, 
     """Window sums over ``axes`` divided by ``divisor`` (or, ``adjoint``, the gradient of that map at ``x``)."""
     a = x._data
     if not adjoint:
-        for ax, k, s, p, n, out in axes:
-            a = _window_sums(a, ax, k, s, p, n, out)
+        for ax, windows in axes:
+            a = windows.sums(a, ax)
         a = a / divisor
     else:
         a = a / divisor
-        for ax, k, s, p, n, out in reversed(axes):
-            a = _window_scatter(a, ax, k, s, p, n, out)
+        for ax, windows in reversed(axes):
+            a = windows.scatter(a, ax)
     if x._requires_grad and GRAD.enabled:
         res, node = record(nodes[adjoint], a, (x,))
         node.axes, node.divisor, node.adjoint, node.nodes = axes, divisor, adjoint, nodes
@@ -514,34 +516,73 @@ def _window_average(x: Tensor, axes: tuple, divisor: np.ndarray, adjoint: bool, 
     return wrap(a)
 
 
-def _window_sums(a: np.ndarray, ax: int, k: int, s: int, p: int, n: int, out: int) -> np.ndarray:
-    """``out[o] = sum(a[o * s - p + t] for t < k)`` along ``ax``, zero outside ``a``: k strided additions."""
-    span = (out - 1) * s + 1
-    right = max(0, (out - 1) * s + k - p - n)
-    if p or right:
-        shape = list(a.shape)
+class _StridedWindows:
+    """Windows of ``k`` elements every ``s``, the first starting at ``-p``, over ``n`` elements (zero outside): ``out``
+    of them."""
+
+    __slots__ = ("k", "s", "p", "n", "out")
+
+    def __init__(self, k: int, s: int, p: int, n: int, out: int) -> None:
+        self.k, self.s, self.p, self.n, self.out = k, s, p, n, out
+
+    def sums(self, a: np.ndarray, ax: int) -> np.ndarray:
+        """Each window's sum along ``ax``: k strided additions."""
+        k, s, p, n, out = self.k, self.s, self.p, self.n, self.out
+        if s == k and not p and n == out * k:  # windows that tile the axis: one reduction of a reshaped view
+            return _add_reduce(a.reshape(a.shape[:ax] + (out, k) + a.shape[ax + 1:]), ax + 1)
+        span = (out - 1) * s + 1
+        right = max(0, (out - 1) * s + k - p - n)
+        if p or right:
+            shape = list(a.shape)
+            shape[ax] = p + n + right
+            padded = np.zeros(shape, a.dtype)
+            padded[(slice(None),) * ax + (slice(p, p + n),)] = a
+            a = padded
+        lead = (slice(None),) * ax
+        acc = a[lead + (slice(0, span, s),)].copy()
+        for t in range(1, k):
+            acc += a[lead + (slice(t, t + span, s),)]
+        return acc
+
+    def scatter(self, g: np.ndarray, ax: int) -> np.ndarray:
+        """The adjoint of :meth:`sums`: each window's value added back to the elements it read."""
+        k, s, p, n, out = self.k, self.s, self.p, self.n, self.out
+        if s == k and not p and n == out * k:  # windows that tile the axis: each value repeated over its window
+            return np.repeat(g, k, axis=ax)
+        span = (out - 1) * s + 1
+        right = max(0, (out - 1) * s + k - p - n)
+        shape = list(g.shape)
         shape[ax] = p + n + right
-        padded = np.zeros(shape, a.dtype)
-        padded[(slice(None),) * ax + (slice(p, p + n),)] = a
-        a = padded
-    lead = (slice(None),) * ax
-    acc = a[lead + (slice(0, span, s),)].copy()
-    for t in range(1, k):
-        acc += a[lead + (slice(t, t + span, s),)]
-    return acc
+        acc = np.zeros(shape, g.dtype)
+        lead = (slice(None),) * ax
+        for t in range(k):
+            acc[lead + (slice(t, t + span, s),)] += g
+        return acc[lead + (slice(p, p + n),)] if p or right else acc
 
 
-def _window_scatter(g: np.ndarray, ax: int, k: int, s: int, p: int, n: int, out: int) -> np.ndarray:
-    """The adjoint of :func:`_window_sums`: each ``g[o]`` added back to the ``k`` positions its window read."""
-    span = (out - 1) * s + 1
-    right = max(0, (out - 1) * s + k - p - n)
-    shape = list(g.shape)
-    shape[ax] = p + n + right
-    acc = np.zeros(shape, g.dtype)
-    lead = (slice(None),) * ax
-    for t in range(k):
-        acc[lead + (slice(t, t + span, s),)] += g
-    return acc[lead + (slice(p, p + n),)] if p or right else acc
+class _Segments:
+    """Windows ``[start, end)`` of varying length over ``n`` elements (adaptive pooling's), possibly overlapping."""
+
+    __slots__ = ("positions", "starts", "lengths", "n")
+
+    def __init__(self, start: np.ndarray, end: np.ndarray, n: int) -> None:
+        self.lengths = end - start
+        # the windows' elements one after the other, and where each window begins in that list
+        self.positions = np.concatenate([np.arange(b, e) for b, e in zip(start.tolist(), end.tolist())])
+        self.starts = np.concatenate(([0], np.cumsum(self.lengths)[:-1]))
+        self.n = n
+
+    def sums(self, a: np.ndarray, ax: int) -> np.ndarray:
+        """Each window's sum along ``ax``, its elements added in order."""
+        return np.add.reduceat(np.take(a, self.positions, axis=ax), self.starts, axis=ax)
+
+    def scatter(self, g: np.ndarray, ax: int) -> np.ndarray:
+        """The adjoint of :meth:`sums`: each window's value added to every element it covers."""
+        shape = list(g.shape)
+        shape[ax] = self.n
+        z = np.zeros(shape, g.dtype)
+        add_at_zeros(z, (slice(None),) * ax + (self.positions,), np.repeat(g, self.lengths, axis=ax))
+        return z
 
 
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
@@ -642,7 +683,34 @@ def _adaptive_avg(input: Tensor, nd: int, output_size: Any, fname: str) -> Tenso
     x = tensor_arg(input, fname)
     real_only("adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d", x)
     size, sizes = _adaptive_args(x, nd, output_size, fname)
+    if nd == 1:  # torch pools (..., 1, L) in two dims and squeezes the added one away
+        return squeeze(_adaptive_avg_sizes(unsqueeze(x, -2), 2, (1,) + tuple(size), (1,) + tuple(sizes)), -2)
+    return _adaptive_avg_sizes(x, nd, tuple(size), tuple(sizes))
+
+
+def _adaptive_avg_sizes(x: Tensor, nd: int, size: tuple, sizes: tuple) -> Tensor:
+    """Adaptive average pooling of the last ``nd`` dims of ``x`` from ``size`` to ``sizes`` (checked)."""
     ndim = x._data.ndim
+    if nd >= 2 and all(o == 1 for o in sizes):  # torch's global pooling is a mean (MeanBackward1)
+        return reduction.mean(x, tuple(range(-nd, 0)), keepdim=True)
+    if x._data.dtype.kind == "f":
+        # each window's sum divided once by its size, as torch's kernel
+        axes, divisor = [], np.ones(())
+        for i in range(nd):
+            n, o = size[i], sizes[i]
+            if n % o == 0:  # windows that tile the axis (halving, ...)
+                windows: Any = _StridedWindows(n // o, n // o, 0, n, o)
+                count = np.full(o, n // o)
+            else:
+                start = np.arange(o) * n // o
+                end = -((-(np.arange(o) + 1) * n) // o)
+                windows, count = _Segments(start, end, n), end - start
+            if n != o:
+                axes.append((ndim - nd + i, windows))
+            divisor = np.multiply.outer(divisor, count)
+        name = f"AdaptiveAvgPool{max(nd, 2)}DBackward"
+        nodes = (_node_class(f"{name}0", _WindowAverageNode), _node_class(f"{name}Backward0", _WindowAverageNode))
+        return _window_average(x, tuple(axes), divisor.astype(x._data.dtype), False, nodes)
     maps = []
     for i in reversed(range(nd)):
         if sizes[i] == size[i]:

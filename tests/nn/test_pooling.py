@@ -140,7 +140,8 @@ def test_pooling_grad_fn_names_and_indices_dtype():
     assert type(out.grad_fn).__name__ == "MaxPool2DWithIndicesBackward0"
     assert idx.dtype == tensorlib.int64 and not idx.requires_grad
     assert type(F.avg_pool2d(x, 2).grad_fn).__name__ == "AvgPool2DBackward0"
-    assert type(F.adaptive_avg_pool2d(x, 1).grad_fn).__name__ == "AdaptiveAvgPool2DBackward0"
+    assert type(F.adaptive_avg_pool2d(x, 3).grad_fn).__name__ == "AdaptiveAvgPool2DBackward0"
+    assert type(F.adaptive_avg_pool2d(x, 1).grad_fn).__name__ == "MeanBackward1"  # torch's global pooling: a mean
     assert type(F.adaptive_max_pool2d(x, 1).grad_fn).__name__ == "AdaptiveMaxPool2DBackward0"
     assert F.max_pool2d(x, 2).dtype == tensorlib.float32
 

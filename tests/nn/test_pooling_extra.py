@@ -227,3 +227,25 @@ def test_avg_pool2d_values_gradients_and_nodes_match_torch(kwargs, dtype):
     np.testing.assert_allclose(out[0][3], out[1][3], rtol=tol, atol=tol)
     x = leaf(1, 2, 7, 6)
     check_gradients(lambda t: F.avg_pool2d(t, **kwargs), x)
+
+
+@pytest.mark.parametrize("nd,shape,out", [(2, (2, 3, 8, 6), 1), (2, (2, 3, 8, 6), (4, 3)), (2, (2, 3, 7, 6), (4, 3)),
+                                          (2, (2, 3, 7, 5), (3, 9)), (2, (3, 8, 6), (2, None)), (2, (2, 3, 7, 6), (1, 6)),
+                                          (3, (2, 3, 5, 6, 7), (2, 4, 3)), (3, (2, 3, 4, 6, 8), 1), (1, (2, 3, 7), 1),
+                                          (1, (2, 3, 8), 4), (1, (3, 7), 3)])
+def test_adaptive_avg_pool_nodes_values_and_gradients_match_torch(nd, shape, out):
+    """Windows that tile the input, windows of varying length (overlapping or not), torch's mean for global pooling
+    and its two-dimensional route for one dimension: the same nodes, values, gradients and gradients of those."""
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal(shape)
+    results = []
+    for lib in (tensorlib, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = getattr(lib.nn.functional, f"adaptive_avg_pool{nd}d")(x, out)
+        g = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)), requires_grad=True)
+        (gx,) = lib.autograd.grad(y, x, g, create_graph=True)
+        (gg,) = lib.autograd.grad((gx ** 2).sum(), g)
+        results.append((y.grad_fn.name(), y.detach().numpy(), gx.detach().numpy(), gg.numpy()))
+    assert results[0][0] == results[1][0]
+    for ours, theirs in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
