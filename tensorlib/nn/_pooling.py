@@ -214,11 +214,41 @@ class _MaxNode(Node):
         return (reshape(out, self.shape),)
 
 
-def _max_result(x: Tensor, nd: int, windows: list, node_name: str) -> tuple[Tensor, Tensor]:
+def _tiled_window_max(a: np.ndarray, kernel: tuple[int, ...], outs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_window_max` for windows that tile the last dims (stride = kernel, no padding or dilation): the
+    windows as one trailing axis of a reshaped copy, and one argmax over it (the first maximum in row-major order, as
+    torch's scan; the last NaN where there is one)."""
+    nd = len(kernel)
+    lead = a.shape[: a.ndim - nd]
+    size = a.shape[a.ndim - nd:]
+    v = a[(Ellipsis,) + tuple(slice(0, o * k) for o, k in zip(outs, kernel))]
+    v = v.reshape(lead + tuple(n for o, k in zip(outs, kernel) for n in (o, k)))
+    first = len(lead)
+    order = tuple(range(first)) + tuple(first + 2 * i for i in range(nd)) + tuple(first + 2 * i + 1 for i in range(nd))
+    w = v.transpose(order).reshape(lead + outs + (math.prod(kernel),))
+    t = np.argmax(w, axis=-1)
+    if w.dtype.kind in "fc":
+        nan = np.isnan(w)
+        if nan.any():
+            last_nan = w.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+            t = np.where(nan.any(-1), last_nan, t)
+    vals = np.take_along_axis(w, t[..., None], -1)[..., 0]
+    flat: Any = 0
+    for i, offset in enumerate(np.unravel_index(t, kernel)):
+        start = (np.arange(outs[i]) * kernel[i]).reshape((-1,) + (1,) * (nd - 1 - i))
+        flat = flat * size[i] + (start + offset)
+    return vals, np.asarray(flat, np.int64)
+
+
+def _max_result(x: Tensor, nd: int, windows: list, node_name: str,
+                tile: tuple[int, ...] | None = None) -> tuple[Tensor, Tensor]:
+    """Max pooling's values and indices over ``windows`` (``tile``: their kernel, when they tile the input)."""
     a = x._data
     if a.size == 0:
         shape = a.shape[: a.ndim - nd] + tuple(w.shape[0] for w in windows)
         vals, flat = np.zeros(shape, a.dtype), np.zeros(shape, np.int64)
+    elif tile is not None:
+        vals, flat = _tiled_window_max(a, tile, tuple(w.shape[0] for w in windows))
     else:
         vals, flat = _window_max(a, windows)
     indices = wrap(flat.astype(np.int64, copy=False))
@@ -376,7 +406,10 @@ def _max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
     k, s, p, d, out = _pool_args(x, nd, kernel_size, stride, padding, dilation, ceil_mode, fname)
     size = x._data.shape[x._data.ndim - nd:]
     windows = [_max_windows(*args) for args in zip(size, k, s, p, d, out)]
-    return _max_result(x, nd, windows, f"MaxPool{max(nd, 2)}DWithIndicesBackward0")
+    # windows that tile the input, of more than 8 elements (below that, comparing tap by tap costs less)
+    tiles = math.prod(k) > 8 and all(k_ == s_ and not p_ and d_ == 1 and o * k_ <= n
+                                     for n, k_, s_, p_, d_, o in zip(size, k, s, p, d, out))
+    return _max_result(x, nd, windows, f"MaxPool{max(nd, 2)}DWithIndicesBackward0", tuple(k) if tiles else None)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -744,7 +777,9 @@ def _adaptive_max(input: Tensor, nd: int, output_size: Any, fname: str) -> tuple
     real_only("adaptive_max_pool3d_cpu" if nd == 3 else "adaptive_max_pool2d", x)
     size, sizes = _adaptive_args(x, nd, output_size, fname)
     windows = [_adaptive_windows(n, o)[0] for n, o in zip(size, sizes)]
-    return _max_result(x, nd, windows, f"AdaptiveMaxPool{max(nd, 2)}DBackward0")
+    kernel = tuple(n // o for n, o in zip(size, sizes))
+    tile = kernel if all(n % o == 0 for n, o in zip(size, sizes)) and math.prod(kernel) > 8 else None
+    return _max_result(x, nd, windows, f"AdaptiveMaxPool{max(nd, 2)}DBackward0", tile)
 
 
 @op(namespace=NN_FUNCTIONAL)

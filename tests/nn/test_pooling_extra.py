@@ -249,3 +249,29 @@ def test_adaptive_avg_pool_nodes_values_and_gradients_match_torch(nd, shape, out
     assert results[0][0] == results[1][0]
     for ours, theirs in zip(results[0][1:], results[1][1:]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name,shape,kwargs", [
+    ("max_pool2d", (2, 3, 12, 9), dict(kernel_size=3)), ("max_pool2d", (2, 3, 13, 10), dict(kernel_size=(4, 3))),
+    ("max_pool3d", (2, 2, 6, 6, 4), dict(kernel_size=(3, 3, 2))), ("max_pool2d", (3, 12, 9), dict(kernel_size=3)),
+    ("adaptive_max_pool2d", (2, 3, 8, 6), dict(output_size=1)), ("adaptive_max_pool2d", (2, 3, 12, 9), dict(output_size=(4, 1))),
+    ("adaptive_max_pool3d", (2, 2, 6, 6, 4), dict(output_size=(2, 1, 1))), ("adaptive_max_pool1d", (2, 3, 18), dict(output_size=2)),
+])
+@pytest.mark.parametrize("data", ["plain", "ties", "nan"])
+def test_max_pools_over_windows_that_tile_the_input_match_torch(name, shape, kwargs, data):
+    """Windows of more than eight elements that tile the input take one argmax over a reshaped copy: the same values,
+    indices (the first maximum in row-major order, the last NaN) and gradients as torch."""
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal(shape)
+    if data == "ties":
+        a = np.round(a)
+    elif data == "nan":
+        a.reshape(-1)[::7] = np.nan
+    results = []
+    for lib in (tensorlib, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y, idx = getattr(lib.nn.functional, name)(x, return_indices=True, **kwargs)
+        (g,) = lib.autograd.grad(y, x, lib.ones_like(y))
+        results.append((y.detach().numpy(), idx.numpy(), g.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
