@@ -21,6 +21,7 @@ from .._tensor import Tensor, legacy_type_name
 from ..ops import broadcast
 from ..ops._util import GRAD, not_implemented, record, tensor_arg, wrap
 from ..ops.arithmetic import _conj
+from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops.linalg import matmul
 from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
 
@@ -260,12 +261,48 @@ class ConvolutionBackward0(Node):
         g = grads[0]
         # complex operands enter conjugated: the gradient of a holomorphic (bilinear) product
         x, w = _conj(unpack(self, self.input)), _conj(unpack(self, self.weight))
-        grads_fn = _transposed_grads if self.transposed else _conv_grads
-        gi, gw = grads_fn(g, x, w, self.geo, self.groups, self.needs(0), self.needs(1))
+        c = x._data.shape[1]
+        if (not GRAD.enabled and type(g) is Tensor and not self.transposed and self.groups == c > 1
+                and w._data.shape[1] == 1 and g._data.dtype == x._data.dtype == w._data.dtype):
+            # depthwise (one input channel per group): one multiply-add per kernel offset, no per-group products
+            gi, gw = _depthwise_grads(g._data, x._data, w._data, self.geo, self.needs(0), self.needs(1))
+        else:
+            grads_fn = _transposed_grads if self.transposed else _conv_grads
+            gi, gw = grads_fn(g, x, w, self.geo, self.groups, self.needs(0), self.needs(1))
         gb = None
         if self.has_bias and self.needs(2):
             gb = broadcast.sum(g, [0] + list(range(2, g._data.ndim)))
         return gi, gw, gb
+
+
+def _depthwise_grads(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Blocks, need_x: bool,
+                     need_w: bool) -> tuple[Tensor | None, Tensor | None]:
+    """A depthwise convolution's input and weight gradients on the arrays (nothing recorded): for each kernel
+    offset, the output gradient times that offset's weight added back where the offset read, and the offset's
+    weight gradient as one contraction of the gradient with the input it read."""
+    n, c = a.shape[:2]
+    m = wd.shape[0] // c  # outputs per input channel
+    blocks = gd.shape[2:]
+    g4 = gd.reshape((n, c, m) + blocks)
+    w3 = wd.reshape((c, m) + geo.kernel)
+    buf = np.zeros((n, c) + geo.extent(), dtype=a.dtype) if need_x else None
+    padded = _padded(a, geo) if need_w else None
+    gw = np.empty((c, m) + geo.kernel, dtype=a.dtype) if need_w else None
+    lead = (slice(None), slice(None))
+    space = "xyz"[: len(blocks)]
+    for off in np.ndindex(*geo.kernel):
+        window = lead + tuple(slice(j * d, j * d + s * (b - 1) + 1, s)
+                              for j, d, s, b in zip(off, geo.dilation, geo.stride, blocks))
+        if buf is not None:
+            weights = w3[(slice(None), slice(None)) + off].reshape((1, c, m) + (1,) * len(blocks))
+            if m == 1:
+                buf[window] += gd * weights.reshape((1, c) + (1,) * len(blocks))
+            else:
+                buf[window] += _add_reduce(g4 * weights, 2)
+        if gw is not None and padded is not None:
+            gw[(slice(None), slice(None)) + off] = np.einsum(f"nc{space},ncm{space}->cm", padded[window], g4)
+    gi = None if buf is None else wrap(np.ascontiguousarray(buf[lead + geo.inner()]))
+    return gi, None if gw is None else wrap(gw.reshape(wd.shape))
 
 
 def _group_rows(t: Tensor, groups: int) -> Tensor:
