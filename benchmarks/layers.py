@@ -1,4 +1,4 @@
-"""Forward and backward of common layers, one step each: tensorlib vs PyTorch (1 thread), measured in one run.
+"""Forward and backward of common layers and losses, one step each: tensorlib vs PyTorch (1 thread), measured in one run.
 
 Each step runs the layer on a fixed input that requires grad, sums the output and backpropagates, so
 it times the layer's forward, its backward formula and the engine around them. Sizes are those of
@@ -25,7 +25,23 @@ LAYERS: list[tuple[str, tuple[int, ...], Callable[[Any], Any]]] = [
     ("LayerNorm(128), 64 rows", (64, 128), lambda nn: nn.LayerNorm(128)),
     ("LayerNorm(256), 8x32 rows", (8, 32, 256), lambda nn: nn.LayerNorm(256)),
     ("Conv2d(8, 16, 3), 16x8x16x16", (16, 8, 16, 16), lambda nn: nn.Conv2d(8, 16, 3)),
+    ("Conv2d(16, 16, 3, groups=16), 8x16x32x32", (8, 16, 32, 32), lambda nn: nn.Conv2d(16, 16, 3, padding=1, groups=16)),
+    ("GroupNorm(4, 16), 8x16x32x32", (8, 16, 32, 32), lambda nn: nn.GroupNorm(4, 16)),
+    ("AvgPool2d(3, 2, 1), 8x16x32x32", (8, 16, 32, 32), lambda nn: nn.AvgPool2d(3, 2, 1)),
+    ("AdaptiveAvgPool2d(1), 8x16x32x32", (8, 16, 32, 32), lambda nn: nn.AdaptiveAvgPool2d(1)),
+    ("AdaptiveAvgPool2d(7), 8x16x32x32", (8, 16, 32, 32), lambda nn: nn.AdaptiveAvgPool2d(7)),
     ("GELU, 64x256", (64, 256), lambda nn: nn.GELU()),
+]
+
+# (name, the loss's input shape, the loss made from a library's nn, its target from the input's shape and an rng)
+LOSSES: list[tuple[str, tuple[int, ...], Callable[[Any], Any], Callable[[tuple, Any], np.ndarray]]] = [
+    ("MSELoss, 64x256", (64, 256), lambda nn: nn.MSELoss(), lambda s, rng: rng.standard_normal(s)),
+    ("SmoothL1Loss, 64x256", (64, 256), lambda nn: nn.SmoothL1Loss(), lambda s, rng: rng.standard_normal(s)),
+    ("BCELoss (after sigmoid), 64x256", (64, 256), lambda nn: nn.BCELoss(), lambda s, rng: rng.random(s)),
+    ("CrossEntropyLoss, 64x256", (64, 256), lambda nn: nn.CrossEntropyLoss(),
+     lambda s, rng: rng.integers(0, s[1], s[0])),
+    ("MultiLabelMarginLoss, 64x256", (64, 256), lambda nn: nn.MultiLabelMarginLoss(),
+     lambda s, rng: np.where(np.arange(s[1]) < 3, rng.integers(0, s[1], s), -1)),
 ]
 
 
@@ -54,9 +70,33 @@ def main() -> None:
         cases = {"tensorlib": _step(tensorlib, make, data)}
         if torch is not None:
             cases["torch"] = _step(torch, make, data)
-        res = best_ns(cases, number=100, repeat=7)
-        ratio = f"{res['tensorlib'] / res['torch']:5.2f}x PyTorch" if torch is not None else "(no PyTorch)"
-        print(f"  {name:<32} {res['tensorlib'] / 1e3:8.1f} us   {ratio}")
+        _report(name, best_ns(cases, number=20, repeat=7), torch is not None)
+    for name, shape, make, target in LOSSES:
+        data = rng.standard_normal(shape).astype(np.float32)
+        t = target(shape, rng)
+        t = t.astype(np.float32) if t.dtype.kind == "f" else t
+        cases = {"tensorlib": _loss_step(tensorlib, make, data, t)}
+        if torch is not None:
+            cases["torch"] = _loss_step(torch, make, data, t)
+        _report(name, best_ns(cases, number=50, repeat=7), torch is not None)
+
+
+def _loss_step(lib: Any, make: Callable[[Any], Any], data: np.ndarray, target: np.ndarray) -> Callable[[], None]:
+    loss = make(lib.nn)
+    x = lib.from_numpy(data.copy()).requires_grad_()
+    t = lib.from_numpy(target.copy())
+    probabilities = type(loss).__name__ == "BCELoss"
+
+    def step() -> None:
+        loss(lib.sigmoid(x) if probabilities else x, t).backward()
+        x.grad = None
+
+    return step
+
+
+def _report(name: str, res: dict[str, float], with_torch: bool) -> None:
+    ratio = f"{res['tensorlib'] / res['torch']:5.2f}x PyTorch" if with_torch else "(no PyTorch)"
+    print(f"  {name:<42} {res['tensorlib'] / 1e3:8.1f} us   {ratio}")
 
 
 if __name__ == "__main__":
