@@ -80,6 +80,15 @@ def leaky_relu_rule(g: Tensor, x: Tensor, slope: float) -> Tensor:
     return where(_mask(x._data > 0), g, mul(g, slope))
 
 
+def scale_forward(a: np.ndarray, factors: np.ndarray) -> np.ndarray:
+    """``a`` times per-element constant ``factors`` (rrelu's noise while training)."""
+    return a * factors
+
+
+def scale_rule(g: Tensor, x: Tensor, factors: np.ndarray) -> Tensor:
+    return mul(g, wrap(factors))
+
+
 def elu_forward(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
     negative = np.expm1(np.minimum(a, 0) * input_scale) * alpha
     return np.where(a > 0, a, negative) * scale if scale != 1 else np.where(a > 0, a, negative)

@@ -313,6 +313,12 @@ def _fused(x: Tensor, fname: str, node: str, forward: Callable[..., Any], rule: 
     return _act.apply(tensor_arg(x, fname), node, forward, rule, *params)
 
 
+def _in_place_name(node: str, inplace: bool) -> str:
+    """torch's node name for an activation that also has an in-place form computing its gradient from the result:
+    ``EluBackward0`` out of place, ``EluBackward1`` in place."""
+    return f"{node}{1 if inplace else 0}"
+
+
 def _maybe_inplace(input: Tensor, result_fn: Any, inplace: bool, name: str) -> Tensor:
     if inplace:
         return inplace_apply(input, result_fn, (), {}, name)
@@ -337,14 +343,15 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
         fill = int(value)
         return _maybe_inplace(input, lambda x: where(gt(x, threshold), x, full_like_scalar(fill, x)), inplace,
                               "threshold_")
-    return _maybe_inplace(input, lambda x: _fused(x, "threshold", "ThresholdBackward0", _act.threshold_forward,
+    node = _in_place_name("ThresholdBackward", inplace)
+    return _maybe_inplace(input, lambda x: _fused(x, "threshold", node, _act.threshold_forward,
                                                   _act.threshold_rule, threshold, value), inplace, "threshold_")
 
 
 @op(namespace=NN_FUNCTIONAL)
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(x, 0), 6)``."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return _hardtanh(tensor_arg(input, "relu6"), 0.0, 6.0, inplace)  # (handlers see relu6 only, as torch's)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -379,7 +386,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """``x`` for positive ``x``, else ``negative_slope * x``."""
     float_only("leaky_relu_cpu", input)
     slope = _number(negative_slope, "leaky_relu", "negative_slope", 2)
-    return _maybe_inplace(input, lambda x: _fused(x, "leaky_relu", "LeakyReluBackward0", _act.leaky_relu_forward,
+    node = _in_place_name("LeakyReluBackward", inplace)
+    return _maybe_inplace(input, lambda x: _fused(x, "leaky_relu", node, _act.leaky_relu_forward,
                                                   _act.leaky_relu_rule, slope), inplace, "leaky_relu_")
 
 
@@ -388,7 +396,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for positive ``x``, else ``alpha * (exp(x) - 1)``."""
     float_only("elu_cpu", input)
     alpha = _number(alpha, "elu", "alpha", 2)
-    return _maybe_inplace(input, lambda x: _fused(x, "elu", "EluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0),
+    node = _in_place_name("EluBackward", inplace)
+    return _maybe_inplace(input, lambda x: _fused(x, "elu", node, _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0),
                           inplace, "elu_")
 
 
@@ -398,7 +407,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     float_only("elu_cpu", input)
     alpha = _number(alpha, "celu", "alpha", 2)
     return _maybe_inplace(
-        input, lambda x: _fused(x, "celu", "CeluBackward0", _act.elu_forward, _act.elu_rule, alpha, 1.0, 1.0 / alpha), inplace,
+        input, lambda x: _fused(x, "celu", _in_place_name("CeluBackward", inplace), _act.elu_forward, _act.elu_rule,
+                                alpha, 1.0, 1.0 / alpha), inplace,
         "celu_",
     )
 
@@ -453,14 +463,19 @@ def _rrelu(x: Tensor, lower: float, upper: float, training: bool, inplace: bool,
     x = tensor_arg(x, name)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    node = _in_place_name("RreluWithNoiseBackward", inplace)  # torch's name in both modes
     if not training:
-        return leaky_relu(x, (lower + upper) / 2, inplace)
+        float_only("leaky_relu_cpu", x)
+        slope = (lower + upper) / 2
+        return _maybe_inplace(x, lambda t: _fused(t, name, node, _act.leaky_relu_forward, _act.leaky_relu_rule, slope),
+                              inplace, name)
     a = x._data
     if a.dtype.kind != "f":
         raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{type_title(a.dtype)}'")
     slopes = _rng(generator).uniform(lower, upper, a.shape)
-    noise = wrap(np.where(a <= 0, slopes, 1.0).astype(a.dtype))
-    return _maybe_inplace(x, lambda t: mul(t, noise), inplace, name)
+    noise = np.where(a <= 0, slopes, 1.0).astype(a.dtype)
+    return _maybe_inplace(x, lambda t: _fused(t, name, node, _act.scale_forward, _act.scale_rule, noise), inplace,
+                          name)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -488,7 +503,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants."""
     float_only("elu_cpu", input)
     return _maybe_inplace(
-        input, lambda x: _fused(x, "selu", "EluBackward0", _act.elu_forward, _act.elu_rule, _SELU_ALPHA, _SELU_SCALE, 1.0),
+        input, lambda x: _fused(x, "selu", _in_place_name("EluBackward", inplace), _act.elu_forward, _act.elu_rule,
+                                _SELU_ALPHA, _SELU_SCALE, 1.0),
         inplace, "selu_",
     )
 

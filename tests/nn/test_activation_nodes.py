@@ -143,3 +143,48 @@ def test_a_non_tensor_input_gets_torchs_error_naming_the_function(name) -> None:
             fn(F_, [1.0])
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+IN_PLACE = {
+    "elu_": lambda F_, x: F_.elu_(x),
+    "elu(inplace)": lambda F_, x: F_.elu(x, 0.7, inplace=True),
+    "leaky_relu_": lambda F_, x: F_.leaky_relu_(x, 0.2),
+    "celu_": lambda F_, x: F_.celu_(x, 0.5),
+    "selu_": lambda F_, x: F_.selu_(x),
+    "threshold_": lambda F_, x: F_.threshold_(x, 0.1, 2.0),
+    "hardtanh_": lambda F_, x: F_.hardtanh_(x),
+    "relu6(inplace)": lambda F_, x: F_.relu6(x, inplace=True),
+    "rrelu": lambda F_, x: F_.rrelu(x),
+    "rrelu_": lambda F_, x: F_.rrelu_(x),
+    "rrelu(inplace)": lambda F_, x: F_.rrelu(x, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE))
+def test_in_place_forms_record_torchs_nodes_and_gradients(name):
+    """torch names the node of an in-place activation whose gradient it computes from the result ``...Backward1``
+    (rrelu is ``RreluWithNoiseBackward`` in evaluation too); the values and gradients are the out-of-place ones."""
+    torch = pytest.importorskip("torch")
+    a = np.array([-2.0, -0.5, 0.0, 0.3, 1.7, 8.0])
+    g = np.array([0.1, -1.0, 2.0, 0.5, 3.0, -2.0])
+    results = []
+    for L in (tensorlib, torch):
+        x = L.tensor(a, requires_grad=True)
+        y = IN_PLACE[name](L.nn.functional, x * 1)
+        (gx,) = L.autograd.grad(y, x, L.tensor(g))
+        results.append((y.grad_fn.name(), y.detach().numpy(), gx.numpy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-12)
+
+
+def test_rrelu_while_training_is_one_node_scaling_by_its_noise():
+    x = tensorlib.tensor(np.array([-2.0, -0.5, 0.3, 1.7]), requires_grad=True)
+    y = F.rrelu(x * 1, 0.1, 0.3, training=True)
+    assert y.grad_fn.name() == "RreluWithNoiseBackward0"
+    (g,) = tensorlib.autograd.grad(y.sum(), x)
+    slopes = y.detach().numpy() / x.detach().numpy()
+    np.testing.assert_allclose(g.numpy(), slopes)
+    assert np.all((slopes[:2] >= 0.1) & (slopes[:2] <= 0.3)) and np.all(slopes[2:] == 1)
+    with pytest.raises(TypeError, match=r"^relu6\(\): argument 'input'"):
+        F.relu6("a")
