@@ -19,7 +19,7 @@ from ._layout import check_layout
 from ._memory_format import check_memory_format, check_rank, memory_format as _MemoryFormat, preserve_format
 from ._registry import op
 from ._size import Size
-from ._tensor import _CPU, Tensor, _new, _wrap, bump_version, check_device, device as _device, legacy_type_name
+from ._tensor import _CPU, Tensor, _new, bump_version, check_device, device as _device, legacy_type_name
 from .ops import broadcast, comparison, power, selection, unary
 from .ops._pointwise import ZeroGradBackward, _meta, inplace_apply
 from .ops._util import GRAD, check_inplace, dtypes_of as _dtypes_of, record, tensor_arg, writable
