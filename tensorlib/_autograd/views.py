@@ -131,6 +131,13 @@ def regenerate_view_history(t: Tensor) -> None:
 def region_index(base: np.ndarray, view: np.ndarray) -> np.ndarray:
     """For each element of ``view``, the flat index of the ``base`` element sharing its memory."""
     origin = base.__array_interface__["data"][0]
+    if base.flags.c_contiguous and base.itemsize:
+        # a row-major base: an element's flat index is its byte offset over the item size
+        offsets = _positions(view, origin)
+        index, rest = np.divmod(offsets, base.itemsize)
+        if not rest.any() and (index.size == 0 or (index.min() >= 0 and index.max() < base.size)):
+            return index
+        raise RuntimeError("internal error: view does not lie inside its base")
     base_pos = _positions(base, origin).ravel()
     order = np.argsort(base_pos, kind="stable")
     sorted_pos = base_pos[order]

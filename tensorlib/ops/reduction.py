@@ -34,6 +34,7 @@ from .indexing import gather, narrow, scatter_into_zeros
 from .join_split import cat
 from .selection import lerp, maximum, minimum, where
 from .shape import flip, movedim, permute, reshape, squeeze, unsqueeze
+from .sorting import kth_indices
 from .unary import exp, log, sqrt
 
 ndarray = np.ndarray
@@ -672,9 +673,9 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
 
 def _median_indices(a: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
     """Per slice along ``d`` (kept as size 1), the index of the lower median."""
+    if a.dtype.kind != "f" or not np.isnan(a).any():
+        return kth_indices(a, d, (a.shape[d] - 1) // 2)
     order = np.argsort(a, axis=d, kind="stable")  # NaN sorts last
-    if a.dtype.kind != "f":
-        return np.take(order, [(a.shape[d] - 1) // 2], axis=d)
     nan = np.isnan(a)
     n_valid = a.shape[d] - nan.sum(axis=d, keepdims=True)
     if ignore_nan:
@@ -699,12 +700,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     check_sortable(a, "mode")
     moved = np.moveaxis(a, d, -1)
     flat = moved.reshape(-1, moved.shape[-1])
-    idxs: np.ndarray = np.empty(flat.shape[0], dtype=np.int64)
-    for i, row in enumerate(flat):
-        uniq, counts = np.unique(row, return_counts=True)
-        v = uniq[np.argmax(counts)]
-        idxs[i] = np.nonzero((row == v) | (row != row) if v != v else row == v)[0][-1]  # NaNs count as one value
-    idxs = idxs.reshape(moved.shape[:-1])
+    idxs = _mode_indices(flat).reshape(moved.shape[:-1])
 
     gi = np.expand_dims(idxs, d)
     values = gather(x, d, wrap(gi))
@@ -713,6 +709,32 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     else:
         idxs = gi
     return _mode_t(rename_grad_fn(values, "ModeBackward0"), wrap(idxs))
+
+
+def _mode_indices(rows: np.ndarray) -> np.ndarray:
+    """For each row, the last index of its most frequent value (the smallest such value; NaNs count as one value).
+
+    The rows sorted, their runs of equal values counted with one bincount, and each row's first longest run found
+    with two segment reductions: no loop over the rows.
+    """
+    r, n = rows.shape
+    s = np.sort(rows, axis=1)  # NaN sorts last
+    differs = s[:, 1:] != s[:, :-1]
+    if s.dtype.kind in "fc":
+        differs &= ~(np.isnan(s[:, 1:]) & np.isnan(s[:, :-1]))
+    starts = np.concatenate([np.ones((r, 1), bool), differs], axis=1).reshape(-1)
+    first = np.flatnonzero(starts)  # flat position of each run's first element
+    counts = np.diff(np.append(first, r * n))
+    row_of_run = first // n
+    row_first = np.searchsorted(row_of_run, np.arange(r))  # each row's first run
+    longest = np.maximum.reduceat(counts, row_first)
+    run_no = np.arange(first.size)
+    chosen = np.minimum.reduceat(np.where(counts == longest[row_of_run], run_no, first.size), row_first)
+    v = s.reshape(-1)[first[chosen]]
+    hit = rows == v[:, None]
+    if rows.dtype.kind in "fc":
+        hit |= np.isnan(v)[:, None] & np.isnan(rows)
+    return n - 1 - np.argmax(hit[:, ::-1], axis=1)
 
 
 # -- cumulative extremes, logcumsumexp, differences and distances ---------------------------------
@@ -739,20 +761,16 @@ def _cum_extreme(input: Tensor, dim: int, fname: str, is_max: bool) -> Any:
     if a.dtype.kind == "c":
         raise not_implemented(fname + "_cpu", a.dtype)
     d = wrap_dim(dim, a.ndim)
-    work = np.moveaxis(a if a.ndim else a.reshape(1), d, -1)
-    n = work.shape[-1]
-    idx = np.zeros(work.shape, dtype=np.int64)
-    best = work[..., 0].copy() if n else work[..., :0]
-    for k in range(1, n):
-        v = work[..., k]
-        # ties move to the later index and NaN sticks once seen, as in torch
-        take = (v >= best) if is_max else (v <= best)
-        if a.dtype.kind == "f":
-            take = take | np.isnan(v)
-            take &= ~np.isnan(best) | np.isnan(v)
-        best = np.where(take, v, best)
-        idx[..., k] = np.where(take, k, idx[..., k - 1])
-    idx = np.moveaxis(idx, -1, d).reshape(a.shape)
+    work = a if a.ndim else a.reshape(1)
+    running = (np.maximum if is_max else np.minimum).accumulate(work, axis=d)  # NaN sticks once seen, as in torch
+    # the index moves wherever an element is the running extreme itself (ties move it to the later one) or is a NaN
+    moves = work == running
+    if a.dtype.kind == "f":
+        moves |= np.isnan(work)
+    shape = [1] * work.ndim
+    shape[d] = -1
+    positions = np.arange(work.shape[d], dtype=np.int64).reshape(shape)
+    idx = np.maximum.accumulate(np.where(moves, positions, 0), axis=d).reshape(a.shape)
     values = np.take_along_axis(a if a.ndim else a.reshape(1), idx if a.ndim else idx.reshape(1), axis=d)
     values = values.reshape(a.shape)
 

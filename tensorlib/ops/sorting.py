@@ -56,6 +56,27 @@ def _top_indices(a: np.ndarray, d: int, k: int, largest: bool) -> np.ndarray:
     return np.moveaxis(idx.reshape(shape[:-1] + (k,)), -1, d)
 
 
+def kth_indices(a: np.ndarray, d: int, k: int) -> np.ndarray:
+    """The index the stable ascending sort puts at position ``k`` (0-based) along ``d`` (kept with size 1), int64.
+
+    A partition finds each row's k-th value; among the elements equal to it, the stable sort puts them in index
+    order after the smaller ones: the one at position ``k`` is found by counting. Rows with NaN and small rows take
+    the full sort.
+    """
+    n = a.shape[d]
+    if n < 32 or a.dtype.kind == "b" or (a.dtype.kind in "fc" and np.isnan(a).any()):
+        return np.take(_sort_indices(a, d, False), [k], axis=d).astype(np.int64)
+    rows = np.moveaxis(a, d, -1)
+    shape = rows.shape
+    rows = rows.reshape(-1, n)
+    kth = np.partition(rows, k, axis=1)[:, k, None]
+    ties = rows == kth
+    # the (k - number of smaller elements)-th tie, counting from 0, in index order
+    wanted = k - np.add.reduce(rows < kth, axis=1, keepdims=True)
+    idx = np.argmax(ties & (np.cumsum(ties, axis=1) == wanted + 1), axis=1).astype(np.int64)
+    return np.moveaxis(idx.reshape(shape[:-1] + (1,)), -1, d)
+
+
 def _values_at(x: Tensor, d: int, idx: np.ndarray, node_name: str) -> Tensor:
     """The elements of ``x`` at ``idx`` along ``d``: a gather recorded as ``node_name`` when ``x`` has history to
     record, else taken straight from the array."""
@@ -125,7 +146,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     d = wrap_dim(dim, a.ndim)
     if not 1 <= k <= (a.shape[d] if a.ndim else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    idx = np.take(_sort_indices(a, d, False), [k - 1], axis=d).astype(np.int64)
+    idx = kth_indices(a, d, k - 1) if a.ndim else np.zeros((), np.int64)
     values = gather(x, d, wrap(idx))
 
     if not keepdim:

@@ -820,3 +820,74 @@ def test_topk_selects_what_a_stable_sort_would_without_sorting_whole_rows(kind) 
     for largest in (True, False):
         ours, theirs = tensorlib.from_numpy(a).topk(7, 1, largest), torch.from_numpy(a).topk(7, 1, largest)
         assert np.array_equal(ours[1].numpy(), theirs[1].numpy()) and np.array_equal(ours[0].numpy(), theirs[0].numpy())
+
+
+# -- running extremes, mode and order statistics without loops over the elements or rows -------------------------
+
+
+def _random_arrays(seed: int, count: int, nan: bool = True):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        shape = tuple(int(n) for n in rng.integers(1, 40, rng.integers(1, 4)))
+        a = rng.integers(-3, 4, shape).astype(rng.choice(["float64", "float32", "int64", "int8"]))
+        if nan and a.dtype.kind == "f" and rng.random() < 0.5:
+            a.reshape(-1)[rng.integers(0, a.size, 3)] = np.nan
+        yield a, int(rng.integers(-len(shape), len(shape)))
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_running_extremes_match_torch_with_ties_and_nan(name):
+    torch = pytest.importorskip("torch")
+    for a, d in _random_arrays(3, 150):
+        ours, theirs = getattr(tensorlib, name)(tensorlib.tensor(a), d), getattr(torch, name)(torch.tensor(a), d)
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+        np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+
+
+def test_mode_matches_torch_and_counts_nans_as_one_value():
+    torch = pytest.importorskip("torch")
+    for a, d in _random_arrays(4, 150, nan=False):
+        ours, theirs = tensorlib.mode(tensorlib.tensor(a), d), torch.mode(torch.tensor(a), d)
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+        # the value's last index (torch's index among equal values is another one on rows of more than 16)
+        idx = np.expand_dims(ours.indices.numpy(), d)
+        np.testing.assert_array_equal(np.take_along_axis(a, idx, d), np.expand_dims(ours.values.numpy(), d))
+        later = np.arange(a.shape[d]).reshape([-1 if i == d % a.ndim else 1 for i in range(a.ndim)]) > idx
+        assert not np.any(later & (a == np.expand_dims(ours.values.numpy(), d)))
+        if a.shape[d] <= 16:
+            np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+    # NaNs are one value here (torch's order among NaNs is unspecified): two NaNs outnumber two distinct numbers
+    r = tensorlib.mode(tensorlib.tensor([[3.0, np.nan, 1.0, np.nan], [2.0, 2.0, np.nan, 5.0]]), 1)
+    assert np.isnan(r.values[0].item()) and r.indices.tolist() == [3, 1] and r.values[1].item() == 2.0
+
+
+def test_kthvalue_and_median_pick_the_stable_sorts_element():
+    torch = pytest.importorskip("torch")
+    from tensorlib.ops.sorting import _sort_indices
+
+    rng = np.random.default_rng(6)
+    for _ in range(100):
+        a = rng.integers(-4, 5, (int(rng.integers(1, 6)), int(rng.integers(1, 90)))).astype(np.float64)
+        k = int(rng.integers(1, a.shape[1] + 1))
+        got = tensorlib.kthvalue(tensorlib.tensor(a), k, 1)
+        want_idx = _sort_indices(a, 1, False)[:, k - 1]
+        np.testing.assert_array_equal(got.indices.numpy(), want_idx)
+        np.testing.assert_array_equal(got.values.numpy(), torch.kthvalue(torch.tensor(a), k, 1).values.numpy())
+        med = tensorlib.median(tensorlib.tensor(a), 1)
+        np.testing.assert_array_equal(med.indices.numpy(), _sort_indices(a, 1, False)[:, (a.shape[1] - 1) // 2])
+        np.testing.assert_array_equal(med.values.numpy(), torch.median(torch.tensor(a), 1).values.numpy())
+
+
+def test_gradients_through_strided_views_of_a_contiguous_base():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(7).standard_normal((6, 40))
+    calls = [lambda L, x: x.unfold(1, 8, 4), lambda L, x: L.as_strided(x, (6, 10), (40, 3), 2),
+             lambda L, x: x[:, 1:].unfold(1, 5, 3).unfold(0, 2, 1)]
+    for call in calls:
+        grads = []
+        for L in (tensorlib, torch):
+            x = L.tensor(a, requires_grad=True)
+            y = call(L, x)
+            (g,) = L.autograd.grad(y, x, L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape))))
+            grads.append(g.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-14)
