@@ -5,6 +5,8 @@ Sorting and searching are in ``sorting``.
 
 from __future__ import annotations
 
+import math
+
 import itertools
 import warnings
 from typing import Any
@@ -638,15 +640,25 @@ def scatter_into_zeros(g: Tensor, dim: int, index: np.ndarray, shape: tuple) -> 
         return g
     gd = g._data
     if (not (GRAD.enabled and g._requires_grad) and gd.dtype.kind == "f" and gd.shape == index.shape
-            and dim == len(shape) - 1 and gd.ndim == len(shape) and gd.size):
-        # nothing recorded: one bincount over flat positions (repeated indices add up) instead of zeros, a copy
-        # of them and np.add.at
-        n = shape[-1]
-        rows = gd.size // gd.shape[-1]
-        flat = (index.reshape(rows, -1) + (np.arange(rows, dtype=np.int64) * n)[:, None]).reshape(-1)
-        summed = np.bincount(flat, weights=gd.reshape(-1), minlength=rows * n)
+            and gd.ndim == len(shape) and gd.size):
+        # nothing recorded: one bincount over flat positions (repeated indices add up, in order, in double
+        # precision) instead of zeros, a copy of them and np.add.at
+        summed = np.bincount(_flat_positions(index, dim, shape).reshape(-1), weights=gd.reshape(-1),
+                             minlength=math.prod(shape))
         return wrap(summed.astype(gd.dtype, copy=False).reshape(shape))
     return scatter_add(wrap(np.zeros(shape, dtype=g._data.dtype)), dim, wrap(index), g)
+
+
+def _flat_positions(index: np.ndarray, dim: int, shape: tuple) -> np.ndarray:
+    """Where each entry of ``index`` points in a row-major array of ``shape``: its own coordinates, with the
+    index itself along ``dim`` (the index may be smaller than ``shape`` along the other dims)."""
+    strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    flat = index.astype(np.int64) * strides[dim]
+    for i, n in enumerate(index.shape):
+        if i != dim and n > 1:
+            flat = flat + (np.arange(n, dtype=np.int64) * strides[i]).reshape([-1 if j == i else 1
+                                                                               for j in range(index.ndim)])
+    return flat
 
 
 @op(variants="function method")

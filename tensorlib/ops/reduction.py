@@ -34,7 +34,6 @@ from .indexing import gather, narrow, scatter_into_zeros
 from .join_split import cat
 from .selection import lerp, maximum, minimum, where
 from .shape import flip, movedim, permute, reshape, squeeze, unsqueeze
-from .sorting import kth_indices
 from .unary import exp, log, sqrt
 
 ndarray = np.ndarray
@@ -674,6 +673,8 @@ def _median(input: Tensor, dim: Any, keepdim: bool, fname: str, ignore_nan: bool
 def _median_indices(a: np.ndarray, d: int, ignore_nan: bool) -> np.ndarray:
     """Per slice along ``d`` (kept as size 1), the index of the lower median."""
     if a.dtype.kind != "f" or not np.isnan(a).any():
+        from .sorting import kth_indices  # (sorting loads on first use: not at import)
+
         return kth_indices(a, d, (a.shape[d] - 1) // 2)
     order = np.argsort(a, axis=d, kind="stable")  # NaN sorts last
     nan = np.isnan(a)

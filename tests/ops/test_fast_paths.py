@@ -373,3 +373,23 @@ def test_index_select_gradient_with_repeated_rows():
     np.add.at(want, idx.numpy(), g)
     np.testing.assert_array_equal(gx.numpy(), want)
     assert gradgradcheck(lambda t: tensorlib.index_select(t, 0, idx) ** 2, (x[:, :40].detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize("shape,ishape,dim", [((4, 5), (2, 3), 1), ((4, 5), (3, 5), 0), ((3, 4, 5), (2, 4, 3), 2),
+                                              ((3, 4, 5), (3, 2, 5), 1), ((8, 16, 4, 4), (8, 1, 4, 4), 1),
+                                              ((6,), (9,), 0)])
+def test_gather_gradient_with_an_index_smaller_than_the_input(shape, ishape, dim):
+    """The gradient of gather scatters into the input's shape at each index entry's own coordinates (an index
+    smaller than the input along other dims once failed to reshape); repeated entries add up."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    a, idx = rng.standard_normal(shape), rng.integers(0, shape[dim], ishape)
+    g = rng.standard_normal(ishape)
+    grads = []
+    for L in (tensorlib, torch):
+        x = L.tensor(a, requires_grad=True)
+        (gx,) = L.autograd.grad(L.gather(x, dim, L.tensor(idx)), x, L.tensor(g))
+        grads.append(gx.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-14, atol=1e-15)
+    x = tensorlib.tensor(a, requires_grad=True)
+    assert gradgradcheck(lambda t: tensorlib.gather(t, dim, tensorlib.tensor(idx)) ** 2, (x,))
