@@ -32,6 +32,7 @@ from ..ops._util import (
     write_out_exact,
 )
 from ..ops.arithmetic import _conj, add, div, mul, neg, rsub, sub
+from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops.comparison import gt, lt
 from ..ops.conversion import full_like_scalar, to_dtype
 from ..ops.creation import _rng
@@ -1397,6 +1398,27 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     return y
 
 
+def _pad_adjoint(gd: np.ndarray, ax: int, widths: tuple[int, int], n: int, mode: Any) -> np.ndarray:
+    """The gradient of padding one axis of length ``n`` by ``widths`` in NumPy's ``mode``: the interior, plus each
+    padded side added back to the elements it copied (a side's sources repeat only for 'edge': one sum)."""
+    lo, hi = widths
+    lead = (slice(None),) * ax
+    sources = np.pad(np.arange(n), widths, mode=mode)
+    out = gd[lead + (slice(lo, lo + n),)].copy()
+    for side in (slice(0, lo), slice(lo + n, lo + n + hi)):
+        src = sources[side]
+        if src.size == 0:
+            continue
+        values = gd[lead + (side,)]
+        if np.unique(src).size == src.size:
+            out[lead + (src,)] += values
+        elif (src == src[0]).all():
+            out[lead + (slice(src[0], src[0] + 1),)] += _add_reduce(values, ax, keepdims=True)
+        else:
+            np.add.at(out, lead + (src,), values)
+    return out
+
+
 _NpPadMode = Literal["constant", "reflect", "edge", "wrap"]
 _NP_PAD_MODES: dict[str, _NpPadMode] = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
@@ -1453,6 +1475,13 @@ class PadBackward0(Node):
             key = tuple(slice(lo, lo + s) for (lo, _), s in zip(self.widths, self.shape))
             return (basic_getitem(g, key),)
         # reflect/replicate/circular: each output element came from one input element
+        if not GRAD.enabled and type(g) is Tensor and g._data.dtype.kind == "f":
+            # nothing recorded: the padding is one axis after another, so its adjoint is too (each a scatter-add)
+            gd = g._data
+            for ax in reversed(range(gd.ndim)):
+                if self.widths[ax] != (0, 0):
+                    gd = _pad_adjoint(gd, ax, self.widths[ax], self.shape[ax], self.mode)
+            return (wrap(gd),)
         index = np.arange(int(np.prod(self.shape))).reshape(self.shape)
         src = np.pad(index, self.widths, mode=self.mode)
         flat_g = reshape(g, (-1,))

@@ -461,3 +461,23 @@ def test_grouped_mm_gradients_match_the_products():
 def test_scaled_mm_is_left_out():
     # torch's scaled_mm and scaled_grouped_mm take float8 operands only, which tensorlib has no dtype for
     assert not hasattr(F, "scaled_mm") and not hasattr(F, "scaled_grouped_mm")
+
+
+@pytest.mark.parametrize("shape,pad,mode", [((2, 3, 9, 8), (2, 3, 1, 2), "reflect"), ((2, 3, 9, 8), (2, 3, 1, 2), "replicate"),
+                                            ((2, 3, 9, 8), (2, 3, 1, 2), "circular"), ((2, 3, 9), (4, 2), "reflect"),
+                                            ((2, 2, 5, 6, 7), (1, 2, 0, 1, 2, 1), "replicate"),
+                                            ((3, 40, 50), (5, 0, 0, 5), "circular"), ((2, 3, 4), (4, 4), "circular")])
+def test_pad_gradients_one_axis_at_a_time_match_torch(shape, pad, mode):
+    """Without a graph to record, padding's gradient is taken one axis at a time (the interior plus each side added
+    back where it was copied from); under create_graph it is a recorded scatter. Both are torch's."""
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal(shape)
+    results = []
+    for lib, create_graph in ((tensorlib, False), (tensorlib, True), (torch, False)):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.nn.functional.pad(x, pad, mode=mode)
+        g = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
+        (gx,) = lib.autograd.grad(y, x, g, create_graph=create_graph)
+        results.append(gx.detach().numpy())
+    np.testing.assert_allclose(results[0], results[2], rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(results[1], results[2], rtol=1e-13, atol=1e-14)
