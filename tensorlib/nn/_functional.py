@@ -1415,7 +1415,8 @@ def _pad_adjoint(gd: np.ndarray, ax: int, widths: tuple[int, int], n: int, mode:
         elif (src == src[0]).all():
             out[lead + (slice(src[0], src[0] + 1),)] += _add_reduce(values, ax, keepdims=True)
         else:
-            np.add.at(out, lead + (src,), values)
+            key: Any = lead + (src,)
+            np.add.at(out, key, values)
     return out
 
 
