@@ -264,6 +264,30 @@ class NativeLayerNormBackward0(_FusedNormBackward):
 
     __slots__ = ()
 
+    def _on_arrays(self, gy: np.ndarray, a: np.ndarray, w: np.ndarray | None, mean: np.ndarray,
+                   invstd: np.ndarray) -> tuple:
+        """The three gradients on the input seen as (rows, normalized elements): the sums of products come from
+        single einsum passes, without their products as arrays."""
+        c = math.prod(a.shape[d] for d in self.dims)
+        rows = a.size // max(c, 1)
+        a2, gy2, inv = a.reshape(rows, c), gy.reshape(rows, c), invstd.reshape(rows, 1)
+        xhat = a2 - mean.reshape(rows, 1)
+        xhat *= inv
+        gx = gw = gb = None
+        if self.needs(1):
+            gw = wrap(np.einsum("ni,ni->i", gy2, xhat).reshape(self.param_shape))
+        if self.needs(2):
+            gb = wrap(_add_reduce(gy2, 0).reshape(self.param_shape))
+        if self.needs(0):
+            gyw = gy2 if w is None else gy2 * w.reshape(c)
+            # (gyw - xhat * mean(gyw * xhat) - mean(gyw)) * invstd, row by row
+            xhat *= np.einsum("ni,ni->n", gyw, xhat)[:, None] / c
+            np.subtract(gyw, xhat, out=xhat)
+            xhat -= _add_reduce(gyw, 1, keepdims=True) / c
+            xhat *= inv
+            gx = wrap(xhat.reshape(a.shape))
+        return gx, gw, gb
+
 
 def _normalized(a: np.ndarray, dims: tuple[int, ...], eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``((a - mean) * invstd, mean, var, invstd)`` over ``dims`` (biased variance, two passes: no cancellation)."""
@@ -338,7 +362,17 @@ def fused_layer_norm(x: Tensor, normalized: tuple[int, ...], weight: Tensor | No
         return None
     k = len(normalized)
     dims = tuple(range(a.ndim - k, a.ndim))
-    y, mean, _, invstd = _normalized(a, dims, eps)
+    # the statistics of each row of the input seen as (rows, normalized elements); the variance's sum of squares
+    # as one einsum pass
+    c = math.prod(normalized)
+    rows = a.reshape(-1, c)
+    mean = _add_reduce(rows, 1, keepdims=True) / c
+    y = rows - mean
+    invstd = 1.0 / np.sqrt(np.einsum("ni,ni->n", y, y)[:, None] / c + eps)
+    y *= invstd
+    y = y.reshape(a.shape)
+    stat_shape = a.shape[: a.ndim - k] + (1,) * k
+    mean, invstd = mean.reshape(stat_shape), invstd.reshape(stat_shape)
     _affine_in_place(y, weight, bias, normalized)
     res, _ = _record_fused(NativeLayerNormBackward0, y, x, weight, bias, mean, invstd, True, eps, dims,
                            tuple(range(a.ndim - k)), normalized)
