@@ -596,7 +596,7 @@ class _StridedWindows:
 class _Segments:
     """Windows ``[start, end)`` of varying length over ``n`` elements (adaptive pooling's), possibly overlapping."""
 
-    __slots__ = ("positions", "starts", "lengths", "n")
+    __slots__ = ("positions", "starts", "lengths", "n", "cover")
 
     def __init__(self, start: np.ndarray, end: np.ndarray, n: int) -> None:
         self.lengths = end - start
@@ -604,18 +604,34 @@ class _Segments:
         self.positions = np.concatenate([np.arange(b, e) for b, e in zip(start.tolist(), end.tolist())])
         self.starts = np.concatenate(([0], np.cumsum(self.lengths)[:-1]))
         self.n = n
+        # which elements each window covers, as a 0/1 matrix (windows x elements)
+        self.cover = (np.arange(n) >= start[:, None]) & (np.arange(n) < end[:, None])
 
     def sums(self, a: np.ndarray, ax: int) -> np.ndarray:
-        """Each window's sum along ``ax``, its elements added in order."""
+        """Each window's sum along ``ax``: a product with the 0/1 cover matrix (a matrix product is one BLAS call;
+        0 * inf would be NaN, so other values take a gather and one reduction per window)."""
+        if a.dtype.kind == "f" and bool(np.isfinite(a).all()):
+            return _along(self.cover.astype(a.dtype), a, ax)
         return np.add.reduceat(np.take(a, self.positions, axis=ax), self.starts, axis=ax)
 
     def scatter(self, g: np.ndarray, ax: int) -> np.ndarray:
         """The adjoint of :meth:`sums`: each window's value added to every element it covers."""
+        if g.dtype.kind == "f" and bool(np.isfinite(g).all()):
+            return _along(self.cover.T.astype(g.dtype), g, ax)
         shape = list(g.shape)
         shape[ax] = self.n
         z = np.zeros(shape, g.dtype)
         add_at_zeros(z, (slice(None),) * ax + (self.positions,), np.repeat(g, self.lengths, axis=ax))
         return z
+
+
+def _along(m: np.ndarray, a: np.ndarray, ax: int) -> np.ndarray:
+    """``m`` (new length x old length) applied along axis ``ax`` of ``a``."""
+    if ax == a.ndim - 1:
+        return np.matmul(a, m.T)
+    if ax == a.ndim - 2:
+        return np.matmul(m, a)
+    return np.moveaxis(np.tensordot(m, a, axes=([1], [ax])), 0, ax)
 
 
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))

@@ -275,3 +275,21 @@ def test_max_pools_over_windows_that_tile_the_input_match_torch(name, shape, kwa
         results.append((y.detach().numpy(), idx.numpy(), g.numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_adaptive_avg_pool_windows_of_varying_length_keep_infinities_to_their_windows():
+    """Windows that do not tile the input sum by a matrix product with their 0/1 cover when every value is finite;
+    an infinity or NaN (which 0 * inf would spread to every window) takes the windows one at a time, as torch."""
+    torch = pytest.importorskip("torch")
+    a = RNG.standard_normal((2, 3, 9, 10))
+    a[0, 0, 4, 4], a[1, 2, 0, 9], a[0, 1, 8, 0] = np.inf, -np.inf, np.nan
+    results = []
+    for lib in (tensorlib, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.nn.functional.adaptive_avg_pool2d(x, (4, 3))
+        g = np.ones(tuple(y.shape))
+        g[0, 0, 0, 0] = np.inf
+        (gx,) = lib.autograd.grad(y, x, lib.tensor(g))
+        results.append((y.detach().numpy(), gx.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)  # inf and nan where torch has them
