@@ -65,7 +65,7 @@ class Taps:
     ``size`` is the input length. ``transpose()`` gives the adjoint map (cached both ways).
     """
 
-    __slots__ = ("index", "weight", "mask", "size", "_t")
+    __slots__ = ("index", "weight", "mask", "size", "_t", "_dense")
 
     def __init__(self, index: np.ndarray, weight: np.ndarray | None, size: int, mask: np.ndarray | None = None) -> None:
         self.index = np.asarray(index, dtype=np.intp)
@@ -73,11 +73,29 @@ class Taps:
         self.mask = None if mask is None or mask.all() else mask
         self.size = size
         self._t: Taps | None = None
+        self._dense: np.ndarray | None = None
+
+    def dense(self) -> np.ndarray:
+        """The map as a matrix (outputs x inputs), made once."""
+        if self._dense is None:
+            n_out, width = self.index.shape
+            w = np.ones((n_out, width)) if self.weight is None else np.asarray(self.weight, dtype=np.float64)
+            if self.mask is not None:
+                w = w * self.mask
+            m = np.zeros((n_out, self.size))
+            np.add.at(m, (np.broadcast_to(np.arange(n_out)[:, None], (n_out, width)), self.index), w)
+            self._dense = m
+        return self._dense
 
     def apply(self, a: np.ndarray, axis: int) -> np.ndarray:
         """The map applied to ``a`` along ``axis``, in ``a``'s dtype."""
         if self.weight is None and self.mask is None and self.index.shape[1] == 1:
             return np.take(a, self.index[:, 0], axis=axis)
+        if (a.dtype.kind == "f" and a.size and self.size <= 16 * self.index.shape[1]
+                and self.index.shape[0] * self.size <= 1 << 20 and bool(np.isfinite(a).all())):
+            # one matrix product (a BLAS call) instead of several passes per tap, while its multiplications by zero
+            # stay few (short inputs, or many taps); 0 * inf would be NaN, hence finite values only
+            return _along(self.dense().astype(a.dtype, copy=False), a, axis)
         shape = [1] * a.ndim
         shape[axis] = -1
         w = np.ones(self.index.shape) if self.weight is None else self.weight
@@ -627,8 +645,8 @@ class _Segments:
 
 def _along(m: np.ndarray, a: np.ndarray, ax: int) -> np.ndarray:
     """``m`` (new length x old length) applied along axis ``ax`` of ``a``."""
-    if ax == a.ndim - 1:
-        return np.matmul(a, m.T)
+    if ax == a.ndim - 1:  # as one 2-D product: NumPy's stacked products of small matrices cost more
+        return np.matmul(a.reshape(-1, a.shape[-1]), m.T).reshape(a.shape[:-1] + (m.shape[0],))
     if ax == a.ndim - 2:
         return np.matmul(m, a)
     return np.moveaxis(np.tensordot(m, a, axes=([1], [ax])), 0, ax)

@@ -167,3 +167,25 @@ def test_resample_error_messages_match_torch(i):
     with pytest.raises(etype) as got:
         call(tensorlib, F)
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("mode,size", [("bilinear", (13, 11)), ("bicubic", (9, 14)), ("nearest", (12, 5)),
+                                       ("area", (4, 3))])
+def test_interpolation_as_matrix_products_matches_torch_and_keeps_infinities_local(mode, size):
+    """Short axes interpolate by one matrix product with the map's dense matrix when every value is finite; with an
+    infinity or NaN each tap is taken separately, so they reach only the outputs that read them (as torch)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    for special in (False, True):
+        a = rng.standard_normal((2, 3, 8, 7))
+        if special:
+            a[0, 0, 3, 3], a[1, 2, 7, 0] = np.inf, np.nan
+        results = []
+        for lib in (tensorlib, torch):
+            x = lib.tensor(a, requires_grad=True)
+            kw = {} if mode in ("nearest", "area") else {"align_corners": False}
+            y = lib.nn.functional.interpolate(x, size=size, mode=mode, **kw)
+            (g,) = lib.autograd.grad(y, x, lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape))))
+            results.append((y.detach().numpy(), g.numpy()))
+        for ours, theirs in zip(*results):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
