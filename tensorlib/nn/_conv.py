@@ -290,13 +290,15 @@ def _depthwise_grads(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Blocks,
     gw = np.empty((c, m) + geo.kernel, dtype=a.dtype) if need_w else None
     lead = (slice(None), slice(None))
     space = "xyz"[: len(blocks)]
+    scaled = np.empty_like(gd) if buf is not None and m == 1 else None  # one buffer for every offset's product
     for off in np.ndindex(*geo.kernel):
         window = lead + tuple(slice(j * d, j * d + s * (b - 1) + 1, s)
                               for j, d, s, b in zip(off, geo.dilation, geo.stride, blocks))
         if buf is not None:
             weights = w3[(slice(None), slice(None)) + off].reshape((1, c, m) + (1,) * len(blocks))
-            if m == 1:
-                buf[window] += gd * weights.reshape((1, c) + (1,) * len(blocks))
+            if scaled is not None:
+                np.multiply(gd, weights.reshape((1, c) + (1,) * len(blocks)), out=scaled)
+                buf[window] += scaled
             else:
                 buf[window] += _add_reduce(g4 * weights, 2)
         if gw is not None and padded is not None:
