@@ -61,7 +61,30 @@ class MeanBackward0(Node):
     count: int
 
     def backward(self, g: Tensor) -> tuple:
+        if GRAD.enabled and g._requires_grad:
+            # recorded (create_graph): torch's formula, the expansion divided by the count (DivBackward1)
+            return (divide_by_number(_expand_back(g, self.dims, self.shape, self.keepdim), self.count),)
         return (_expand_back(div(g, self.count), self.dims, self.shape, self.keepdim),)
+
+
+class DivBackward1(Node):
+    """Division by a number, as torch's derivative formulas record it (the Scalar overload: one edge)."""
+
+    __slots__ = ("other",)
+    other: Any
+
+    def backward(self, g: Tensor) -> tuple:
+        return (divide_by_number(g, self.other),)
+
+
+def divide_by_number(t: Tensor, other: Any) -> Tensor:
+    """``t / other`` for a Python number ``other``, recorded as ``DivBackward1``."""
+    r = np.asarray(t._data / other)
+    if t._requires_grad and GRAD.enabled:
+        res, node = record(DivBackward1, r, (t,))
+        node.other = other
+        return res
+    return wrap(r)
 
 
 _MEAN_DIM_NODE = named_node_class(MeanBackward0, "MeanBackward1")  # the dim overload

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import tensorlib
+from tensorlib.autograd import gradgradcheck
 
 # expression on ``x`` (3x4, requires grad) and ``L`` (the library) -> torch's node name
 CASES = {
@@ -57,3 +58,19 @@ def test_renamed_nodes_keep_their_backward() -> None:
     assert tensorlib.autograd.gradcheck(lambda t: (1 - t)[:, 0], (x,))
     y = x.min(0).values
     assert "MinBackward0" in repr(y) and isinstance(y.grad_fn, type(x.max(0).values.grad_fn))
+
+
+@pytest.mark.parametrize("reduce", [lambda t: t.mean(), lambda t: t.mean(1), lambda t: t.mean((0, 1), keepdim=True)])
+def test_mean_gradient_under_create_graph_records_torchs_division_by_a_number(reduce):
+    """torch's mean backward expands the gradient and divides by the count (DivBackward1, one edge); recorded, ours
+    does the same, and its second derivatives are right."""
+    torch = pytest.importorskip("torch")
+    names = []
+    for L in (tensorlib, torch):
+        x = L.randn(3, 4, dtype=L.float64, requires_grad=True)
+        y = reduce(x)
+        (g,) = L.autograd.grad(y, x, L.ones_like(y, requires_grad=True), create_graph=True)
+        names.append((g.grad_fn.name(), [n.name() for n, _ in g.grad_fn.next_functions], g.dtype == x.dtype))
+    assert names[0] == names[1] == ("DivBackward1", ["ExpandBackward0"], True)
+    x = tensorlib.randn(3, 4, dtype=tensorlib.float64, requires_grad=True)
+    assert gradgradcheck(lambda t: reduce(t) ** 2 * t.sum(), (x,))
