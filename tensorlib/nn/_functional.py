@@ -885,6 +885,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         safe = np.where(valid, ta, 0)
     if x._data.ndim == 2 and (weight is None or not weight._requires_grad):
         return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
+    if x._data.ndim > 2 and (weight is None or not weight._requires_grad) and x._data.dtype.kind == "f":
+        return _nll_loss_nd(x, safe, valid, weight, red)
     picked = squeeze(gather(x, 1, wrap(np.expand_dims(safe, 1))), 1)
     w = np.ones(c, dtype=x._data.dtype) if weight is None else weight._data
     wt = (w[safe] if valid is None else w[safe] * valid).astype(x._data.dtype)
@@ -914,6 +916,51 @@ class NllLossBackward0(Node):
         elif not GRAD.enabled and type(g) is Tensor and g._data.dtype is self.coef.dtype:
             return (wrap(self.coef * g._data),)  # a scalar loss's gradient, nothing recorded
         return (mul(g, wrap(self.coef)),)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """Backward of nll_loss on (N, C, d1, ...) log-probabilities (torch's name for every input with spatial dims)."""
+
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        if self.per_sample:  # reduction='none': one gradient per position, broadcast over the classes
+            g = unsqueeze(g, 1)
+        elif not GRAD.enabled and type(g) is Tensor and g._data.dtype is self.coef.dtype:
+            return (wrap(self.coef * g._data),)
+        return (mul(g, wrap(self.coef)),)
+
+
+def _nll_loss_nd(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: Tensor | None, red: str) -> Tensor:
+    """nll_loss for (N, C, d1, ...) input as one NllLoss2DBackward0 node (torch's), under a view for reduction
+    'none' unless the input has exactly two spatial dims, as torch's."""
+    a = x._data
+    picked = np.take_along_axis(a, safe[:, None], axis=1)[:, 0]
+    if valid is None and weight is None:
+        wt: Any = None
+    else:
+        wt = np.ones(safe.shape, dtype=a.dtype) if valid is None else valid.astype(a.dtype)
+        if weight is not None:
+            wt = wt * weight._data[safe].astype(a.dtype)
+    losses = -picked if wt is None else -(picked * wt)
+    if red == "none":
+        out, scale = losses, (1.0 if wt is None else wt)
+    elif red == "sum":
+        out, scale = np.asarray(_add_reduce(losses, None), dtype=a.dtype), (1.0 if wt is None else wt)
+    else:
+        total = float(safe.size) if wt is None else float(_add_reduce(wt, None))
+        out = np.asarray(_add_reduce(losses, None) / total if total else np.nan, dtype=a.dtype)
+        scale = (1.0 if wt is None else wt) / total if total else 0.0
+    if not (x._requires_grad and GRAD.enabled):
+        return wrap(out)
+    res, node = record(NllLoss2DBackward0, out, (x,))
+    coef = np.zeros(a.shape, dtype=a.dtype)
+    np.put_along_axis(coef, safe[:, None], np.broadcast_to(-np.asarray(scale, dtype=a.dtype), safe.shape)[:, None],
+                      axis=1)
+    node.coef, node.per_sample, node.unbatched = coef, red == "none", False
+    if red == "none" and a.ndim != 4:
+        return reshape(res, out.shape)  # (torch's result is a view of its four-dimensional one)
+    return res
 
 
 # the unsigned type of each integer item size: a negative target read as unsigned is larger than any class count

@@ -79,3 +79,28 @@ def test_float32_matches_torch():
     assert lo.dtype == tensorlib.float32
     np.testing.assert_allclose(lo.item(), lt.item(), rtol=1e-6)
     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 3, 4), (2, 3, 2, 2, 3)])
+@pytest.mark.parametrize("kwargs", [{}, {"weight": True}, {"ignore_index": 1}, {"ignore_index": 1, "weight": True}])
+@pytest.mark.parametrize("reduction", ["mean", "none", "sum"])
+def test_nll_loss_with_spatial_dims_is_one_nllloss2d_node_as_torch(shape, kwargs, reduction):
+    """Inputs with spatial dims (segmentation) are one NllLoss2DBackward0 node, under a view for reduction 'none'
+    unless there are exactly two spatial dims, as torch; values, gradients and gradients of gradients match."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(10)
+    a, t, w = rng.standard_normal(shape), rng.integers(0, 3, (shape[0],) + shape[2:]), rng.random(3)
+    results = []
+    for L in (tensorlib, torch):
+        x = L.tensor(a, requires_grad=True)
+        k = dict(kwargs)
+        if "weight" in k:
+            k["weight"] = L.tensor(w)
+        y = L.nn.functional.nll_loss(x, L.tensor(t), reduction=reduction, **k)
+        ce = L.nn.functional.cross_entropy(x, L.tensor(t), reduction=reduction, **k)
+        (g,) = L.autograd.grad(y, x, L.ones_like(y) if reduction == "none" else None, create_graph=True)
+        (gg,) = L.autograd.grad((g * x).sum(), x)
+        results.append((y.grad_fn.name(), ce.grad_fn.name(), y.detach().numpy(), g.detach().numpy(), gg.numpy()))
+    assert results[0][:2] == results[1][:2]
+    for ours, theirs in zip(results[0][2:], results[1][2:]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
