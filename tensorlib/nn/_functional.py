@@ -9,7 +9,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, named_node_class, save_input, unpack
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._size import Size
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
@@ -1506,10 +1506,22 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     else:
         r = np.pad(a, widths, mode=np_mode)
     if x._requires_grad and GRAD.enabled:
-        res, node = record(PadBackward0, r, (x,))
+        res, node = record(_pad_node(np_mode, n), r, (x,))
         node.widths, node.mode, node.shape = widths, np_mode, a.shape
         return res
     return wrap(r)
+
+
+def _pad_node(np_mode: str, padded_dims: int) -> type:
+    """torch's node for a padding: ConstantPadNdBackward0, ReflectionPad2DBackward0, ... (circular padding is
+    copies into a new tensor there: CopySlices)."""
+    if np_mode == "constant":
+        name = "ConstantPadNdBackward0"
+    elif np_mode == "wrap":
+        name = "CopySlices"
+    else:
+        name = f"{'ReflectionPad' if np_mode == 'reflect' else 'ReplicationPad'}{min(max(padded_dims, 1), 3)}DBackward0"
+    return named_node_class(PadBackward0, name)
 
 
 class PadBackward0(Node):

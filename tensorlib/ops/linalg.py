@@ -695,7 +695,7 @@ def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _finish(inv_with_info(x, "linalg.inv", True)[0], out, "inv")
 
 
-class DetBackward0(Node):
+class LinalgDetBackward0(Node):
     __slots__ = ("self_", "result")
     _saved_slots = ("self_", "result")
     self_: SavedTensor
@@ -716,7 +716,7 @@ def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     a = _square(x, "linalg.det")
     r = np.asarray(np.linalg.det(a)).astype(a.dtype, copy=False)
     if x._requires_grad and GRAD.enabled:
-        res, node = record(DetBackward0, r, (x,))
+        res, node = record(LinalgDetBackward0, r, (x,))
         node.self_ = save_input(x)
         node.result = SavedTensor(res, True)
         return _finish(res, out, "det")

@@ -78,15 +78,27 @@ class PowBackward1(Node):
             d = where(eq(p, 0), 0.0, d) if isinstance(p, Tensor) else d
             ga = reduce_to(mul(g, _conj(d)), self.self_meta)
         if self.needs(1):
-            y = unpack(self, self.result)
-            d = mul(y, log(x)) if isinstance(x, Tensor) else mul(y, math.log(x) if x > 0 else float("nan"))
-            # 0 ** p with p >= 0 has gradient 0 w.r.t. p, as torch defines it
-            if isinstance(x, Tensor):
-                d = where(logical_and(eq(x, 0), ge(_real_part(p), 0)), 0.0, d)
-            elif x == 0:
-                d = where(ge(_real_part(p), 0), 0.0, d)
-            gb = reduce_to(mul(g, _conj(d)), self.exp_meta)
+            gb = self.exponent_gradient(g, x, p)
         return ga, gb
+
+    def exponent_gradient(self, g: Tensor, x: Any, p: Any) -> Tensor:
+        y = unpack(self, self.result)
+        d = mul(y, log(x)) if isinstance(x, Tensor) else mul(y, math.log(x) if x > 0 else float("nan"))
+        # 0 ** p with p >= 0 has gradient 0 w.r.t. p, as torch defines it
+        if isinstance(x, Tensor):
+            d = where(logical_and(eq(x, 0), ge(_real_part(p), 0)), 0.0, d)
+        elif x == 0:
+            d = where(ge(_real_part(p), 0), 0.0, d)
+        return reduce_to(mul(g, _conj(d)), self.exp_meta)
+
+
+class PowBackward2(PowBackward1):
+    """number ** Tensor: one edge, to the exponent (torch's Scalar-base overload)."""
+
+    __slots__ = ()
+
+    def backward(self, g: Tensor) -> tuple:
+        return (self.exponent_gradient(g, _load(self, self.self_), _load(self, self.exponent)),)
 
 
 _BY_PRODUCTS: dict[float, Callable[[np.ndarray], np.ndarray]] = {
@@ -155,7 +167,7 @@ def _pow_tensor(x: Tensor, e: Tensor, out: Any, scalar_base: Any = None) -> Tens
     else:
         r = _apply2(np.power, a, b)
     if needs_grad(x, e):
-        res, node = record(PowBackward1, r, (x, e))
+        res, node = record(PowBackward1, r, (x, e)) if scalar_base is None else record(PowBackward2, r, (e,))
         node.self_ = save_input(x) if scalar_base is None else scalar_base
         node.exponent = save_input(e)
         node.result = SavedTensor(res, True)

@@ -423,13 +423,13 @@ def nan_to_num(
     a = x._data
     r = _arr(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))
     if x._requires_grad and GRAD.enabled:
-        res, node = record(MaskedGradBackward, r, (x,))
+        res, node = record(NanToNumBackward0, r, (x,))
         node.mask = np.isfinite(a)
         return _finish(res, out, "nan_to_num")
     return _finish(wrap(r), out, "nan_to_num")
 
 
-class MaskedGradBackward(Node):
+class NanToNumBackward0(Node):
     __slots__ = ("mask",)
     mask: np.ndarray
 

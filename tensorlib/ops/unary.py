@@ -340,6 +340,12 @@ class RoundBackward0(ZeroGradBackward):
     __slots__ = ()
 
 
+class RoundBackward1(ZeroGradBackward):
+    """round with ``decimals`` (torch's other overload)."""
+
+    __slots__ = ()
+
+
 @op(variants="function method", namespace=(TENSORLIB, SPECIAL), inplace="function method")
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Elementwise rounding half to even, to ``decimals`` decimal places."""
@@ -356,7 +362,7 @@ def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Ten
     else:
         r = _arr(np.round(x._data, decimals))
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
-        res, node = record(RoundBackward0, r, (x,))
+        res, node = record(RoundBackward1 if decimals else RoundBackward0, r, (x,))
         node.metas = (_meta(x),)
         return _finish_exact(res, out, "round")
     return _finish_exact(wrap(r), out, "round")
