@@ -36,7 +36,7 @@ from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lac
 from ..ops.comparison import gt, lt
 from ..ops.conversion import full_like_scalar, to_dtype
 from ..ops.creation import _rng
-from ..ops.indexing import basic_getitem, gather, index_add, index_put_key, index_select, narrow
+from ..ops.indexing import add_at_zeros, basic_getitem, gather, index_add, index_put_key, index_select, narrow
 from ..ops.inplace import mul_
 from ..ops.join_split import cat as _cat, stack as _stack
 from ..ops.linalg import einsum, matmul, matrix_product, mm, vector_norm
@@ -1395,19 +1395,46 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         raise IndexError("index out of range in self")
     if max_norm is not None:
         embedding_renorm_(w, flat._data, max_norm, norm_type)
-    out = index_select(w, 0, flat)
-    if (padding_idx is not None or scale_grad_by_freq) and w._requires_grad and GRAD.enabled:
-        gscale = np.ones(flat._data.shape, dtype=w._data.dtype)
+    rows = np.take(w._data, fa, axis=0).reshape(idx._data.shape + (w._data.shape[1],))
+    if not (w._requires_grad and GRAD.enabled):
+        return wrap(rows)
+    scale = None
+    if padding_idx is not None or scale_grad_by_freq:
+        scale = np.ones(fa.shape, dtype=w._data.dtype)
         if padding_idx is not None:
             p = padding_idx if padding_idx >= 0 else w._data.shape[0] + padding_idx
-            gscale[flat._data == p] = 0  # no gradient reaches the padding row
+            scale[fa == p] = 0  # no gradient reaches the padding row
         if scale_grad_by_freq:
-            _, inverse, counts = np.unique(flat._data, return_inverse=True, return_counts=True)
-            gscale = gscale / counts[inverse.reshape(-1)]
-        gscale = gscale.astype(w._data.dtype)[:, None]
-        # same values, with the gradient of each looked-up row scaled by gscale
-        out = add(mul(out, wrap(gscale)), wrap(out._data * (1 - gscale)))
-    return reshape(out, idx._data.shape + (w._data.shape[1],))
+            _, inverse, counts = np.unique(fa, return_inverse=True, return_counts=True)
+            scale = (scale / counts[inverse.reshape(-1)]).astype(w._data.dtype)
+    res, node = record(EmbeddingBackward0, rows, (w,))
+    node.indices, node.num_weights, node.scale = fa, n_rows, scale
+    return res
+
+
+class EmbeddingBackward0(Node):
+    """The looked-up rows' gradients added into a zero weight gradient (each scaled, for padding_idx and
+    scale_grad_by_freq), as torch's embedding_backward."""
+
+    __slots__ = ("indices", "num_weights", "scale")
+    indices: np.ndarray
+    num_weights: int
+    scale: np.ndarray | None
+
+    def backward(self, g: Tensor) -> tuple:
+        dim = g._data.shape[-1]
+        if not GRAD.enabled and type(g) is Tensor:
+            gd = g._data.reshape(-1, dim)
+            if self.scale is not None:
+                gd = gd * self.scale[:, None]
+            out = np.zeros((self.num_weights, dim), dtype=gd.dtype)
+            add_at_zeros(out, (self.indices,), gd)
+            return (wrap(out),)
+        g2 = reshape(g, (-1, dim))
+        if self.scale is not None:
+            g2 = mul(g2, wrap(self.scale[:, None]))
+        zeros = wrap(np.zeros((self.num_weights, dim), dtype=g._data.dtype))
+        return (index_add(zeros, 0, wrap(self.indices), g2),)
 
 
 @op(namespace=NN_FUNCTIONAL)

@@ -11,6 +11,7 @@ import pytest
 
 import tensorlib
 import tensorlib.nn.functional as F
+from tensorlib.autograd import gradgradcheck
 from tests.nn.compare import check_gradients, compare, leaf, same_error, same_message
 
 RNG = np.random.default_rng(11)
@@ -481,3 +482,31 @@ def test_pad_gradients_one_axis_at_a_time_match_torch(shape, pad, mode):
         results.append(gx.detach().numpy())
     np.testing.assert_allclose(results[0], results[2], rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(results[1], results[2], rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 3}, {"padding_idx": -17}, {"scale_grad_by_freq": True},
+                                    {"padding_idx": 3, "scale_grad_by_freq": True}])
+def test_embedding_is_one_node_with_torchs_gradients(kwargs):
+    """One EmbeddingBackward0 node with an edge to the weight, as torch; the looked-up rows' gradients add up
+    (repeated indices), the padding row gets none, and scale_grad_by_freq divides by the counts."""
+    torch = pytest.importorskip("torch")
+    w, idx = RNG.standard_normal((20, 6)), RNG.integers(0, 20, (4, 7))
+    idx[0, :3] = 3
+    results = []
+    for lib in (tensorlib, torch):
+        weight = lib.tensor(w, requires_grad=True)
+        y = lib.nn.functional.embedding(lib.tensor(idx), weight, **kwargs)
+        g = lib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)), requires_grad=True)
+        (gw,) = lib.autograd.grad(y, weight, g, create_graph=True)
+        (gg,) = lib.autograd.grad((gw ** 2).sum(), g)
+        results.append((y.grad_fn.name(), [type(n).__name__ for n, _ in y.grad_fn.next_functions], y.detach().numpy(),
+                        gw.detach().numpy(), gg.numpy()))
+    assert results[0][:2] == results[1][:2] == ("EmbeddingBackward0", ["AccumulateGrad"])
+    # torch's double backward leaves scale_grad_by_freq out (its derivative with respect to the incoming gradient is
+    # the unscaled one); ours is the scaled map's own derivative
+    compared = 2 if kwargs.get("scale_grad_by_freq") else 3
+    for ours, theirs in zip(results[0][2:2 + compared], results[1][2:2 + compared]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+    if not kwargs.get("scale_grad_by_freq"):  # (a scaled gradient is not the function's derivative, by design)
+        weight = tensorlib.tensor(w, requires_grad=True)
+        assert gradgradcheck(lambda t: F.embedding(tensorlib.tensor(idx), t, **kwargs) ** 2, (weight,))
