@@ -47,6 +47,14 @@ class SoftmaxBackward0(Node):
 
     def backward(self, g: Tensor) -> tuple:
         y = unpack(self, self.result)
+        gd, yd = g._data, y._data
+        if not GRAD.enabled and type(g) is Tensor and gd.dtype is yd.dtype and yd.ndim:
+            # nothing to record: y * (g - sum(g * y)) on the arrays, in one buffer
+            r = gd * yd
+            s = np.add.reduce(r, axis=self.dim, keepdims=True)
+            np.subtract(gd, s, out=r)
+            r *= yd
+            return (wrap(r),)
         s = broadcast.sum(mul(g, y), self.dim, keepdim=True) if y._data.ndim else mul(g, y)
         return (mul(y, sub(g, s)),)
 
@@ -55,8 +63,14 @@ class SoftmaxBackward0(Node):
 def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "softmax")
-    e = np.exp(_shifted(x._data, d))
-    r = np.asarray(e / (np.add.reduce(e, axis=d, keepdims=True) if e.ndim else e))
+    e = _shifted(x._data, d)
+    if e.ndim and e.size:  # (the shifted values are a new array: exponentiated and divided in place)
+        np.exp(e, out=e)
+        e /= np.add.reduce(e, axis=d, keepdims=True)
+        r = e
+    else:
+        e = np.exp(e)
+        r = np.asarray(e / (np.add.reduce(e, axis=d, keepdims=True) if e.ndim else e))
     if x._requires_grad and GRAD.enabled:
         res, node = record(SoftmaxBackward0, r, (x,))
         node.result = SavedTensor(res, True)
