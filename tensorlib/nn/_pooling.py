@@ -198,10 +198,11 @@ def _window_max(a: np.ndarray, windows: list) -> tuple[np.ndarray, np.ndarray]:
         best_flat: Any = None
         for t in range(idx.shape[1]):
             col = idx[:, t]
-            v = np.take(vals, col, axis=ax)
+            at = _evenly_spaced(col)
+            v = np.take(vals, col, axis=ax) if at is None else vals[(slice(None),) * ax + (at,)]
             cand = col.reshape(shape) * inner
             if flat is not None:
-                cand = cand + np.take(flat, col, axis=ax)
+                cand = cand + (np.take(flat, col, axis=ax) if at is None else flat[(slice(None),) * ax + (at,)])
             if best is None:
                 best, best_flat = v, np.broadcast_to(cand, v.shape)
                 continue
@@ -213,6 +214,17 @@ def _window_max(a: np.ndarray, windows: list) -> tuple[np.ndarray, np.ndarray]:
         vals, flat = best, best_flat
         inner *= a.shape[ax]
     return vals, np.ascontiguousarray(flat)
+
+
+def _evenly_spaced(col: np.ndarray) -> slice | None:
+    """``col`` as a slice when its positions are evenly spaced and increasing (a view instead of a gathered copy)."""
+    n = col.size
+    if n == 0:
+        return None
+    step = int(col[1] - col[0]) if n > 1 else 1
+    if step < 1 or (n > 2 and not np.array_equal(np.diff(col), np.full(n - 1, step))):
+        return None
+    return slice(int(col[0]), int(col[-1]) + 1, step)
 
 
 class _MaxNode(Node):
@@ -230,6 +242,30 @@ class _MaxNode(Node):
         index = self.index.reshape(lead + (width,))
         out = scatter_into_zeros(flat_g, len(lead), index, lead + (math.prod(self.shape[len(lead):]),))
         return (reshape(out, self.shape),)
+
+
+def _small_tiled_window_max(a: np.ndarray, kernel: tuple[int, ...],
+                            outs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_tiled_window_max` for small windows: each window offset is a strided view of ``a``; their maximum,
+    then the first offset (in row-major order) holding it, or the last holding a NaN, as torch's scan picks."""
+    nd = len(kernel)
+    size = a.shape[a.ndim - nd:]
+    offsets = list(np.ndindex(*kernel))
+    views = [a[(Ellipsis,) + tuple(slice(t, o * k, k) for t, o, k in zip(off, outs, kernel))] for off in offsets]
+    vals = views[0].copy()
+    for v in views[1:]:
+        np.maximum(vals, v, out=vals)
+    chosen = np.full(vals.shape, len(offsets) - 1, dtype=np.int8)
+    for i in range(len(offsets) - 2, -1, -1):
+        chosen[views[i] == vals] = i
+    if a.dtype.kind in "fc" and np.isnan(vals).any():
+        for i, v in enumerate(views):
+            chosen[np.isnan(v)] = i
+    flat: Any = 0
+    for i, offset in enumerate(np.unravel_index(chosen, kernel)):
+        start = (np.arange(outs[i]) * kernel[i]).reshape((-1,) + (1,) * (nd - 1 - i))
+        flat = flat * size[i] + (start + offset)
+    return vals, np.asarray(flat, np.int64)
 
 
 def _tiled_window_max(a: np.ndarray, kernel: tuple[int, ...], outs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -266,7 +302,8 @@ def _max_result(x: Tensor, nd: int, windows: list, node_name: str,
         shape = a.shape[: a.ndim - nd] + tuple(w.shape[0] for w in windows)
         vals, flat = np.zeros(shape, a.dtype), np.zeros(shape, np.int64)
     elif tile is not None:
-        vals, flat = _tiled_window_max(a, tile, tuple(w.shape[0] for w in windows))
+        tiled = _tiled_window_max if math.prod(tile) > 8 else _small_tiled_window_max
+        vals, flat = tiled(a, tile, tuple(w.shape[0] for w in windows))
     else:
         vals, flat = _window_max(a, windows)
     indices = wrap(flat.astype(np.int64, copy=False))
@@ -424,9 +461,8 @@ def _max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: An
     k, s, p, d, out = _pool_args(x, nd, kernel_size, stride, padding, dilation, ceil_mode, fname)
     size = x._data.shape[x._data.ndim - nd:]
     windows = [_max_windows(*args) for args in zip(size, k, s, p, d, out)]
-    # windows that tile the input, of more than 8 elements (below that, comparing tap by tap costs less)
-    tiles = math.prod(k) > 8 and all(k_ == s_ and not p_ and d_ == 1 and o * k_ <= n
-                                     for n, k_, s_, p_, d_, o in zip(size, k, s, p, d, out))
+    # windows that tile the input (strided views of it)
+    tiles = all(k_ == s_ and not p_ and d_ == 1 and o * k_ <= n for n, k_, s_, p_, d_, o in zip(size, k, s, p, d, out))
     return _max_result(x, nd, windows, f"MaxPool{max(nd, 2)}DWithIndicesBackward0", tuple(k) if tiles else None)
 
 
@@ -812,7 +848,7 @@ def _adaptive_max(input: Tensor, nd: int, output_size: Any, fname: str) -> tuple
     size, sizes = _adaptive_args(x, nd, output_size, fname)
     windows = [_adaptive_windows(n, o)[0] for n, o in zip(size, sizes)]
     kernel = tuple(n // o for n, o in zip(size, sizes))
-    tile = kernel if all(n % o == 0 for n, o in zip(size, sizes)) and math.prod(kernel) > 8 else None
+    tile = kernel if all(n % o == 0 for n, o in zip(size, sizes)) else None
     return _max_result(x, nd, windows, f"AdaptiveMaxPool{max(nd, 2)}DBackward0", tile)
 
 

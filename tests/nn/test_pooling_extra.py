@@ -256,11 +256,16 @@ def test_adaptive_avg_pool_nodes_values_and_gradients_match_torch(nd, shape, out
     ("max_pool3d", (2, 2, 6, 6, 4), dict(kernel_size=(3, 3, 2))), ("max_pool2d", (3, 12, 9), dict(kernel_size=3)),
     ("adaptive_max_pool2d", (2, 3, 8, 6), dict(output_size=1)), ("adaptive_max_pool2d", (2, 3, 12, 9), dict(output_size=(4, 1))),
     ("adaptive_max_pool3d", (2, 2, 6, 6, 4), dict(output_size=(2, 1, 1))), ("adaptive_max_pool1d", (2, 3, 18), dict(output_size=2)),
+    # small windows: strided views of the input
+    ("max_pool2d", (2, 3, 9, 7), dict(kernel_size=2)), ("max_pool1d", (2, 3, 9), dict(kernel_size=2)),
+    ("max_pool3d", (2, 2, 4, 6, 4), dict(kernel_size=2)), ("adaptive_max_pool2d", (2, 3, 8, 6), dict(output_size=(4, 3))),
+    ("max_pool2d", (3, 8, 6), dict(kernel_size=(1, 3))),
 ])
 @pytest.mark.parametrize("data", ["plain", "ties", "nan"])
 def test_max_pools_over_windows_that_tile_the_input_match_torch(name, shape, kwargs, data):
-    """Windows of more than eight elements that tile the input take one argmax over a reshaped copy: the same values,
-    indices (the first maximum in row-major order, the last NaN) and gradients as torch."""
+    """Windows that tile the input: of more than eight elements, one argmax over a reshaped copy; smaller ones, the
+    maximum of strided views and the first view holding it. The same values, indices (the first maximum in row-major
+    order, the last NaN) and gradients as torch."""
     torch = pytest.importorskip("torch")
     a = RNG.standard_normal(shape)
     if data == "ties":
