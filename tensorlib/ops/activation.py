@@ -51,8 +51,8 @@ class SoftmaxBackward0(Node):
         if not GRAD.enabled and type(g) is Tensor and gd.dtype is yd.dtype and yd.ndim:
             # nothing to record: y * (g - sum(g * y)) on the arrays, in one buffer
             r = gd * yd
-            s = np.add.reduce(r, axis=self.dim, keepdims=True)
-            np.subtract(gd, s, out=r)
+            total = np.add.reduce(r, axis=self.dim, keepdims=True)
+            np.subtract(gd, total, out=r)
             r *= yd
             return (wrap(r),)
         s = broadcast.sum(mul(g, y), self.dim, keepdim=True) if y._data.ndim else mul(g, y)
