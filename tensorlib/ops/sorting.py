@@ -46,6 +46,13 @@ def _top_indices(a: np.ndarray, d: int, k: int, largest: bool) -> np.ndarray:
     shape = rows.shape
     rows = rows.reshape(-1, n)
     kth = np.partition(rows, n - k if largest else k - 1, axis=1)[:, n - k if largest else k - 1, None]
+    selected = rows >= kth if largest else rows <= kth
+    if (np.add.reduce(selected, axis=1) == k).all():
+        # no row has a tie across the k-th value: the k selected are the elements up to it, in index order
+        idx = np.nonzero(selected)[1].reshape(-1, k)
+        order = _sort_indices(np.take_along_axis(rows, idx, axis=1), 1, largest)
+        idx = np.take_along_axis(idx, order, axis=1).astype(np.int64)
+        return np.moveaxis(idx.reshape(shape[:-1] + (k,)), -1, d)
     beyond = rows > kth if largest else rows < kth
     ties = rows == kth
     wanted = k - np.add.reduce(beyond, axis=1, keepdims=True)  # how many of the ties, first ones first
