@@ -819,7 +819,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, RuntimeError, 0)
     key = (slice(None),) * d + (idx,)
     scaled = src if alpha == 1 else mul(src, alpha)
-    return index_put_key(x, key, scaled, accumulate=True)
+    return rename_grad_fn(index_put_key(x, key, scaled, accumulate=True), "IndexAddBackward0")
 
 
 @op(variants="function method")
@@ -835,7 +835,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     idx = idx.reshape(-1)
     _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
     key = (slice(None),) * d + (idx,)
-    return index_put_key(x, key, value)
+    return rename_grad_fn(index_put_key(x, key, value), "IndexFillBackward0")
 
 
 def _check_index_bounds(idx: np.ndarray, size: int, dim: int, exc: type = IndexError, lo: int | None = None) -> None:
@@ -857,7 +857,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         bad = i.max() if i.max() >= n else i.min()
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
 
-    return getitem(reshape(x, (-1,)), idx)
+    return rename_grad_fn(getitem(reshape(x, (-1,)), idx), "TakeBackward0")
 
 
 @op(variants="function method")
@@ -961,7 +961,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
     m = _mask_arg(mask, "masked_select")
 
     xb, mb = broadcast_tensors(x, wrap(m))
-    res = getitem(xb, mb)
+    res = rename_grad_fn(getitem(xb, mb), "MaskedSelectBackward0")
     return res if out is None else write_out(out, res, "masked_select")
 
 
@@ -982,7 +982,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
                            f"{type_title(x._data.dtype)} and {type_title(src._data.dtype)}")
     if src._data.size < n:
         raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
-    return index_put_key(x, (m,), getitem(src, slice(0, n)))
+    return rename_grad_fn(index_put_key(x, (m,), getitem(src, slice(0, n))), "MaskedScatterBackward0")
 
 
 @op(variants="method")
@@ -1015,7 +1015,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         return reshape(index_copy(reshape(x, (1,)), 0, index, reshape(src, (1,))), ())
     idx = idx.reshape(-1)
     _check_index_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, lo=0)
-    return index_put_key(x, (slice(None),) * d + (idx,), src)
+    return rename_grad_fn(index_put_key(x, (slice(None),) * d + (idx,), src), "IndexCopyBackward0")
 
 
 def _check_copy_shapes(dest: tuple, source: tuple, dim: int, n_indices: int) -> None:

@@ -9,6 +9,11 @@ from tensorlib.autograd import gradgradcheck
 
 # expression on ``x`` (3x4, requires grad) and ``L`` (the library) -> torch's node name
 CASES = {
+    "L.index_add(x, 0, L.tensor([1, 2]), x[:2] * 2)": "IndexAddBackward0",
+    "(x * 1).index_add_(0, L.tensor([1, 2]), x[:2], alpha=2.0)": "IndexAddBackward0",
+    "L.index_copy(x, 0, L.tensor([2, 0]), x[:2] * 2)": "IndexCopyBackward0", "L.masked_select(x, x > 0)": "MaskedSelectBackward0",
+    "L.index_fill(x, 1, L.tensor([0, 3]), 2.0)": "IndexFillBackward0", "L.take(x, L.tensor([0, 5, 11]))": "TakeBackward0",
+    "x.masked_scatter(x > 0, x * 2)": "MaskedScatterBackward0",
     "L.nan_to_num(x)": "NanToNumBackward0", "L.round(x, decimals=2)": "RoundBackward1", "L.round(x)": "RoundBackward0",
     "2.0 ** x": "PowBackward2", "L.pow(2.0, x)": "PowBackward2", "L.det(x[:, :3])": "LinalgDetBackward0",
     "L.linalg.det(x[:, :3])": "LinalgDetBackward0", "L.nn.functional.pad(x, (1, 2))": "ConstantPadNdBackward0",
