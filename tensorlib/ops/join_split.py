@@ -394,4 +394,4 @@ def block_diag(*tensors: Tensor) -> Tensor:
         pieces = [wrap(np.zeros((h, left), dtype=dt)), t_, wrap(np.zeros((h, width - left - w), dtype=dt))]
         rows.append(cat(pieces, 1))
         left += w
-    return cat(rows, 0)
+    return rename_grad_fn(cat(rows, 0), "BlockDiagBackward0")

@@ -750,7 +750,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
     c0 = sub(mul(comp(x, 1), comp(y, 2)), mul(comp(x, 2), comp(y, 1)))
     c1 = sub(mul(comp(x, 2), comp(y, 0)), mul(comp(x, 0), comp(y, 2)))
     c2 = sub(mul(comp(x, 0), comp(y, 1)), mul(comp(x, 1), comp(y, 0)))
-    return _finish(stack([c0, c1, c2], d), out, "cross")
+    return _finish(rename_grad_fn(stack([c0, c1, c2], d), "LinalgCrossBackward0"), out, "cross")
 
 
 @op()

@@ -768,13 +768,14 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
     k %= 4
     if k == 1:
-        return transpose(flip(x, (d1,)), d0, d1)
-    if k == 2:
-        return flip(x, (d0, d1))
-    if k == 3:
-        return flip(transpose(x, d0, d1), (d1,))
-
-    return clone(x)
+        r = transpose(flip(x, (d1,)), d0, d1)
+    elif k == 2:
+        r = flip(x, (d0, d1))
+    elif k == 3:
+        r = flip(transpose(x, d0, d1), (d1,))
+    else:
+        r = clone(x)
+    return rename_grad_fn(r, "Rot90Backward0")
 
 
 @op()

@@ -9,6 +9,9 @@ from tensorlib.autograd import gradgradcheck
 
 # expression on ``x`` (3x4, requires grad) and ``L`` (the library) -> torch's node name
 CASES = {
+    "L.rot90(x, 1)": "Rot90Backward0", "L.rot90(x, 2)": "Rot90Backward0", "L.rot90(x, 4)": "Rot90Backward0",
+    "L.block_diag(x, x[:2])": "BlockDiagBackward0", "L.linalg.cross(x[:, :3], x[:, 1:])": "LinalgCrossBackward0",
+    "L.cross(x[:, :3], x[:, 1:], dim=1)": "LinalgCrossBackward0",
     "L.index_add(x, 0, L.tensor([1, 2]), x[:2] * 2)": "IndexAddBackward0",
     "(x * 1).index_add_(0, L.tensor([1, 2]), x[:2], alpha=2.0)": "IndexAddBackward0",
     "L.index_copy(x, 0, L.tensor([2, 0]), x[:2] * 2)": "IndexCopyBackward0", "L.masked_select(x, x > 0)": "MaskedSelectBackward0",
