@@ -19,7 +19,6 @@ from ..ops import unary
 from ..ops._util import GRAD, record, wrap
 from ..ops.activation import _erf_np, erf
 from ..ops.arithmetic import add, mul, rsub
-from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops.selection import clamp, where
 from ..ops.unary import exp
 
@@ -252,86 +251,3 @@ def gelu_rule(g: Tensor, x: Tensor, approximate: str, aux: np.ndarray | None = N
     cdf = mul(add(erf(mul(x, _SQRT_HALF)), 1), 0.5)
     pdf = mul(exp(mul(mul(x, x), -0.5)), _PDF_SCALE)
     return mul(g, add(cdf, mul(x, pdf)))
-
-
-# -- binary cross entropy on logits ---------------------------------------------------------------------------------
-
-
-class BinaryCrossEntropyWithLogitsBackward0(Node):
-    """The whole loss, reduction included, as one node with edges to the input and the target, as torch records it
-    (weight and pos_weight are constants: torch refuses to differentiate them)."""
-
-    __slots__ = ("input", "target", "weight", "pos_weight", "reduction")
-    _saved_slots = ("input", "target")
-    input: SavedTensor | None
-    target: SavedTensor | None
-    weight: np.ndarray | None
-    pos_weight: np.ndarray | None
-    reduction: str
-
-    def apply(self, grads: list) -> tuple:
-        g = grads[0]
-        if g is None:
-            return None, None
-        x, t = unpack(self, self.input), unpack(self, self.target)
-        if self.reduction == "mean":
-            g = mul(g, 1.0 / max(x._data.size, 1))
-        w = None if self.weight is None else wrap(self.weight)
-        gx = gt = None
-        if self.needs(0):
-            # d/dx [(1 - t) x - lw logsigmoid(x)] = lw sigmoid(x) - t lw' ... = (1 - t) - lw (1 - sigmoid(x))
-            s = unary.sigmoid(x)
-            if self.pos_weight is None:
-                d = add(s, mul(t, -1.0))
-            else:
-                lw = add(mul(t, wrap(self.pos_weight - 1)), 1.0)
-                d = add(rsub(t, 1), mul(lw, add(s, -1.0)))
-            gx = mul(g, d if w is None else mul(d, w))
-        if self.needs(1):
-            # d/dt: -x - (pos_weight - 1) logsigmoid(x)
-            d = mul(x, -1.0)
-            if self.pos_weight is not None:
-                ls = apply(x, "LogSigmoidBackward0", logsigmoid_forward, logsigmoid_rule)
-                d = add(d, mul(ls, wrap(1 - self.pos_weight)))
-            gt = mul(g, d if w is None else mul(d, w))
-        return gx, gt
-
-
-def bce_with_logits(x: Tensor, t: Tensor, weight: Tensor | None, pos_weight: Tensor | None,
-                    reduction: str) -> Tensor | None:
-    """binary_cross_entropy_with_logits in NumPy passes, recorded as one node; None when the arguments need the
-    composed path (dtypes other than the input's float32/float64, parameters that broadcast the loss larger)."""
-    a, b = x._data, t._data
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or b.dtype != a.dtype or reduction not in ("none", "mean", "sum"):
-        return None
-    for p in (weight, pos_weight):
-        if p is not None and (not isinstance(p, Tensor) or p._data.dtype != a.dtype
-                              or np.broadcast_shapes(p._data.shape, a.shape) != a.shape):
-            return None
-    recording = GRAD.enabled and (x._requires_grad or t._requires_grad)
-    for p, name in ((weight, "weight"), (pos_weight, "pos_weight")):
-        if recording and p is not None and p._requires_grad:
-            raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable with respect "
-                               f"to argument '{name}'. This input cannot have requires_grad True")
-    w = None if weight is None else weight._data
-    pw = None if pos_weight is None else pos_weight._data
-    loss = a * (1 - b)
-    log_sig = logsigmoid_forward(a)
-    if pw is None:
-        loss -= log_sig
-    else:
-        loss -= log_sig * (1 + (pw - 1) * b)
-    if w is not None:
-        loss *= w
-    if reduction == "mean":
-        loss = np.asarray(_add_reduce(loss, None) / np.float64(loss.size), dtype=a.dtype)  # (empty: nan)
-    elif reduction == "sum":
-        loss = np.asarray(_add_reduce(loss, None), dtype=a.dtype)
-    if not recording:
-        return wrap(loss)
-    res, node = record(BinaryCrossEntropyWithLogitsBackward0, loss, (x, t))
-    node.input, node.target = save_input(x), save_input(t)
-    node.weight = None if w is None else w.copy()
-    node.pos_weight = None if pw is None else pw.copy()
-    node.reduction = reduction
-    return res

@@ -1128,7 +1128,7 @@ def binary_cross_entropy_with_logits(
     float_only("log_sigmoid_cpu", x)
     if t._data.shape != x._data.shape:
         raise ValueError(f"Target size ({t.shape!r}) must be the same as input size ({x.shape!r})")
-    fused = _act.bce_with_logits(x, t, weight, pos_weight, _reduction(size_average, reduce, reduction))
+    fused = _losses.bce_with_logits(x, t, weight, pos_weight, _reduction(size_average, reduce, reduction))
     if fused is not None:
         return fused
     log_sig = logsigmoid(x)

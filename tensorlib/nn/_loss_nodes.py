@@ -23,6 +23,7 @@ from ..ops.conversion import to_dtype
 from ..ops.indexing import gather
 from ..ops.selection import _clip, clamp, clamp_min
 from ..ops.shape import reshape
+from . import _activations as _act
 
 Reduction = str  # "none", "mean" or "sum"
 
@@ -201,6 +202,73 @@ def bce_forward(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> np.ndarra
     if w is not None:
         loss *= w
     return loss
+
+
+# -- binary cross entropy on logits -----------------------------------------------------------------------------------
+
+
+class BinaryCrossEntropyWithLogitsBackward0(_PairLossNode):
+    """params: the weight and pos_weight arrays (or None): constants, as torch refuses to differentiate them."""
+
+    __slots__ = ()
+
+    def gradients(self, g: Tensor, x: Tensor, t: Tensor, *params: Any) -> tuple[Tensor | None, Tensor | None]:
+        weight, pos_weight = params
+        w = None if weight is None else wrap(weight)
+        gx = gt = None
+        if self.needs(0):
+            # d/dx [(1 - t) x - lw logsigmoid(x)] = lw sigmoid(x) - t lw' ... = (1 - t) - lw (1 - sigmoid(x))
+            s = unary.sigmoid(x)
+            if pos_weight is None:
+                d = add(s, mul(t, -1.0))
+            else:
+                lw = add(mul(t, wrap(pos_weight - 1)), 1.0)
+                d = add(rsub(t, 1), mul(lw, add(s, -1.0)))
+            gx = mul(g, d if w is None else mul(d, w))
+        if self.needs(1):
+            # d/dt: -x - (pos_weight - 1) logsigmoid(x)
+            d = mul(x, -1.0)
+            if pos_weight is not None:
+                ls = _act.apply(x, "LogSigmoidBackward0", _act.logsigmoid_forward, _act.logsigmoid_rule)
+                d = add(d, mul(ls, wrap(1 - pos_weight)))
+            gt = mul(g, d if w is None else mul(d, w))
+        return gx, gt
+
+
+def bce_with_logits(x: Tensor, t: Tensor, weight: Tensor | None, pos_weight: Tensor | None,
+                    reduction: str) -> Tensor | None:
+    """binary_cross_entropy_with_logits in NumPy passes, recorded as one node; None when the arguments need the
+    composed path (dtypes other than the input's float32/float64, parameters that broadcast the loss larger)."""
+    a, b = x._data, t._data
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or b.dtype != a.dtype or reduction not in ("none", "mean", "sum"):
+        return None
+    for p in (weight, pos_weight):
+        if p is not None and (not isinstance(p, Tensor) or p._data.dtype != a.dtype
+                              or np.broadcast_shapes(p._data.shape, a.shape) != a.shape):
+            return None
+    recording = GRAD.enabled and (x._requires_grad or t._requires_grad)
+    for p, name in ((weight, "weight"), (pos_weight, "pos_weight")):
+        if recording and p is not None and p._requires_grad:
+            raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable with respect "
+                               f"to argument '{name}'. This input cannot have requires_grad True")
+    w = None if weight is None else weight._data
+    pw = None if pos_weight is None else pos_weight._data
+    loss = a * (1 - b)
+    log_sig = _act.logsigmoid_forward(a)
+    if pw is None:
+        loss -= log_sig
+    else:
+        loss -= log_sig * (1 + (pw - 1) * b)
+    if w is not None:
+        loss *= w
+    loss = _reduced(loss, reduction, a.dtype)
+    if not recording:
+        return wrap(loss)
+    res, node = record(BinaryCrossEntropyWithLogitsBackward0, loss, (x, t))
+    node.input, node.target = save_input(x), save_input(t)
+    node.reduction = reduction
+    node.params = (None if w is None else w.copy(), None if pw is None else pw.copy())
+    return res
 
 
 # -- losses with an edge to the input only ----------------------------------------------------------------------------

@@ -456,26 +456,18 @@ class NativeGroupNormBackward0(_FusedNormBackward):
     __slots__ = ("grouped",)
     grouped: tuple[int, int, int, int]
 
-    def apply(self, grads: list) -> tuple:
-        g = grads[0]
-        if g is None:
-            return None, None, None
-        x = unpack(self, self.input)
-        w = unpack(self, self.weight) if self.weight is not None else None
-        mean, invstd = self.statistics(x)
+    def _recorded(self, g: Tensor, x: Tensor, w: Tensor | None, mean_a: np.ndarray, invstd_a: np.ndarray) -> tuple:
         shape, c = x._data.shape, x._data.shape[1]
-        if not GRAD.enabled and type(g) is Tensor and g._data.dtype == x._data.dtype:
-            return self._grouped_arrays(g._data.reshape(self.grouped), x._data.reshape(self.grouped),
-                                        None if w is None else w._data, mean, invstd, shape)
-        gx, gw, gb = self._recorded(reshape(g, self.grouped), reshape(x, self.grouped), w, mean, invstd)
+        gx, gw, gb = super()._recorded(reshape(g, self.grouped), reshape(x, self.grouped), w, mean_a, invstd_a)
         return (None if gx is None else reshape(gx, shape), None if gw is None else reshape(gw, (c,)),
                 None if gb is None else reshape(gb, (c,)))
 
-
-    def _grouped_arrays(self, gy: np.ndarray, a: np.ndarray, w: np.ndarray | None, mean: np.ndarray,
-                        invstd: np.ndarray, shape: tuple[int, ...]) -> tuple:
+    def _on_arrays(self, gy: np.ndarray, a: np.ndarray, w: np.ndarray | None, mean: np.ndarray,
+                   invstd: np.ndarray) -> tuple:
         """The three gradients on the arrays, seen as (N, groups, channels of a group, rest): sums of products as
         single einsum passes (as layer norm's)."""
+        shape = a.shape
+        gy, a = gy.reshape(self.grouped), a.reshape(self.grouped)
         n, groups, per_group, rest = self.grouped
         count = per_group * rest
         xhat = a - mean
