@@ -47,7 +47,7 @@ def _top_indices(a: np.ndarray, d: int, k: int, largest: bool) -> np.ndarray:
     rows = rows.reshape(-1, n)
     kth = np.partition(rows, n - k if largest else k - 1, axis=1)[:, n - k if largest else k - 1, None]
     selected = rows >= kth if largest else rows <= kth
-    if (np.add.reduce(selected, axis=1) == k).all():
+    if (np.count_nonzero(selected, axis=1) == k).all():
         # no row has a tie across the k-th value: the k selected are the elements up to it, in index order
         idx = np.nonzero(selected)[1].reshape(-1, k)
         order = _sort_indices(np.take_along_axis(rows, idx, axis=1), 1, largest)
