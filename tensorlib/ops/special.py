@@ -365,6 +365,12 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
     t2 = tensor_arg(tensor2, "addcmul", "tensor2", 3)
     if any(t._data.dtype.kind == "b" for t in (x, t1, t2)):
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+    if out is None and GRAD.enabled and (x._requires_grad or t1._requires_grad or t2._requires_grad):
+        return _addc_node(AddcmulBackward0, x, t1, t2, value, lambda: _addcmul(x, t1, t2, value, None))
+    return _addcmul(x, t1, t2, value, out)
+
+
+def _addcmul(x: Tensor, t1: Tensor, t2: Tensor, value: Any, out: Tensor | None) -> Tensor:
     prod = mul(t1, t2)
     return add(x, prod if value == 1 else mul(prod, value), out=out)
 
@@ -383,8 +389,65 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1, 
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes."
         )
+    if out is None and GRAD.enabled and (x._requires_grad or t1._requires_grad or t2._requires_grad):
+        return _addc_node(AddcdivBackward0, x, t1, t2, value, lambda: _addcdiv(x, t1, t2, value, None))
+    return _addcdiv(x, t1, t2, value, out)
+
+
+def _addcdiv(x: Tensor, t1: Tensor, t2: Tensor, value: Any, out: Tensor | None) -> Tensor:
     q = div(t1, t2)
     return add(x, q if value == 1 else mul(q, value), out=out)
+
+
+class _AddcBackward(Node):
+    """``input + value * tensor1 (op) tensor2`` as one node with an edge to each tensor, as torch records
+    addcmul and addcdiv; the gradients are written with differentiable ops."""
+
+    __slots__ = ("tensor1", "tensor2", "value", "metas")
+    _saved_slots = ("tensor1", "tensor2")
+    tensor1: SavedTensor | None
+    tensor2: SavedTensor | None
+    value: Any
+    metas: tuple
+
+    def backward(self, g: Tensor) -> tuple:
+        t1, t2 = unpack(self, self.tensor1), unpack(self, self.tensor2)
+        value = self.value.conjugate() if isinstance(self.value, complex) else self.value  # (holomorphic in each)
+        g1, g2 = self.operand_gradients(mul(g, value) if value != 1 else g, t1, t2)
+        m0, m1, m2 = self.metas
+        return (reduce_to(g, m0) if self.needs(0) else None, reduce_to(g1, m1) if self.needs(1) else None,
+                reduce_to(g2, m2) if self.needs(2) else None)
+
+    def operand_gradients(self, gv: Tensor, t1: Tensor, t2: Tensor) -> tuple[Tensor, Tensor]:
+        raise NotImplementedError
+
+
+class AddcmulBackward0(_AddcBackward):
+    __slots__ = ()
+
+    def operand_gradients(self, gv: Tensor, t1: Tensor, t2: Tensor) -> tuple[Tensor, Tensor]:
+        return mul(gv, conj(t2)), mul(gv, conj(t1))
+
+
+class AddcdivBackward0(_AddcBackward):
+    __slots__ = ()
+
+    def operand_gradients(self, gv: Tensor, t1: Tensor, t2: Tensor) -> tuple[Tensor, Tensor]:
+        q = div(gv, conj(t2))
+        return q, neg(mul(q, conj(div(t1, t2))))
+
+
+def _addc_node(node_cls: type, x: Tensor, t1: Tensor, t2: Tensor, value: Any, compute: Callable[[], Tensor]) -> Tensor:
+    """The composed result (its values, dtype and errors), recorded as one ``node_cls`` node."""
+    enabled, GRAD.enabled = GRAD.enabled, False  # (the composition's own nodes are not wanted)
+    try:
+        r = compute()
+    finally:
+        GRAD.enabled = enabled
+    res, node = record(node_cls, r._data, (x, t1, t2))
+    node.tensor1, node.tensor2, node.value = save_input(t1), save_input(t2), value
+    node.metas = (_meta(x), _meta(t1), _meta(t2))
+    return res
 
 
 @op(variants="method")

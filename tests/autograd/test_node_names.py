@@ -9,6 +9,8 @@ from tensorlib.autograd import gradgradcheck
 
 # expression on ``x`` (3x4, requires grad) and ``L`` (the library) -> torch's node name
 CASES = {
+    "L.addcmul(x, x * 2, x[0], value=0.5)": "AddcmulBackward0", "L.addcdiv(x, x * 2, x[0] + 9, value=-2)": "AddcdivBackward0",
+    "(x * 1).addcmul_(x, x)": "AddcmulBackward0",
     "L.rot90(x, 1)": "Rot90Backward0", "L.rot90(x, 2)": "Rot90Backward0", "L.rot90(x, 4)": "Rot90Backward0",
     "L.block_diag(x, x[:2])": "BlockDiagBackward0", "L.linalg.cross(x[:, :3], x[:, 1:])": "LinalgCrossBackward0",
     "L.cross(x[:, :3], x[:, 1:], dim=1)": "LinalgCrossBackward0",
@@ -99,3 +101,32 @@ def test_renamed_and_reshaped_nodes_keep_torchs_edges_and_gradients() -> None:
     assert tensorlib.autograd.gradgradcheck(lambda t: 2.0 ** t, (x,))
     assert tensorlib.autograd.gradgradcheck(lambda t: tensorlib.nn.functional.pad(t[None], (1, 1, 1, 0), mode="reflect"), (x,))
     assert tensorlib.autograd.gradcheck(lambda t: tensorlib.nan_to_num(t * 1e308 * 10), (x,))
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_and_addcdiv_are_one_node_with_torchs_gradients(name) -> None:
+    """One node with an edge to each of the three tensors (broadcast against each other), as torch; first and second
+    derivatives match, complex operands and a complex value included."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for shapes, value, complex_ in ((((3, 4), (4,), (3, 1)), 0.5, False), (((4,), (3, 4), (3, 4)), -2.0, False),
+                                    (((3, 4), (3, 4), (3, 4)), 0.5 - 2j, True)):
+        arrays = [rng.standard_normal(s) + (3 if i == 2 else 0) + (1j * rng.standard_normal(s) if complex_ else 0)
+                  for i, s in enumerate(shapes)]
+        results = []
+        for L in (tensorlib, torch):
+            ts = [L.tensor(a, requires_grad=True) for a in arrays]
+            y = getattr(L, name)(*ts, value=value)
+            g = L.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)) + 0j if complex_ else
+                         np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
+            grads = L.autograd.grad(y, ts, g, create_graph=not complex_)
+            row = [y.grad_fn.name(), y.detach().numpy()] + [t.detach().numpy() for t in grads]
+            if not complex_:  # (the input's own gradient does not depend on the inputs: allow_unused)
+                seconds = L.autograd.grad(sum((t ** 2).sum() for t in grads), ts, allow_unused=True)
+                row += [np.zeros(1) if t is None else t.numpy() for t in seconds]
+            results.append(row)
+        assert results[0][0] == results[1][0]
+        for ours, theirs in zip(results[0][1:], results[1][1:]):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-13)
