@@ -16,10 +16,10 @@ import numpy as np
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._tensor import Tensor
 from ..ops import broadcast, unary
+from ..ops._pointwise import _meta, reduce_to
 from ..ops._util import GRAD, not_implemented, record, result_dtype, type_title, wrap
 from ..ops.arithmetic import add, div, mul, neg, rsub, sub
 from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
-from ..ops.conversion import to_dtype
 from ..ops.indexing import gather
 from ..ops.selection import _clip, clamp, clamp_min
 from ..ops.shape import reshape
@@ -39,10 +39,9 @@ def _reduced(loss: np.ndarray, reduction: Reduction, dtype: np.dtype) -> np.ndar
 
 
 def _like(g: Tensor | None, x: Tensor) -> Tensor | None:
-    """Gradient ``g`` in ``x``'s dtype (the loss was computed in the operands' promoted dtype)."""
-    if g is None or g._data.dtype == x._data.dtype:
-        return g
-    return to_dtype(g, x.dtype)
+    """Gradient ``g`` at ``x``'s shape and dtype (the loss was computed in the operands' promoted dtype and, for
+    soft_margin_loss, at their broadcast shape)."""
+    return None if g is None else reduce_to(g, _meta(x))
 
 
 class _PairLossNode(Node):
@@ -321,7 +320,7 @@ class SoftMarginLossBackward0(_InputLossNode):
         minus_t = wrap(-params[0])
         # -t sigmoid(-t x): torch's -t z / (1 + z) with z = exp(-t x), without its overflow to nan at large -t x
         gx = mul(g, mul(minus_t, unary.sigmoid(mul(x, minus_t))))
-        return broadcast.sum_to_size(gx, x._data.shape) if gx._data.shape != x._data.shape else gx
+        return gx  # (summed to the input's shape by the caller)
 
 
 def soft_margin_forward(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -341,7 +340,8 @@ class MultiMarginLossBackward0(_InputLossNode):
             active = wrap((2 * (slope != 0) * coef).astype(x._data.dtype))
             s = mul(add(sub(xb, gather(xb, 1, wrap(y))), margin), active)
             onehot = wrap((np.arange(xb._data.shape[1]) == y).astype(x._data.dtype))
-            s = sub(mul(s, rsub(onehot, 1)), mul(onehot, broadcast.sum(mul(s, rsub(onehot, 1)), 1, True)))
+            others = mul(s, rsub(onehot, 1))
+            s = sub(others, mul(onehot, broadcast.sum(others, 1, True)))
         else:
             s = wrap(slope)
         gx = mul(_column(g), s)
