@@ -918,6 +918,29 @@ class NllLossBackward0(Node):
         return (mul(g, wrap(self.coef)),)
 
 
+def _nll_weights(safe: np.ndarray, valid: np.ndarray | None, weight: Tensor | None, dtype: np.dtype) -> Any:
+    """Each position's weight: its class's (or one), zero where the target is ignored; None when all are one."""
+    if valid is None and weight is None:
+        return None
+    wt = np.ones(safe.shape, dtype=dtype) if valid is None else valid.astype(dtype)
+    return wt if weight is None else wt * weight._data[safe].astype(dtype)
+
+
+def _nll_reduced(picked: np.ndarray, wt: np.ndarray | None, red: str, dtype: np.dtype) -> tuple[np.ndarray, Any]:
+    """nll_loss of the ``picked`` log-probabilities with weights ``wt`` (None: all one), reduced; and the factor
+    of each position's gradient (the caller negates it). A mean divides by the total weight (nan if zero)."""
+    losses = -picked if wt is None else -(picked * wt)
+    factor: Any = 1.0 if wt is None else wt
+    if red == "none":
+        return losses, factor
+    if red == "sum":
+        return np.asarray(_add_reduce(losses, None), dtype=dtype), factor
+    total = float(picked.size) if wt is None else float(_add_reduce(wt, None))
+    if not total:
+        return np.asarray(np.nan, dtype=dtype), 0.0
+    return np.asarray(_add_reduce(losses, None) / total, dtype=dtype), factor / total
+
+
 class NllLoss2DBackward0(NllLossBackward0):
     """Backward of nll_loss on (N, C, d1, ...) log-probabilities (torch's name for every input with spatial dims)."""
 
@@ -936,21 +959,7 @@ def _nll_loss_nd(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     'none' unless the input has exactly two spatial dims, as torch's."""
     a = x._data
     picked = np.take_along_axis(a, safe[:, None], axis=1)[:, 0]
-    if valid is None and weight is None:
-        wt: Any = None
-    else:
-        wt = np.ones(safe.shape, dtype=a.dtype) if valid is None else valid.astype(a.dtype)
-        if weight is not None:
-            wt = wt * weight._data[safe].astype(a.dtype)
-    losses = -picked if wt is None else -(picked * wt)
-    if red == "none":
-        out, scale = losses, (1.0 if wt is None else wt)
-    elif red == "sum":
-        out, scale = np.asarray(_add_reduce(losses, None), dtype=a.dtype), (1.0 if wt is None else wt)
-    else:
-        total = float(safe.size) if wt is None else float(_add_reduce(wt, None))
-        out = np.asarray(_add_reduce(losses, None) / total if total else np.nan, dtype=a.dtype)
-        scale = (1.0 if wt is None else wt) / total if total else 0.0
+    out, scale = _nll_reduced(picked, _nll_weights(safe, valid, weight, a.dtype), red, a.dtype)
     if not (x._requires_grad and GRAD.enabled):
         return wrap(out)
     res, node = record(NllLoss2DBackward0, out, (x,))
@@ -974,33 +983,15 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     n = a.shape[0]
     rows = np.arange(n)
     if valid is None and weight is None and red == "mean":
-        # the usual classification loss: the mean of the picked log-probabilities, negated
+        # the usual classification loss, on the hot path of every training step: the mean of the picked
+        # log-probabilities, negated, without the general path's weights (~5 us less)
         # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
         out = np.asarray(-np.add.reduce(a[rows, safe], axis=None) / n, dtype=a.dtype)  # type: ignore[call-overload, unused-ignore]  # the ufunc: .sum() wraps it
-        scale: Any = -1.0 / n
-        if x._requires_grad and GRAD.enabled:
-            res, node = record(NllLossBackward0, out, (x,))
-            coef = np.zeros(a.shape, dtype=a.dtype)
-            coef[rows, safe] = scale
-            node.coef = coef
-            node.per_sample = False
-            node.unbatched = unbatched
-            return res
-        return wrap(out)
-    if valid is None:
-        valid = np.ones(safe.shape, dtype=bool)
-    wt = valid.astype(a.dtype) if weight is None else (weight._data[safe] * valid).astype(a.dtype)
-    losses = -a[rows, safe] * wt
-    if red == "none":
-        out = losses.reshape(()) if unbatched else losses
-        scale = wt
-    elif red == "sum":
-        out = np.asarray(losses.sum(), dtype=a.dtype)
-        scale = wt
+        scale: Any = 1.0 / n
     else:
-        total = wt.sum()
-        out = np.asarray(losses.sum() / total if total else np.nan, dtype=a.dtype)
-        scale = wt / total if total else np.zeros_like(wt)
+        out, scale = _nll_reduced(a[rows, safe], _nll_weights(safe, valid, weight, a.dtype), red, a.dtype)
+    if red == "none" and unbatched:
+        out = out.reshape(())
     if x._requires_grad and GRAD.enabled:
         res, node = record(NllLossBackward0, out, (x,))
         coef = np.zeros(a.shape, dtype=a.dtype)
