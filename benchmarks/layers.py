@@ -3,6 +3,8 @@
 Each step runs the layer on a fixed input that requires grad, sums the output and backpropagates, so
 it times the layer's forward, its backward formula and the engine around them. Sizes are those of
 small models, where both libraries' per-call layers show as well as their kernels.
+
+``python benchmarks/layers.py GELU Norm`` runs only the rows whose names contain one of the words.
 """
 
 from __future__ import annotations
@@ -64,9 +66,16 @@ def main() -> None:
     if torch is not None:
         torch.set_num_threads(1)
     rng = np.random.default_rng(0)
+    words = sys.argv[1:]
+
+    def chosen(name: str) -> bool:
+        return not words or any(w in name for w in words)
+
     print("forward + backward of one layer (float32); tensorlib's time over PyTorch's, lower is better")
     for name, shape, make in LAYERS:
         data = rng.standard_normal(shape).astype(np.float32)
+        if not chosen(name):
+            continue
         cases = {"tensorlib": _step(tensorlib, make, data)}
         if torch is not None:
             cases["torch"] = _step(torch, make, data)
@@ -74,6 +83,8 @@ def main() -> None:
     for name, shape, make, target in LOSSES:
         data = rng.standard_normal(shape).astype(np.float32)
         t = target(shape, rng)
+        if not chosen(name):
+            continue
         t = t.astype(np.float32) if t.dtype.kind == "f" else t
         cases = {"tensorlib": _loss_step(tensorlib, make, data, t)}
         if torch is not None:

@@ -17,11 +17,11 @@ from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._tensor import Tensor
 from ..ops import broadcast, unary
 from ..ops._pointwise import _meta, reduce_to
-from ..ops._util import GRAD, not_implemented, record, result_dtype, type_title, wrap
+from ..ops._util import GRAD, clip_ufunc, not_implemented, record, result_dtype, type_title, wrap
 from ..ops.arithmetic import add, div, mul, neg, rsub, sub
 from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
 from ..ops.indexing import gather
-from ..ops.selection import _clip, clamp, clamp_min
+from ..ops.selection import clamp, clamp_min
 from ..ops.shape import reshape
 from . import _activations as _act
 
@@ -111,7 +111,7 @@ class HuberLossBackward0(_OddLossNode):
 
     def array_slope(self, d: np.ndarray, *params: Any) -> np.ndarray:
         delta = params[0]
-        return _clip(d, -delta, delta, out=d)
+        return clip_ufunc(d, -delta, delta, out=d)
 
 
 class SmoothL1LossBackward0(_OddLossNode):
@@ -123,7 +123,7 @@ class SmoothL1LossBackward0(_OddLossNode):
 
     def array_slope(self, d: np.ndarray, *params: Any) -> np.ndarray:
         d /= params[0]
-        return _clip(d, -1.0, 1.0, out=d)
+        return clip_ufunc(d, -1.0, 1.0, out=d)
 
 
 def mse_forward(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -135,7 +135,7 @@ def huber_forward(a: np.ndarray, b: np.ndarray, delta: float) -> np.ndarray:
     # m (z - m / 2) with m = min(z, delta): z * z / 2 below delta, delta (z - delta / 2) above, each rounded as
     # torch's two branches are (halving is exact); NaN stays NaN
     z = np.abs(np.subtract(a, b))
-    m = _clip(z, -math.inf, delta)
+    m = clip_ufunc(z, -math.inf, delta)
     z -= 0.5 * m
     z *= m
     return z

@@ -50,6 +50,9 @@ warnings.filterwarnings("ignore", category=RuntimeWarning,
                         module=rf"tensorlib\.|{re.escape(protocol.wrapper_module)}$")
 
 _SCALARS = (int, float, bool, complex)
+# NumPy's clip ufunc itself: ``np.clip`` is a Python wrapper, slower, and its warnings would come from NumPy's modules,
+# outside the filter that silences them in tensorlib's (a bound that overflows the dtype, as NumPy casts it)
+clip_ufunc: Any = getattr(getattr(np, "_core", None), "umath", np).__dict__.get("clip", np.clip)
 _pybool = type(True)
 
 

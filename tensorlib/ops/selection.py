@@ -21,6 +21,7 @@ from ._util import (
     binary_arrays,
     broadcast_error,
     check_inplace,
+    clip_ufunc,
     needs_grad,
     no_complex_grad,
     not_implemented,
@@ -156,9 +157,6 @@ class ClampBackward0(Node):
 
 
 _BOUND = (int, float, type(None))
-# NumPy's clip ufunc itself: ``np.clip`` is a Python wrapper, slower, and its warnings would come from NumPy's modules,
-# outside the filter that silences them in tensorlib's (a bound that overflows the dtype, as NumPy casts it)
-_clip: Any = getattr(getattr(np, "_core", None), "umath", np).__dict__.get("clip", np.clip)
 
 
 @op(variants="function method", aliases=("clip",))
@@ -180,7 +178,7 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     if numbers:
         # floating point, number bounds: NumPy's clip is one pass (maximum then minimum is two, each slower), and
         # keeps an input equal to a bound as it is (-0.0 stays -0.0), as torch's clamp does
-        r = _clip(a, -math.inf if lo is None else lo, math.inf if hi is None else hi)
+        r = clip_ufunc(a, -math.inf if lo is None else lo, math.inf if hi is None else hi)
     else:
         r = a
         try:

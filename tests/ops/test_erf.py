@@ -38,7 +38,8 @@ def test_vectorised_kernels_match_math_to_double_precision(kernel, reference):
 
 @pytest.mark.parametrize(("kernel", "reference"), [(_erf._erf_kernel, math.erf), (_erf._erfc_kernel, math.erfc)])
 def test_single_precision_kernels_round_to_float32_as_the_exact_values_do(kernel, reference):
-    # for float32 and float16 tensors the series are cut at 1e-10 (about half the terms): still far below a float32
+    # for float32 and float16 tensors erf's segments and erfc's series are cut at about 1e-11 and 1e-10 relative:
+    # still far below a float32's spacing
     x = _grid()
     expected = np.array([reference(v) for v in x])
     got = _erf._chunked(kernel, x, True)
@@ -47,6 +48,39 @@ def test_single_precision_kernels_round_to_float32_as_the_exact_values_do(kernel
     assert np.mean(rounded == exact) > 0.9999
     assert np.all(np.abs(rounded - exact) <= np.spacing(np.abs(exact)))
     assert all(len(single[2]) < len(double[2]) for single, double in zip(_erf._tables(True), _erf._tables(False)))
+    assert len(_erf._segments(True)[2]) < len(_erf._segments(False)[2])
+
+
+def _segment_edges(single: bool) -> np.ndarray:
+    """Both sides of every boundary between erf's segments (the worst places for an interpolant), and the centres."""
+    per_unit, top, _ = _erf._segments(single)
+    edges = (np.arange(round(top * per_unit)) + 0.5) / per_unit
+    centres = np.arange(round(top * per_unit) + 1) / per_unit
+    points = np.concatenate([np.nextafter(edges, 0), edges, np.nextafter(edges, np.inf), centres, [top, 7.0, 30.0]])
+    return np.concatenate([points, -points])
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_erf_segments_hold_their_accuracy_at_every_boundary(single):
+    x = _segment_edges(single)
+    expected = np.array([math.erf(v) for v in x])
+    got = _erf.erf(x, single)
+    assert _max_relative_error(got, expected) < (1e-10 if single else 3e-15)
+    if not single:  # a few units in the last place at most (math.erf is within one)
+        assert np.max(np.abs(got - expected) / np.spacing(np.abs(expected))) <= 8
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_erf_reads_single_precision_inputs_as_they_are(dtype):
+    # the kernel converts each chunk to float64 as it reads it (no float64 copy of the whole input first)
+    x = (np.random.default_rng(2).standard_normal(3 * _erf._CHUNK + 7) * 2.0).astype(dtype)
+    got = _erf.erf(x, single=True)
+    assert got.dtype == np.float64 and got.shape == x.shape
+    expected = np.array([math.erf(float(v)) for v in x])
+    assert _max_relative_error(got, expected) < 1e-10
+    assert np.mean(got.astype(dtype) == expected.astype(dtype)) > 0.9999
+    two_d = x[: 40 * 90].reshape(40, 90)[:, ::3]  # strided: converted to a contiguous array first
+    np.testing.assert_array_equal(_erf.erf(two_d, single=True), got[: 40 * 90].reshape(40, 90)[:, ::3])
 
 
 def test_special_values():
@@ -58,11 +92,13 @@ def test_special_values():
     np.testing.assert_array_equal(erfc, [np.nan, 0, 2, 0, 2, 1, 1, 0, 2])
 
 
-def test_small_and_large_arrays_agree():
+@pytest.mark.parametrize(("fn", "threshold"), [(_erf.erf, _erf._ERF_SCALAR_BELOW), (_erf.erfc, _erf._SCALAR_BELOW)])
+def test_small_and_large_arrays_agree(fn, threshold):
     # below the threshold math.erf runs element by element; above it the array formulas do
-    x = np.random.default_rng(1).standard_normal(3 * _erf._SCALAR_BELOW)
-    np.testing.assert_allclose(_erf.erf(x), [_erf.erf(x[i : i + 1])[0] for i in range(x.size)], rtol=3e-15, atol=0)
-    assert _erf.erf(np.float64(0.5)).shape == () and _erf.erfc(np.zeros((2, 0))).shape == (2, 0)
+    x = np.random.default_rng(1).standard_normal(3 * threshold)
+    np.testing.assert_allclose(fn(x), [fn(x[i : i + 1])[0] for i in range(x.size)], rtol=3e-15, atol=0)
+    assert fn(np.float64(0.5)).shape == () and fn(np.zeros((2, 0))).shape == (2, 0)
+    assert fn(x[: threshold - 1]).dtype == fn(x[:threshold]).dtype == np.float64
 
 
 @pytest.mark.parametrize("dtype", [tensorlib.float64, tensorlib.float32])
