@@ -265,7 +265,8 @@ def erfinv(y: np.ndarray) -> np.ndarray:
     ``1 - |y|`` is exact and ``erf`` has no digits left: each element takes
     the one it needs.
     """
-    a = np.asarray(y, dtype=np.float64)
+    shape = np.shape(y)
+    a = np.asarray(y, dtype=np.float64).reshape(-1)  # 1-D: the parts below are assigned by mask
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ax = np.abs(a)
         q = 1.0 - ax  # exact for |y| >= 1/2
@@ -288,7 +289,7 @@ def erfinv(y: np.ndarray) -> np.ndarray:
             x[part] = v
         x = np.copysign(x, a)
     x = np.where(ax == 1.0, np.copysign(np.inf, a), x)
-    return np.where(ax > 1.0, np.nan, x)
+    return np.where(ax > 1.0, np.nan, x).reshape(shape)
 
 
 # -- erfcx, log_ndtr, ndtri ---------------------------------------------------------------------------

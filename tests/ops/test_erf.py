@@ -127,6 +127,10 @@ def test_erfinv_special_values_and_tensor_op():
     got = _erf.erfinv(np.array([0.0, -0.0, 1.0, -1.0, 1.5, -2.0, np.nan]))
     np.testing.assert_array_equal(got, [0.0, -0.0, np.inf, -np.inf, np.nan, np.nan, np.nan])
     assert np.signbit(got[1])
+    assert _erf.erfinv(np.float64(0.5)).shape == () and _erf.erfinv(np.zeros((2, 0, 3))).shape == (2, 0, 3)
+    grid = np.linspace(-0.99, 0.99, 24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(_erf.erfinv(grid), _erf.erfinv(grid.reshape(-1)).reshape(2, 3, 4))
+    assert float(_erf.erfinv(np.float64(0.5))) == _erf.erfinv(np.array([0.5]))[0]
     x = tensorlib.tensor([0.25, -0.75], dtype=tensorlib.float64, requires_grad=True)
     assert tensorlib.autograd.gradcheck(tensorlib.erfinv, (x,))
     assert tensorlib.autograd.gradgradcheck(tensorlib.special.erfinv, (x,))
