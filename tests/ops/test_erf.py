@@ -135,3 +135,51 @@ def test_erfinv_special_values_and_tensor_op():
     assert tensorlib.autograd.gradcheck(tensorlib.erfinv, (x,))
     assert tensorlib.autograd.gradgradcheck(tensorlib.special.erfinv, (x,))
     assert tensorlib.erfinv(tensorlib.tensor([0.5])).dtype is tensorlib.float32
+
+
+def test_erfinv_segments_hold_between_their_nodes():
+    # the table against the function it interpolates (itself within a few units in the last place: see the test
+    # against high precision below), at random points of every part of its range
+    per_unit, columns = _erf._erfinv_segments()
+    rng = np.random.default_rng(3)
+    for lo, hi in [(0.0, 0.1), (0.1, 1.0), (1.0, 6.0), (6.0, 27.3)]:
+        s = rng.uniform(lo, hi, 4000)
+        direct = _erf._erfinv_over_y(s)
+        table = _erf._segment_lookup(columns, per_unit, s)
+        assert np.max(np.abs(table - direct) / np.spacing(direct)) <= 8, (lo, hi)
+
+
+def test_erfinv_near_zero_keeps_its_relative_accuracy():
+    # erfinv(y) = sqrt(pi)/2 (y + pi/12 y^3 + 7 pi^2/480 y^5 + ...): the first three terms are exact to 1e-17 here
+    y = np.concatenate([np.logspace(-300, -3, 400), -np.logspace(-20, -3, 50)])
+    series = math.sqrt(math.pi) / 2 * y * (1 + math.pi / 12 * y**2 + 7 * math.pi**2 / 480 * y**4)
+    got = _erf.erfinv(y)
+    assert np.max(np.abs(got - series) / np.spacing(np.abs(series))) <= 4
+
+
+def test_erfinv_and_ndtri_on_single_precision_inputs_and_shapes():
+    y = np.random.default_rng(4).uniform(-1, 1, 3000).astype(np.float32)
+    np.testing.assert_array_equal(_erf.erfinv(y), _erf.erfinv(y.astype(np.float64)))
+    p = np.linspace(0, 1, 24).reshape(2, 3, 4)
+    assert _erf.ndtri(p).shape == (2, 3, 4) and _erf.ndtri(np.float64(0.25)).shape == ()
+    np.testing.assert_array_equal(_erf.ndtri(p).reshape(-1), _erf.ndtri(p.reshape(-1)))
+    got = _erf.ndtri(np.array([0.0, 1.0, 0.5, -0.1, 1.1, np.nan, 5e-324, 1 - 2**-53]))
+    np.testing.assert_array_equal(got[:6], [-np.inf, np.inf, 0.0, np.nan, np.nan, np.nan])
+    assert -38.5 < got[6] < -38.4 and 8.2 < got[7] < 8.3
+
+
+def test_against_high_precision():
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.standard_normal(1500) * 2.0, rng.uniform(-0.05, 0.05, 300)])
+    exact = np.array([float(mpmath.erf(mpmath.mpf(float(v)))) for v in x])
+    assert np.max(np.abs(_erf.erf(x) - exact) / np.spacing(np.abs(exact))) <= 4
+    y = np.concatenate([rng.uniform(-1, 1, 1500), 1 - np.exp(rng.uniform(-36, -1, 300))])
+    exact = np.array([float(mpmath.erfinv(mpmath.mpf(float(v)))) for v in y])
+    assert np.max(np.abs(_erf.erfinv(y) - exact) / np.spacing(np.abs(exact))) <= 8
+    p = np.concatenate([rng.uniform(0, 1, 300), np.exp(rng.uniform(-740, -1, 300))])
+    got = _erf.ndtri(p)
+    # the root of ncdf(x) = p near ours (mpmath's ncdf keeps its relative precision in the far tail)
+    exact = np.array([float(mpmath.findroot(lambda t, v=v: mpmath.ncdf(t) - v, mpmath.mpf(float(g)))) for v, g in zip(p, got)])
+    assert np.max(np.abs(got - exact) / np.spacing(np.abs(exact))) <= 8
