@@ -16,7 +16,7 @@ import numpy as np
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._tensor import Tensor
 from ..ops import unary
-from ..ops._util import GRAD, record, wrap
+from ..ops._util import GRAD, clip_ufunc, record, wrap
 from ..ops.activation import _erf_np, erf
 from ..ops.arithmetic import add, mul, rsub
 from ..ops.selection import clamp, where
@@ -72,7 +72,15 @@ def _mask(condition: np.ndarray) -> Tensor:
 
 
 def leaky_relu_forward(a: np.ndarray, slope: float) -> np.ndarray:
-    return np.where(a > 0, a, a * slope)
+    if a.dtype == np.float16:  # as torch: the product in float32 (the slope not rounded to half first), rounded once
+        scaled = np.asarray(np.multiply(a, np.float32(slope), dtype=np.float32).astype(np.float16))
+    else:
+        scaled = np.multiply(a, slope, out=np.empty_like(a))  # (an array even for a 0-d input, so that out= works)
+    if 0 < slope <= 1 and a.dtype.kind == "f":
+        # max(x, slope * x) is x above 0 and slope * x below (NaN and signed zeros as torch's select): two passes
+        # where np.where takes a mask and a pass over three arrays with unpredictable branches (4-5x slower)
+        return np.maximum(a, scaled, out=scaled)
+    return np.where(a > 0, a, scaled)
 
 
 def leaky_relu_rule(g: Tensor, x: Tensor, slope: float) -> Tensor:
@@ -89,8 +97,21 @@ def scale_rule(g: Tensor, x: Tensor, factors: np.ndarray) -> Tensor:
 
 
 def elu_forward(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
-    negative = np.expm1(np.minimum(a, 0) * input_scale) * alpha
-    return np.where(a > 0, a, negative) * scale if scale != 1 else np.where(a > 0, a, negative)
+    if a.dtype.kind != "f":
+        negative = np.expm1(np.minimum(a, 0) * input_scale) * alpha
+        return np.where(a > 0, a, negative) * scale if scale != 1 else np.where(a > 0, a, negative)
+    # expm1 of the negative part (0 above 0) plus the positive part (0 below): exact sums, no mask; -0.0 stays -0.0
+    # and NaN stays NaN, as in torch
+    r = clip_ufunc(a, -math.inf, 0.0, out=np.empty_like(a))  # (an array even for a 0-d input)
+    if input_scale != 1:
+        r *= input_scale
+    np.expm1(r, out=r)
+    if alpha != 1:
+        r *= alpha
+    r += clip_ufunc(a, 0.0, math.inf)
+    if scale != 1:
+        r *= scale
+    return r
 
 
 def elu_rule(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
@@ -100,7 +121,8 @@ def elu_rule(g: Tensor, x: Tensor, alpha: float, scale: float, input_scale: floa
 
 
 def hardtanh_forward(a: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    return np.minimum(np.maximum(a, lo), hi)
+    # one pass (NumPy's maximum and minimum are 3x slower each on large float arrays); -0.0 and NaN kept, as torch
+    return clip_ufunc(a, lo, hi) if a.dtype.kind == "f" else np.minimum(np.maximum(a, lo), hi)
 
 
 def hardtanh_rule(g: Tensor, x: Tensor, lo: float, hi: float) -> Tensor:
@@ -110,8 +132,7 @@ def hardtanh_rule(g: Tensor, x: Tensor, lo: float, hi: float) -> Tensor:
 
 def hardsigmoid_forward(a: np.ndarray) -> np.ndarray:
     r = np.add(a, 3, out=np.empty_like(a))  # (an array even for a 0-d input, so that out= works)
-    np.maximum(r, 0, out=r)
-    np.minimum(r, 6, out=r)
+    clip_ufunc(r, 0, 6, out=r)
     r /= 6
     return r
 
@@ -127,8 +148,7 @@ def hardsigmoid_rule(g: Tensor, x: Tensor) -> Tensor:
 
 def hardswish_forward(a: np.ndarray) -> np.ndarray:
     r = np.add(a, 3, out=np.empty_like(a))
-    np.maximum(r, 0, out=r)
-    np.minimum(r, 6, out=r)
+    clip_ufunc(r, 0, 6, out=r)
     r *= a
     r /= 6
     return r

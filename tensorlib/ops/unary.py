@@ -15,7 +15,7 @@ from .._dtype import FROM_NP
 from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor
 from ._pointwise import ZeroGradBackward, _arr, _finish, _meta, ndarray
-from ._util import GRAD, Meta, int_arg, not_implemented, record, tensor_arg, wrap, write_out_exact
+from ._util import GRAD, Meta, clip_ufunc, int_arg, not_implemented, record, tensor_arg, wrap, write_out_exact
 from .arithmetic import _conj, add, div, mul, neg, rsub, sub
 from .comparison import eq, gt
 from .conversion import _part_view, to_dtype, zeros_like
@@ -267,15 +267,18 @@ def _relu_grad(g: Tensor, x: Any, y: Tensor) -> Tensor:
     return mul(g, gt(y, 0))
 
 
-_ZEROS: dict = {}
+_RELU_BOUNDS: dict = {}
 
 
 def _relu_array(a: np.ndarray) -> np.ndarray:
-    # A 0-d zero of a's dtype: NumPy converts a Python 0 on every call, which costs more than the maximum itself.
-    zero = _ZEROS.get(a.dtype)
-    if zero is None:
-        zero = _ZEROS[a.dtype] = np.zeros((), dtype=a.dtype)
-    return np.maximum(a, zero)
+    # The bounds as 0-d arrays of a's dtype: NumPy converts Python numbers on every call, which costs more than the
+    # pass itself on small arrays. Floats are clipped to [0, inf]: one pass, 2-3x faster than maximum on large arrays
+    # (NaN-aware), and -0.0 stays -0.0, as in torch.
+    bounds = _RELU_BOUNDS.get(a.dtype)
+    if bounds is None:
+        zero = np.zeros((), dtype=a.dtype)
+        bounds = _RELU_BOUNDS[a.dtype] = (zero, np.array(np.inf, a.dtype)) if a.dtype.kind == "f" else (zero,)
+    return clip_ufunc(a, *bounds) if len(bounds) == 2 else np.maximum(a, bounds[0])
 
 
 relu = _unary("relu", _relu_array, _relu_grad, "y", "Elementwise max(x, 0).", other_dtypes=_relu_other)
