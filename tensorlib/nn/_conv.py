@@ -117,6 +117,101 @@ def _col2im_np(cols: np.ndarray, geo: Blocks) -> np.ndarray:
     return buf[(slice(None), slice(None)) + geo.inner()]
 
 
+# -- columns with the batch innermost -----------------------------------------------------------------------
+#
+# The columns' copies run along their innermost axis. With the batch first (``_im2col_np``), each run is one row of
+# blocks: short for small images and a single element for strided kernels, and NumPy's per-run cost dominates. With
+# the batch innermost, the columns are laid out ``(C * K, *blocks, N)`` and each run is a row of blocks times the
+# batch (or the batch alone when strided): 2-5x faster copies for rows of blocks shorter than 28, and col2im's adds
+# 1.5-4x faster (measured over batches 8-64, channels 1-64, images 8-56, kernels 3 and 5, strides 1 and 2).
+
+
+def _batch_inner(geo: Blocks) -> bool:
+    """Whether the batch-innermost columns copy faster than the batch-first ones for this geometry."""
+    return geo.blocks[-1] * geo.stride[-1] < 28
+
+
+def _batch_inner_image(a: np.ndarray, geo: Blocks) -> np.ndarray:
+    """``(N, C, *size)`` as ``(C, *extent, N)``: the image with the batch innermost, zero padded."""
+    moved = np.moveaxis(a, 0, -1)
+    ext = geo.extent()
+    if ext == a.shape[2:] and not any(geo.pad):
+        return np.ascontiguousarray(moved)
+    buf = np.zeros(a.shape[1:2] + ext + a.shape[:1], dtype=a.dtype)
+    buf[(slice(None),) + geo.inner()] = moved
+    return buf
+
+
+def _im2col_batch_inner(a: np.ndarray, geo: Blocks) -> np.ndarray:
+    """``(N, C, *size)`` to columns ``(C * K, prod(blocks) * N)``, the batch innermost in each block."""
+    n, c = a.shape[:2]
+    buf = _batch_inner_image(a, geo)
+    sc, *sp, sn = buf.strides
+    kernel = tuple(st * d for st, d in zip(sp, geo.dilation))
+    blocks = tuple(st * t for st, t in zip(sp, geo.stride))
+    windows = as_strided(buf, (c,) + geo.kernel + geo.blocks + (n,), (sc,) + kernel + blocks + (sn,), writeable=False)
+    return windows.reshape(c * geo.nkernel, geo.nblocks * n)
+
+
+def _col2im_batch_inner(cols: np.ndarray, geo: Blocks, n: int) -> np.ndarray:
+    """The adjoint of :func:`_im2col_batch_inner`: the image ``(N, C, *size)``, contiguous."""
+    c = cols.shape[0] // geo.nkernel
+    cv = cols.reshape((c,) + geo.kernel + geo.blocks + (n,))
+    buf = np.zeros((c,) + geo.extent() + (n,), dtype=cols.dtype)
+    if geo.nblocks and n and c:
+        # one strided add per kernel offset: blocks of different offsets overlap, blocks of one do not
+        for off in np.ndindex(*geo.kernel):
+            dst = tuple(
+                slice(j * d, j * d + s * (b - 1) + 1, s)
+                for j, d, s, b in zip(off, geo.dilation, geo.stride, geo.blocks)
+            )
+            buf[(slice(None),) + dst] += cv[(slice(None),) + off]
+    return np.ascontiguousarray(np.moveaxis(buf[(slice(None),) + geo.inner()], -1, 0))
+
+
+def _conv_grads_on_arrays(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Blocks, groups: int, need_x: bool,
+                          need_w: bool) -> tuple[Tensor | None, Tensor | None]:
+    """A convolution's input and weight gradients on the arrays (nothing recorded): the products of
+    :func:`_conv_grads`, on batch-innermost columns (col2im always; im2col where :func:`_batch_inner`)."""
+    n, c = a.shape[:2]
+    o = wd.shape[0]
+    ck = c // groups * geo.nkernel
+    width = geo.nblocks * n
+    # the output gradient as (groups, O / groups, *blocks, N): the columns' order
+    gm = np.ascontiguousarray(np.moveaxis(gd, 0, -1)).reshape(groups, o // groups, width)
+    gi = gw = None
+    if need_w:
+        if _batch_inner(geo):
+            cols = _im2col_batch_inner(a, geo).reshape(groups, ck, width)
+            rows = gm
+        else:
+            cols = _im2col_np(a, geo).reshape(groups, ck, width)
+            rows = np.ascontiguousarray(np.moveaxis(gd, 0, 1)).reshape(groups, o // groups, width)
+        gw = wrap(np.matmul(rows, cols.transpose(0, 2, 1)).reshape(wd.shape))
+    if need_x:
+        cols = np.matmul(wd.reshape(groups, o // groups, ck).transpose(0, 2, 1), gm)
+        gi = wrap(_col2im_batch_inner(cols.reshape(groups * ck, width), geo, n))
+    return gi, gw
+
+
+def _transposed_grads_on_arrays(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Blocks, groups: int,
+                                need_x: bool, need_w: bool) -> tuple[Tensor | None, Tensor | None]:
+    """A transposed convolution's input and weight gradients on the arrays: the products of
+    :func:`_transposed_grads` on batch-innermost columns of the output gradient."""
+    n, cin = a.shape[:2]
+    width = geo.nblocks * n
+    gcols = _im2col_batch_inner(gd, geo).reshape(groups, gd.shape[1] // groups * geo.nkernel, width)
+    gi = gw = None
+    if need_x:
+        wm = wd.reshape(groups, cin // groups, wd.size // max(cin, 1))
+        gi = np.matmul(wm, gcols).reshape((cin,) + geo.blocks + (n,))
+        gi = wrap(np.ascontiguousarray(np.moveaxis(gi, -1, 0)))
+    if need_w:
+        xm = np.ascontiguousarray(np.moveaxis(a, 0, -1)).reshape(groups, cin // groups, width)
+        gw = wrap(np.matmul(xm, gcols.transpose(0, 2, 1)).reshape(wd.shape))
+    return gi, gw
+
+
 class Im2ColBackward0(Node):
     """Backward of im2col: col2im of the gradient."""
 
@@ -262,10 +357,18 @@ class ConvolutionBackward0(Node):
         # complex operands enter conjugated: the gradient of a holomorphic (bilinear) product
         x, w = _conj(unpack(self, self.input)), _conj(unpack(self, self.weight))
         c = x._data.shape[1]
-        if (not GRAD.enabled and type(g) is Tensor and not self.transposed and self.groups == c > 1
-                and w._data.shape[1] == 1 and g._data.dtype == x._data.dtype == w._data.dtype):
+        on_arrays = (not GRAD.enabled and type(g) is Tensor and not self.transposed
+                     and g._data.dtype == x._data.dtype == w._data.dtype)
+        if on_arrays and self.groups == c > 1 and w._data.shape[1] == 1:
             # depthwise (one input channel per group): one multiply-add per kernel offset, no per-group products
             gi, gw = _depthwise_grads(g._data, x._data, w._data, self.geo, self.needs(0), self.needs(1))
+        elif on_arrays and g._data.dtype.kind == "f":
+            gi, gw = _conv_grads_on_arrays(g._data, x._data, w._data, self.geo, self.groups, self.needs(0),
+                                           self.needs(1))
+        elif (not GRAD.enabled and type(g) is Tensor and self.transposed and g._data.dtype.kind == "f"
+              and g._data.dtype == x._data.dtype == w._data.dtype and _batch_inner(self.geo)):
+            gi, gw = _transposed_grads_on_arrays(g._data, x._data, w._data, self.geo, self.groups, self.needs(0),
+                                                 self.needs(1))
         else:
             grads_fn = _transposed_grads if self.transposed else _conv_grads
             gi, gw = grads_fn(g, x, w, self.geo, self.groups, self.needs(0), self.needs(1))
@@ -400,9 +503,14 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     n, o = x._data.shape[0], w._data.shape[0]
     # one (O, C*K) @ (C*K, N*L) product per group: large products keep BLAS efficient
     ck = x._data.shape[1] // groups * geo.nkernel
-    cols = _im2col_np(x._data, geo).reshape(groups, ck, n * geo.nblocks)
-    r = np.matmul(w._data.reshape(groups, o // groups, ck), cols).reshape((o, n) + geo.blocks)
-    out = _finish(np.ascontiguousarray(np.moveaxis(r, 0, 1)), x, w, b, geo, groups, transposed=False)
+    if _batch_inner(geo):
+        cols = _im2col_batch_inner(x._data, geo).reshape(groups, ck, geo.nblocks * n)
+        r = np.matmul(w._data.reshape(groups, o // groups, ck), cols).reshape((o,) + geo.blocks + (n,))
+        r = np.moveaxis(r, -1, 0)
+    else:
+        cols = _im2col_np(x._data, geo).reshape(groups, ck, n * geo.nblocks)
+        r = np.moveaxis(np.matmul(w._data.reshape(groups, o // groups, ck), cols).reshape((o, n) + geo.blocks), 0, 1)
+    out = _finish(np.ascontiguousarray(r), x, w, b, geo, groups, transposed=False)
     return squeeze(out, 0) if unbatched else out
 
 
@@ -463,10 +571,11 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
                            f"per channel: ({' x '.join(map(str, size))}). Output size is too small")
     geo = Blocks(size, kernel, dil, st, pad, size_in, batch_last=True)
     n, cin = x._data.shape[:2]
-    xm = np.moveaxis(x._data.reshape(n, cin, geo.nblocks), 0, 1).reshape(groups, cin // groups, n * geo.nblocks)
+    # the input as (groups, C_in / groups, *blocks, N): batch-innermost columns, whose col2im is the faster
+    xm = np.ascontiguousarray(np.moveaxis(x._data, 0, -1)).reshape(groups, cin // groups, geo.nblocks * n)
     wm = w._data.reshape(groups, cin // groups, w._data.size // max(cin, 1))
     cols = np.matmul(wm.transpose(0, 2, 1), xm)
-    r = np.ascontiguousarray(_col2im_np(cols.reshape(groups * cols.shape[1], cols.shape[2]), geo))
+    r = _col2im_batch_inner(cols.reshape(groups * cols.shape[1], cols.shape[2]), geo, n)
     out = _finish(r, x, w, b, geo, groups, transposed=True)
     return squeeze(out, 0) if unbatched else out
 

@@ -232,3 +232,61 @@ def test_depthwise_convolution_gradients_match_torch_and_the_general_path(xshape
     for fast, general, theirs in zip(*results):
         np.testing.assert_allclose(fast, theirs, rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(fast, general, rtol=1e-12, atol=1e-13)
+
+
+# (function, input shape, weight shape, kwargs): rows of blocks shorter than 28 (batch-innermost columns) and longer,
+# strides, dilations, padding, groups, 1-D to 3-D
+ARRAY_PATH_CASES = [
+    ("conv2d", (3, 6, 12, 12), (16, 6, 5, 5), dict()),
+    ("conv2d", (2, 4, 9, 8), (6, 2, 3, 2), dict(stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2)),
+    ("conv2d", (2, 3, 7, 33), (4, 3, 3, 3), dict(padding=1)),  # 33 blocks per row: batch-first columns for im2col
+    ("conv2d", (2, 3, 9, 40), (4, 3, 2, 3), dict(stride=(1, 2), dilation=2)),  # 19 blocks of stride 2: 38
+    ("conv1d", (4, 3, 30), (5, 3, 4), dict(padding="same")),
+    ("conv3d", (2, 2, 4, 5, 6), (3, 2, 2, 3, 2), dict(stride=(1, 2, 1), padding=1)),
+    ("conv_transpose2d", (2, 4, 5, 4), (4, 3, 3, 2), dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 2),
+                                                          groups=2, dilation=(2, 1))),
+    ("conv_transpose1d", (3, 4, 6), (4, 2, 3), dict(stride=2, padding=1)),
+    ("conv_transpose2d", (2, 3, 4, 30), (3, 2, 3, 3), dict(padding=1)),  # 30 blocks: the recorded path
+]
+
+
+@pytest.mark.parametrize("needs", ["both", "input", "weight"])
+@pytest.mark.parametrize("case", ARRAY_PATH_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(ARRAY_PATH_CASES)])
+def test_convolution_gradients_on_the_arrays_match_the_recorded_path(case, needs):
+    """Without create_graph the gradients come from NumPy products on batch-innermost columns; they equal the
+    recorded (differentiable) path's, for each subset of inputs that needs them."""
+    name, xshape, wshape, kwargs = case
+    rng = np.random.default_rng(9)
+    a, w = rng.standard_normal(xshape), rng.standard_normal(wshape)
+    results = []
+    for create_graph in (False, True):
+        x = tensorlib.tensor(a, requires_grad=needs in ("both", "input"))
+        wt = tensorlib.tensor(w, requires_grad=needs in ("both", "weight"))
+        y = getattr(F, name)(x, wt, **kwargs)
+        g = tensorlib.tensor(np.linspace(-1, 1, y.numel()).reshape(tuple(y.shape)))
+        wanted = [t for t in (x, wt) if t.requires_grad]
+        grads = tensorlib.autograd.grad(y, wanted, g, create_graph=create_graph)
+        results.append([t.detach().numpy() for t in grads])
+        if create_graph and needs == "both":  # the recorded path: the input's gradient is a function of the weight
+            assert grads[0].grad_fn is not None
+    for fast, general in zip(*results):
+        np.testing.assert_allclose(fast, general, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", ARRAY_PATH_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(ARRAY_PATH_CASES)])
+def test_convolution_on_batch_innermost_columns_matches_torch(case):
+    torch = pytest.importorskip("torch")
+    name, xshape, wshape, kwargs = case
+    rng = np.random.default_rng(10)
+    a, w = rng.standard_normal(xshape).astype(np.float32), rng.standard_normal(wshape).astype(np.float32)
+    outs = []
+    for lib in (tensorlib, torch):
+        x, wt = lib.tensor(a, requires_grad=True), lib.tensor(w, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's note on padding='same' with even kernels
+            y = getattr(lib.nn.functional, name)(x, wt, **kwargs)
+        (y * lib.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)).astype(np.float32))).sum().backward()
+        outs.append([y.detach().numpy(), x.grad.numpy(), wt.grad.numpy()])
+    for ours, theirs in zip(*outs):
+        assert ours.dtype == theirs.dtype == np.float32
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
