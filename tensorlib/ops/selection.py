@@ -22,6 +22,7 @@ from ._util import (
     broadcast_error,
     check_inplace,
     clip_ufunc,
+    float_arg,
     needs_grad,
     no_complex_grad,
     not_implemented,
@@ -431,6 +432,9 @@ def nan_to_num(
     """Replace NaN and infinities with finite numbers."""
     no_complex_grad("nan_to_num", input)
     x = tensor_arg(input, "nan_to_num")
+    nan = float_arg(nan, "nan_to_num", "nan")
+    posinf = None if posinf is None else float_arg(posinf, "nan_to_num", "posinf")
+    neginf = None if neginf is None else float_arg(neginf, "nan_to_num", "neginf")
     a = x._data
     r = _arr(_nan_to_num_array(a, nan, posinf, neginf))
     if x._requires_grad and GRAD.enabled:

@@ -116,3 +116,19 @@ def test_against_torch():
             np.testing.assert_allclose(o, t, rtol=rtol, atol=0, err_msg=name)
             finite = ~np.isnan(t)
             assert np.array_equal(np.signbit(o[finite]), np.signbit(t[finite])), name
+
+
+def test_nan_to_num_takes_numbers_and_0d_tensors_as_torch():
+    x = tensorlib.tensor([NAN, 1.0, INF])
+    for value in (tensorlib.tensor(2.0), np.float64(2.0), 2, np.int64(2)):
+        assert tensorlib.nan_to_num(x, nan=value).tolist()[:2] == [2.0, 1.0]
+    assert tensorlib.nan_to_num(x, nan=True).tolist()[0] == 1.0
+    assert tensorlib.nan_to_num(x, posinf=tensorlib.tensor(5.0)).tolist() == [0.0, 1.0, 5.0]
+    for name, value, shown in [("nan", "2", "str"), ("nan", 2 + 1j, "complex"), ("nan", tensorlib.ones(3, 1), "Tensor"),
+                               ("posinf", "1", "str"), ("neginf", [1.0], "list")]:
+        with pytest.raises(TypeError, match=f"nan_to_num\\(\\): argument '{name}' must be float, not {shown}"):
+            tensorlib.nan_to_num(x, **{name: value})
+    y = x.clone()
+    with pytest.raises(TypeError, match="must be float, not Tensor"):
+        y.nan_to_num_(nan=tensorlib.ones(2))
+    assert np.isnan(y[0].item())  # nothing written
