@@ -765,7 +765,7 @@ def mvlgamma(input: Tensor, p: builtins.int, *, out: Tensor | None = None) -> Te
     """The log of the multivariate gamma function of dimension ``p``:
     ``p (p - 1) / 4 log(pi) + sum_{i<p} lgamma(x - i / 2)``.
     """
-def nan_to_num(input: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
+def nan_to_num(input: Tensor, nan: builtins.float | None = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None, *, out: Tensor | None = None) -> Tensor:
     """Replace NaN and infinities with finite numbers."""
 def nan_to_num_(self: Tensor, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
     """In-place :func:`nan_to_num`."""

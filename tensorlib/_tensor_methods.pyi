@@ -768,7 +768,7 @@ class TensorMethods:
         """
     def mvlgamma_(self, p: builtins.int) -> Tensor:
         """In-place version of :func:`mvlgamma`."""
-    def nan_to_num(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
+    def nan_to_num(self, nan: builtins.float | None = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
         """Replace NaN and infinities with finite numbers."""
     def nan_to_num_(self, nan: builtins.float = 0.0, posinf: builtins.float | None = None, neginf: builtins.float | None = None) -> Tensor:
         """In-place :func:`nan_to_num`."""

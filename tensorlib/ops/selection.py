@@ -427,12 +427,13 @@ def _nan_to_num_array(a: np.ndarray, nan: float, posinf: float | None, neginf: f
 
 @op(variants="function method")
 def nan_to_num(
-    input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *, out: Tensor | None = None
+    input: Tensor, nan: float | None = 0.0, posinf: float | None = None, neginf: float | None = None, *,
+    out: Tensor | None = None
 ) -> Tensor:
     """Replace NaN and infinities with finite numbers."""
     no_complex_grad("nan_to_num", input)
     x = tensor_arg(input, "nan_to_num")
-    nan = float_arg(nan, "nan_to_num", "nan")
+    nan = 0.0 if nan is None else float_arg(nan, "nan_to_num", "nan")  # (torch: float? nan=None)
     posinf = None if posinf is None else float_arg(posinf, "nan_to_num", "posinf")
     neginf = None if neginf is None else float_arg(neginf, "nan_to_num", "neginf")
     a = x._data

@@ -66,7 +66,6 @@ KNOWN: dict[str, str] = {
     'Tensor.max': NONE,
     'Tensor.min': NONE + "; " + FLAG,
     'Tensor.mode': KERNEL,
-    'Tensor.nan_to_num_': TYPE,
     'Tensor.nanmedian': SIGNATURE,
     'Tensor.nansum': FLAG,
     'Tensor.new': "takes a tensor of another dtype as data, which torch's legacy constructor refuses",

@@ -132,3 +132,4 @@ def test_nan_to_num_takes_numbers_and_0d_tensors_as_torch():
     with pytest.raises(TypeError, match="must be float, not Tensor"):
         y.nan_to_num_(nan=tensorlib.ones(2))
     assert np.isnan(y[0].item())  # nothing written
+    assert tensorlib.nan_to_num(x, nan=None).tolist()[0] == 0.0  # torch's float? nan=None
