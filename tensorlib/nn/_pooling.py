@@ -9,6 +9,7 @@ Both backwards are made of differentiable ops, so gradients of any order work.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -246,8 +247,14 @@ class _MaxNode(Node):
 
 def _small_tiled_window_max(a: np.ndarray, kernel: tuple[int, ...],
                             outs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_tiled_window_max` for small windows: each window offset is a strided view of ``a``; their maximum,
-    then the first offset (in row-major order) holding it, or the last holding a NaN, as torch's scan picks."""
+    """:func:`_tiled_window_max` for small windows (at most 8 elements): each window offset is a strided view of
+    ``a``; their maximum, then the first offset (in row-major order) holding it, or the last holding a NaN, as
+    torch's scan picks.
+
+    The offsets that hold the maximum are the bits of one small code per window, and a table turns a code into the
+    flat position of its lowest bit (the highest, for NaN): a few passes over the output, where boolean-mask
+    assignments and an unravelled index took 3-5x longer.
+    """
     nd = len(kernel)
     size = a.shape[a.ndim - nd:]
     offsets = list(np.ndindex(*kernel))
@@ -255,17 +262,38 @@ def _small_tiled_window_max(a: np.ndarray, kernel: tuple[int, ...],
     vals = views[0].copy()
     for v in views[1:]:
         np.maximum(vals, v, out=vals)
-    chosen = np.full(vals.shape, len(offsets) - 1, dtype=np.int8)
-    for i in range(len(offsets) - 2, -1, -1):
-        chosen[views[i] == vals] = i
+    first, last, start = _tile_tables(kernel, tuple(size), outs)
+    code = np.zeros(vals.shape, np.uint8)
+    for i, v in enumerate(views):
+        code |= np.equal(v, vals).view(np.uint8) << i
+    flat = np.take(first, code)
     if a.dtype.kind in "fc" and np.isnan(vals).any():
+        code[...] = 0
         for i, v in enumerate(views):
-            chosen[np.isnan(v)] = i
-    flat: Any = 0
-    for i, offset in enumerate(np.unravel_index(chosen, kernel)):
-        start = (np.arange(outs[i]) * kernel[i]).reshape((-1,) + (1,) * (nd - 1 - i))
-        flat = flat * size[i] + (start + offset)
-    return vals, np.asarray(flat, np.int64)
+            code |= np.isnan(v).view(np.uint8) << i
+        flat = np.where(code != 0, np.take(last, code), flat)
+    flat += start
+    return vals, flat
+
+
+@functools.lru_cache(maxsize=256)
+def _tile_tables(kernel: tuple[int, ...], size: tuple[int, ...],
+                 outs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For :func:`_small_tiled_window_max`: the flat position (within a window) of the lowest and of the highest
+    bit of each code, and each window's own first position (read-only: cached)."""
+    nd = len(kernel)
+    offsets = list(np.ndindex(*kernel))
+    spans = [math.prod(size[i + 1:]) for i in range(nd)]
+    position = [sum(j * span for j, span in zip(off, spans)) for off in offsets]
+    codes = range(1 << len(offsets))
+    first = np.array([position[(c & -c).bit_length() - 1] if c else 0 for c in codes], np.int64)
+    last = np.array([position[c.bit_length() - 1] if c else 0 for c in codes], np.int64)
+    start: Any = np.zeros((), np.int64)
+    for i in range(nd):
+        start = start * size[i] + (np.arange(outs[i]) * kernel[i]).reshape((-1,) + (1,) * (nd - 1 - i))
+    for table in (first, last, start):
+        table.setflags(write=False)
+    return first, last, start
 
 
 def _tiled_window_max(a: np.ndarray, kernel: tuple[int, ...], outs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -442,14 +470,18 @@ def _max_pool1d_args(x: Tensor, kernel_size: Any, stride: Any, padding: Any, dil
 # -- max pooling ------------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=256)
 def _max_windows(n: int, k: int, s: int, p: int, d: int, out: int) -> np.ndarray:
-    """Tap positions of each pooling window, with out-of-range taps replaced by the window's own edge elements."""
+    """Tap positions of each pooling window, with out-of-range taps replaced by the window's own edge elements
+    (read-only: cached, as a layer pools the same geometry at every step)."""
     pos = (np.arange(out) * s - p)[:, None] + d * np.arange(k)
     valid = (pos >= 0) & (pos < n)
     rows = np.arange(out)
     first = pos[rows, np.argmax(valid, axis=1)]
     last = pos[rows, k - 1 - np.argmax(valid[:, ::-1], axis=1)]
-    return np.clip(np.where(pos < 0, first[:, None], np.where(pos >= n, last[:, None], pos)), 0, n - 1)
+    windows = np.clip(np.where(pos < 0, first[:, None], np.where(pos >= n, last[:, None], pos)), 0, n - 1)
+    windows.setflags(write=False)
+    return windows
 
 
 def _max_pool(input: Tensor, nd: int, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool,

@@ -298,3 +298,21 @@ def test_adaptive_avg_pool_windows_of_varying_length_keep_infinities_to_their_wi
         results.append((y.detach().numpy(), gx.numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)  # inf and nan where torch has them
+
+
+def test_small_window_max_picks_the_first_maximum_and_the_last_nan_among_all_eight_offsets():
+    """2x2x2 windows use every bit of the offsets' code: ties go to the first offset in row-major order, NaN to the
+    last offset holding one (torch's scan), whatever the others hold."""
+    offsets = list(np.ndindex(2, 2, 2))
+    for pattern, value, pick in [((2, 5), 3.0, 2), ((1, 6), np.nan, 6), ((0, 7), 9.0, 0), ((7,), np.nan, 7),
+                                 ((3, 4, 5), 1.5, 3)]:
+        a = np.zeros((1, 1, 4, 2, 2))
+        a[0, 0, 2:4] = -1.0  # the second window (depth 2-3): its values below, the first window all zeros (ties)
+        for i in pattern:
+            a[(0, 0, 2 + offsets[i][0]) + offsets[i][1:]] = value
+        y, idx = F.max_pool3d(tensorlib.tensor(a), 2, return_indices=True)
+        d, h, w = offsets[pick]
+        assert idx.tolist() == [[[[[0]], [[(2 + d) * 4 + h * 2 + w]]]]]
+        assert y[0, 0, 0].item() == 0.0
+        got = y[0, 0, 1].item()
+        assert (np.isnan(got) and np.isnan(value)) or got == value
