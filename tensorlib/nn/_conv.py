@@ -153,10 +153,14 @@ def _im2col_batch_inner(a: np.ndarray, geo: Blocks) -> np.ndarray:
     return windows.reshape(c * geo.nkernel, geo.nblocks * n)
 
 
-def _col2im_batch_inner(cols: np.ndarray, geo: Blocks, n: int) -> np.ndarray:
-    """The adjoint of :func:`_im2col_batch_inner`: the image ``(N, C, *size)``, contiguous."""
-    c = cols.shape[0] // geo.nkernel
-    cv = cols.reshape((c,) + geo.kernel + geo.blocks + (n,))
+def _col2im_batch_inner(cols: np.ndarray, geo: Blocks, n: int, kernel_first: bool = False) -> np.ndarray:
+    """The adjoint of :func:`_im2col_batch_inner`: the image ``(N, C, *size)``, contiguous. ``kernel_first``: the
+    columns come as ``(K, C, width)``, ordered by kernel offset, then channel (else ``(C * K, width)``)."""
+    c = cols.shape[1] if kernel_first else cols.shape[0] // geo.nkernel
+    if kernel_first:
+        cv = cols.reshape(geo.kernel + (c,) + geo.blocks + (n,))
+    else:
+        cv = np.moveaxis(cols.reshape((c,) + geo.kernel + geo.blocks + (n,)), 0, len(geo.kernel))
     buf = np.zeros((c,) + geo.extent() + (n,), dtype=cols.dtype)
     if geo.nblocks and n and c:
         # one strided add per kernel offset: blocks of different offsets overlap, blocks of one do not
@@ -165,7 +169,7 @@ def _col2im_batch_inner(cols: np.ndarray, geo: Blocks, n: int) -> np.ndarray:
                 slice(j * d, j * d + s * (b - 1) + 1, s)
                 for j, d, s, b in zip(off, geo.dilation, geo.stride, geo.blocks)
             )
-            buf[(slice(None),) + dst] += cv[(slice(None),) + off]
+            buf[(slice(None),) + dst] += cv[off]
     return np.ascontiguousarray(np.moveaxis(buf[(slice(None),) + geo.inner()], -1, 0))
 
 
@@ -187,10 +191,22 @@ def _conv_grads_on_arrays(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Bl
         else:
             cols = _im2col_np(a, geo).reshape(groups, ck, width)
             rows = np.ascontiguousarray(np.moveaxis(gd, 0, 1)).reshape(groups, o // groups, width)
-        gw = wrap(np.matmul(rows, cols.transpose(0, 2, 1)).reshape(wd.shape))
+        if o // groups < ck:
+            # the same product transposed, with the longer side as its rows: OpenBLAS runs these thin products
+            # 1.3-2x faster that way round (measured on convolutions of 1-128 channels)
+            gw = np.ascontiguousarray(np.matmul(cols, rows.transpose(0, 2, 1)).transpose(0, 2, 1))
+        else:
+            gw = np.matmul(rows, cols.transpose(0, 2, 1))
+        gw = wrap(gw.reshape(wd.shape))
     if need_x:
-        cols = np.matmul(wd.reshape(groups, o // groups, ck).transpose(0, 2, 1), gm)
-        gi = wrap(_col2im_batch_inner(cols.reshape(groups * ck, width), geo, n))
+        if groups == 1 and c * width * a.itemsize <= 131072:
+            # one product per kernel offset, (C, O) @ (O, width): each result stays in cache for col2im's adds
+            # (1.2-2x faster than one (C * K, O) @ (O, width) product for such sizes)
+            per_offset = np.ascontiguousarray(wd.reshape(o, c, geo.nkernel).transpose(2, 1, 0))
+            gi = wrap(_col2im_batch_inner(np.matmul(per_offset, gm[0]), geo, n, kernel_first=True))
+        else:
+            cols = np.matmul(wd.reshape(groups, o // groups, ck).transpose(0, 2, 1), gm)
+            gi = wrap(_col2im_batch_inner(cols.reshape(groups * ck, width), geo, n))
     return gi, gw
 
 

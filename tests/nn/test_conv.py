@@ -242,6 +242,8 @@ ARRAY_PATH_CASES = [
     ("conv2d", (2, 3, 7, 33), (4, 3, 3, 3), dict(padding=1)),  # 33 blocks per row: batch-first columns for im2col
     ("conv2d", (2, 3, 9, 40), (4, 3, 2, 3), dict(stride=(1, 2), dilation=2)),  # 19 blocks of stride 2: 38
     ("conv1d", (4, 3, 30), (5, 3, 4), dict(padding="same")),
+    ("conv2d", (8, 16, 20, 20), (8, 16, 3, 3), dict()),  # columns too large for one product per kernel offset
+    ("conv2d", (4, 16, 40, 40), (4, 16, 3, 3), dict()),  # the same, with batch-first columns for im2col
     ("conv3d", (2, 2, 4, 5, 6), (3, 2, 2, 3, 2), dict(stride=(1, 2, 1), padding=1)),
     ("conv_transpose2d", (2, 4, 5, 4), (4, 3, 3, 2), dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 2),
                                                           groups=2, dilation=(2, 1))),
