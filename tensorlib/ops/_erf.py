@@ -10,17 +10,15 @@ array passes). ``g`` is smooth, even and between 0.16 and 1.13 there, so the
 result has the same relative accuracy everywhere, near 0 too; beyond the last
 segment ``erf`` rounds to +-1.
 
-``erfc`` needs relative accuracy in its tail, where it is tiny:
+``erfc`` needs relative accuracy in its tail, where it is tiny: ``erfc(|x|) = t H(t) exp(-x^2)`` with
+``t = 1 / (1 + |x|/2)``, ``H`` on short segments of ``t`` in the same way, and ``exp(-x^2)`` evaluated with
+``x^2`` split into an exact head and a small tail, so large arguments keep their relative accuracy;
+``erfc(-x) = 2 - erfc(x)``. ``erfcx`` uses ``h(t) = log(erfc(x) exp(x^2) / t)``, one Chebyshev interpolant on
+``[1/15, 4/5]``, between ``x = 1/2`` and ``x = 28``.
 
-* ``|x| < 1/2``: ``erfc(x) = 1 - x * p(x^2)``, with ``p(t) = erf(sqrt t) / sqrt t``
-  smooth on ``[0, 1/4]``;
-* ``|x| >= 1/2``: ``erfc(|x|) = t * exp(h(t) - x^2)`` with ``t = 1 / (1 + |x|/2)``
-  and ``h(t) = log(erfc(x) exp(x^2) / t)`` smooth on ``(0, 1)``.
-
-``p``, ``h`` and the segments' polynomials are Chebyshev interpolants computed on
-first use from ``math.erf``/``math.erfc`` (and from ``erfc``'s asymptotic series
-where ``exp(x^2)`` would overflow). ``exp(-x^2)`` is evaluated with ``x^2`` split
-into an exact head and a small tail, so large arguments keep their relative accuracy.
+The segments' polynomials and ``h`` are Chebyshev interpolants computed on first
+use from ``math.erf``/``math.erfc`` (and from ``erfc``'s asymptotic series where
+``exp(x^2)`` would overflow).
 """
 
 from __future__ import annotations
@@ -35,20 +33,15 @@ import numpy as np
 from ._util import clip_ufunc
 
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
-_SMALL = 0.5  # below: erf from p; above: erfc from h
+_SMALL = 0.5  # erfcx: below, exp(x^2) erfc(x); above, from h
 _LARGE = 28.0  # erfc(28) rounds to 0
-_SCALAR_BELOW = 1024  # smaller arrays: math.erf element by element is faster than the array passes (~1,000: even)
-_ERF_SCALAR_BELOW = 200  # the same for erf, whose array path is shorter (measured crossover: 190-220)
+# smaller arrays: math.erf / math.erfc element by element are faster than the array passes (measured crossovers:
+# erf 190-220 elements; erfc about 250 in single precision, 600 in double, where exp(-x^2) takes more passes)
+_ERF_SCALAR_BELOW = 200
+_SCALAR_BELOW = 512
 _CHUNK = 16384  # elements per pass: the working arrays stay in cache (8,192: 7-15% slower, per-chunk costs)
 
 Interpolant = tuple[float, float, np.ndarray]  # (mid, half-width, power-basis coefficients of the normalised variable)
-
-
-def _p(t: float) -> float:
-    if t == 0.0:
-        return 2.0 * _INV_SQRT_PI
-    r = math.sqrt(t)
-    return math.erf(r) / r
 
 
 def _scaled_erfc(x: float) -> float:
@@ -98,13 +91,9 @@ def _interpolant(f: Callable[[float], float], lo: float, hi: float, deg: int, to
 
 
 @functools.cache
-def _tables(single: bool = False) -> tuple[Interpolant, Interpolant]:
-    """The interpolants of ``p`` and ``h``, built on first use (a few ms); ``single``: cut where they are good to
-    about 1e-10, plenty for float32 and float16 results (half the terms)."""
-    tol = 1e-10 if single else 2e-16
-    p = _interpolant(_p, 0.0, _SMALL * _SMALL, 20, tol)
-    h = _interpolant(_h, 1.0 / (1.0 + _LARGE / 2.0), 1.0 / (1.0 + _SMALL / 2.0), 40, tol)
-    return p, h
+def _tail_interpolant() -> Interpolant:
+    """The interpolant of ``h`` (for :func:`erfcx`), built on first use (a few ms)."""
+    return _interpolant(_h, 1.0 / (1.0 + _LARGE / 2.0), 1.0 / (1.0 + _SMALL / 2.0), 40)
 
 
 def _series(piece: Interpolant, v: np.ndarray) -> np.ndarray:
@@ -139,19 +128,6 @@ def _exp_minus_square_plus(x: np.ndarray, extra: np.ndarray) -> np.ndarray:
     return head
 
 
-def _erfc_tail(ax: np.ndarray, single: bool) -> np.ndarray:
-    """``erfc(ax)`` for ``1/2 <= ax <= 28`` (finite, meaningless values below 1/2)."""
-    t = 1.0 / (1.0 + 0.5 * ax)
-    h = _series(_tables(single)[1], t.copy())
-    if single:  # the rounding of x*x (relative 1e-16, times x^2 <= 784) is far below a float32's
-        h -= ax * ax
-        r = np.exp(h, out=h)
-    else:
-        r = _exp_minus_square_plus(ax, h)
-    r *= t
-    return r
-
-
 def _chunked(
     kernel: Callable[[np.ndarray, np.ndarray, bool], None], x: np.ndarray, single: bool, as_double: bool = True
 ) -> np.ndarray:
@@ -163,20 +139,6 @@ def _chunked(
     for start in range(0, flat.size, _CHUNK):
         kernel(flat[start : start + _CHUNK], out[start : start + _CHUNK], single)
     return out.reshape(np.shape(x))  # ascontiguousarray makes 0-d inputs 1-d
-
-
-def _parts(a: np.ndarray, single: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(|a| < 1/2, erf(a) there, erfc(|a|) elsewhere)``, each computed over the whole chunk.
-
-    Both formulas run on every element (clamped into their domains): cheaper
-    than gathering and scattering each part, and nan propagates through the tail.
-    """
-    ax = np.abs(a)
-    small = ax < _SMALL
-    sq = np.minimum(a * a, _SMALL * _SMALL)
-    near_zero = _series(_tables(single)[0], sq)
-    near_zero *= a
-    return small, near_zero, _erfc_tail(np.minimum(ax, _LARGE), single)
 
 
 # -- erf on short segments ------------------------------------------------------------------------------------------
@@ -257,10 +219,51 @@ def _erf_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
     np.multiply(_segment_lookup(columns, per_unit, np.abs(xs)), xs, out=out)
 
 
+# erfc(|x|) = t H(t) exp(-x^2) with t = 1 / (1 + |x|/2): H(t) = erfcx(x) / t is smooth on (0, 1] (the variable maps
+# [0, inf) there, with the slowly varying tail on a short interval), interpolated on segments of t as erf's g is; the
+# factor exp(-x^2) carries the tail's relative accuracy. (segments per unit, degree) for double and single precision:
+# the lowest degrees with errors below an ulp and below 1e-11.
+_ERFC_SEGMENTS = {False: (64, 6), True: (128, 3)}
+
+
+def _erfc_over_t(t: np.ndarray) -> np.ndarray:
+    """``erfcx(x) / t`` at ``x = 2 (1/t - 1)``, elementwise, to about an ulp. Segment 0's nodes (around ``t = 0``)
+    read ``t = 1/512``, below every other segment's: that segment is never looked up, as ``|x|`` is clipped to 28."""
+    out = np.empty(t.shape)
+    for index, v in np.ndenumerate(t):
+        u = max(float(v), 1.0 / 512.0)
+        out[index] = _scaled_erfc(2.0 * (1.0 / u - 1.0)) / u
+    return out
+
+
+@functools.cache
+def _erfc_segments(single: bool) -> tuple[int, tuple[np.ndarray, ...]]:
+    per_unit, degree = _ERFC_SEGMENTS[single]
+    return per_unit, _segment_columns(_erfc_over_t, per_unit, degree, per_unit + 1)
+
+
 def _erfc_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
-    small, near_zero, tail = _parts(a, single)
-    np.subtract(1.0, near_zero, out=near_zero)
-    np.copyto(out, np.where(small, near_zero, np.where(a > 0, tail, 2.0 - tail)))
+    """``erfc(a)`` into ``out`` (float64), for ``a`` of any real dtype."""
+    per_unit, columns = _erfc_segments(single)
+    ax = np.abs(a, dtype=np.float64)
+    clip_ufunc(ax, 0.0, _LARGE, out=ax)  # erfc(28) rounds to 0; NaN stays
+    t = ax * 0.5
+    t += 1.0
+    np.reciprocal(t, out=t)
+    r = _segment_lookup(columns, per_unit, t)
+    r *= t
+    if single:  # x * x is exact for float32 and float16 inputs
+        e = np.multiply(ax, ax)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+    else:
+        e = _exp_minus_square_plus(ax, np.zeros_like(ax))
+    r *= e
+    # erfc(-x) = 2 - erfc(x): r s + (1 - s) with s the sign of x (exact, no mask)
+    sign = np.copysign(1.0, a, dtype=np.float64)
+    r *= sign
+    sign -= 1.0
+    np.subtract(r, sign, out=out)
 
 
 _erf_scalar = np.frompyfunc(math.erf, 1, 1)
@@ -278,7 +281,7 @@ def erfc(x: np.ndarray, single: bool = False) -> np.ndarray:
     """The complementary error function, elementwise, as float64; ``single`` as for :func:`erf`."""
     if np.size(x) < _SCALAR_BELOW:
         return np.asarray(_erfc_scalar(np.asarray(x, dtype=np.float64)), dtype=np.float64)
-    return _chunked(_erfc_kernel, x, single)
+    return _chunked(_erfc_kernel, x, single, as_double=False)
 
 
 # erfinv(y) = y R(s) with s = sqrt(-log(1 - |y|)): R is smooth and even in s (y = 1 - exp(-s^2) is analytic in s), from
@@ -358,7 +361,7 @@ def _erfcx_nonnegative(x: np.ndarray) -> np.ndarray:
     mid = ~small & (x <= _LARGE)
     if mid.any():
         t = 1.0 / (1.0 + 0.5 * x[mid])
-        out[mid] = t * np.exp(_series(_tables()[1], t.copy()))
+        out[mid] = t * np.exp(_series(_tail_interpolant(), t.copy()))
     far = x > _LARGE
     if far.any():
         v = x[far]
