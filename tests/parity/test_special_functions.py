@@ -135,7 +135,10 @@ def test_polygamma_matches_torch(n: int) -> None:
     # n >= 2 multiplies by exp(lgamma(n + 1)); below 0 the sum behind zeta alternates in sign and cancels, so the
     # libraries' rounding of pow shows; results below the normal range carry fewer digits
     neg = x < 0
-    _assert_close(ours[~neg], theirs[~neg], 1e-13 if n < 2 else 1e-12, 1e-300, x[~neg], f"polygamma({n})")
+    # digamma near its root (1.4616...) is accurate absolutely, not relatively, in both libraries (ours within 1e-16
+    # of the exact value there, torch's within 4e-16): an absolute tolerance of a few units of 1e-16
+    _assert_close(ours[~neg], theirs[~neg], 1e-13 if n < 2 else 1e-12, 5e-16 if n == 0 else 1e-300, x[~neg],
+                  f"polygamma({n})")
     _assert_close(ours[neg], theirs[neg], 1e-13 if n < 2 else 1e-9, 1e-300, x[neg], f"polygamma({n}), x < 0")
 
 
