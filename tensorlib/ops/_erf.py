@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._util import clip_ufunc
+from ._kernels import clip_ufunc, segment_columns, segment_lookup
 
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _SMALL = 0.5  # erfcx: below, exp(x^2) erfc(x); above, from h
@@ -147,10 +147,6 @@ def _chunked(
 # 1 - erf(6) = 2e-17 is below half a double's spacing at 1, and 1 - erf(5) = 1.5e-12 far below a float32's. The
 # degrees are the lowest that keep the interpolants' error below 1e-16 and 1e-11 (relative).
 _SEGMENTS = {False: (256, 4, 6.0), True: (128, 3, 5.0)}
-_ROUNDER = 2.0**52  # adding it to a nonnegative double below 2**51 rounds it to an integer, held in the low bits
-_ROUNDER_BITS = int(np.float64(_ROUNDER).view(np.int64))
-
-
 def _erf_over_x(x: float) -> float:
     return math.erf(x) / x if x else 2.0 * _INV_SQRT_PI
 
@@ -159,56 +155,11 @@ def _erf_over_x_array(x: np.ndarray) -> np.ndarray:
     return np.array([_erf_over_x(abs(float(v))) for v in x.reshape(-1)]).reshape(x.shape)
 
 
-def _segment_columns(
-    f: Callable[[np.ndarray], np.ndarray], per_unit: int, degree: int, rows: int
-) -> tuple[np.ndarray, ...]:
-    """The coefficient columns of ``f``'s interpolants on ``rows`` segments: segment ``k`` is centred at
-    ``k / per_unit`` and ``f((k + v) / per_unit) ~ sum_j columns[j][k] * v**j`` for ``|v| <= 1/2``.
-
-    Each is the interpolant at ``degree + 1`` Chebyshev points of its segment: the values, their Chebyshev
-    coefficients (a cosine transform), then the power basis, in the offset ``v`` (a scaling by powers of two:
-    exact). Segment 0 reaches below 0: ``f`` must take its argument's absolute value if it is not defined there.
-    """
-    m = degree + 1
-    angles = [math.pi * (2 * j + 1) / (2 * m) for j in range(m)]
-    nodes = np.array([math.cos(a) for a in angles])
-    to_chebyshev = np.array([[math.cos(i * a) for a in angles] for i in range(m)]) * (2.0 / m)
-    to_chebyshev[0] /= 2.0
-    to_power = np.array([np.pad(np.polynomial.chebyshev.cheb2poly(row), (0, m))[:m] for row in np.eye(m)])
-    points = (np.arange(rows)[:, None] + nodes * 0.5) / per_unit
-    values = f(points)
-    # the transforms act on the values' variation within each segment (their differences from the first value are
-    # exact): on the values themselves, the rounding of a segment's level would be magnified into every term
-    level = values[:, :1]
-    coef = (values - level) @ to_chebyshev.T @ to_power
-    coef[:, :1] += level
-    coef *= 2.0 ** np.arange(m)
-    return tuple(np.ascontiguousarray(c) for c in coef.T)
-
-
-def _segment_lookup(columns: tuple[np.ndarray, ...], per_unit: int, t: np.ndarray) -> np.ndarray:
-    """The interpolants of :func:`_segment_columns` at ``t >= 0`` (float64): each element in its own segment.
-
-    Beyond the last segment (and for NaN) the index is clipped into the table; NaN's offset is NaN and
-    carries NaN through.
-    """
-    u = t * per_unit
-    s = u + _ROUNDER
-    k = s.view(np.int64) - _ROUNDER_BITS  # round(u): the segment
-    s -= _ROUNDER
-    u -= s  # the offset in the segment, in [-1/2, 1/2]: exact
-    r = np.take(columns[-1], k, mode="clip")
-    for column in columns[-2::-1]:
-        r *= u
-        r += np.take(column, k, mode="clip")
-    return r
-
-
 @functools.cache
 def _segments(single: bool) -> tuple[int, float, tuple[np.ndarray, ...]]:
-    """``(per_unit, top, columns)`` of ``g(x) = erf(x) / x`` on ``[0, top]`` (see :func:`_segment_columns`)."""
+    """``(per_unit, top, columns)`` of ``g(x) = erf(x) / x`` on ``[0, top]`` (see :func:`segment_columns`)."""
     per_unit, degree, top = _SEGMENTS[single]
-    columns = _segment_columns(_erf_over_x_array, per_unit, degree, round(top * per_unit) + 1)
+    columns = segment_columns(_erf_over_x_array, per_unit, degree, round(top * per_unit) + 1)
     return per_unit, top, columns
 
 
@@ -216,7 +167,7 @@ def _erf_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
     """``erf(a)`` into ``out`` (float64), for ``a`` of any real dtype: ``x g(|x|)`` from the segment ``|x|`` is in."""
     per_unit, top, columns = _segments(single)
     xs = clip_ufunc(a, -top, top, dtype=np.float64)  # erf is +-1 (rounded) beyond the last segment; NaN stays
-    np.multiply(_segment_lookup(columns, per_unit, np.abs(xs)), xs, out=out)
+    np.multiply(segment_lookup(columns, per_unit, np.abs(xs)), xs, out=out)
 
 
 # erfc(|x|) = t H(t) exp(-x^2) with t = 1 / (1 + |x|/2): H(t) = erfcx(x) / t is smooth on (0, 1] (the variable maps
@@ -239,7 +190,7 @@ def _erfc_over_t(t: np.ndarray) -> np.ndarray:
 @functools.cache
 def _erfc_segments(single: bool) -> tuple[int, tuple[np.ndarray, ...]]:
     per_unit, degree = _ERFC_SEGMENTS[single]
-    return per_unit, _segment_columns(_erfc_over_t, per_unit, degree, per_unit + 1)
+    return per_unit, segment_columns(_erfc_over_t, per_unit, degree, per_unit + 1)
 
 
 def _erfc_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
@@ -250,7 +201,7 @@ def _erfc_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
     t = ax * 0.5
     t += 1.0
     np.reciprocal(t, out=t)
-    r = _segment_lookup(columns, per_unit, t)
+    r = segment_lookup(columns, per_unit, t)
     r *= t
     if single:  # x * x is exact for float32 and float16 inputs
         e = np.multiply(ax, ax)
@@ -319,7 +270,7 @@ def _erfinv_over_y(s: np.ndarray) -> np.ndarray:
 @functools.cache
 def _erfinv_segments() -> tuple[int, tuple[np.ndarray, ...]]:
     per_unit, degree, top = _ERFINV_SEGMENTS
-    return per_unit, _segment_columns(_erfinv_over_y, per_unit, degree, round(top * per_unit) + 1)
+    return per_unit, segment_columns(_erfinv_over_y, per_unit, degree, round(top * per_unit) + 1)
 
 
 def _erfinv_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
@@ -328,7 +279,7 @@ def _erfinv_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
     s = np.log1p(-ay)  # log(1 - |y|): NaN beyond 1, -inf at 1
     np.negative(s, out=s)
     np.sqrt(s, out=s)
-    r = _segment_lookup(columns, per_unit, s)
+    r = segment_lookup(columns, per_unit, s)
     r *= ay
     np.copysign(r, a, out=r)
     np.copyto(out, np.where(ay == 1.0, np.copysign(np.inf, a), r))
@@ -416,7 +367,7 @@ def _ndtri_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
     s = np.log(2.0 * q)  # log(1 - |2p - 1|), however small q is; NaN outside [0, 1], -inf at 0 and 1
     np.negative(s, out=s)
     np.sqrt(s, out=s)
-    r = _segment_lookup(columns, per_unit, s)
+    r = segment_lookup(columns, per_unit, s)
     r *= 1.0 - 2.0 * q  # |2p - 1|
     r *= math.sqrt(2.0)
     side = a - 0.5

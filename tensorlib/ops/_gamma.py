@@ -27,6 +27,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._kernels import clip_ufunc, segment_columns, segment_lookup
+
 MACHEP = 1.11022302462515654042e-16  # 2**-53
 EULER = 0.57721566490153286061
 _LOG_2PI_HALF = 0.5 * math.log(2.0 * math.pi)
@@ -158,7 +160,7 @@ def lgamma(a: np.ndarray) -> np.ndarray:
 
 # -- digamma, trigamma, polygamma ------------------------------------------------------------------
 
-# digamma on [1, 10] from short segments (see ``_erf._segment_columns``): (segments per unit, degree, top); the
+# digamma on [1, 10] from short segments (see ``_kernels.segment_columns``): (segments per unit, degree, top); the
 # asymptotic series above, one step of the recurrence below 1, the reflection below 0. Octics on segments of 1/32
 # keep the interpolation error under 1e-17 (the poles nearest [1, 10] are at 0 and -1).
 _DIGAMMA_SEGMENTS = (32, 7, 10.0)
@@ -180,14 +182,12 @@ def _digamma_node(x: float) -> float:
 
 @functools.cache
 def _digamma_segments() -> tuple[int, float, tuple[np.ndarray, ...]]:
-    from ._erf import _segment_columns  # (a sibling kernel module, loaded with the first digamma)
-
     per_unit, degree, top = _DIGAMMA_SEGMENTS
 
     def nodes(p: np.ndarray) -> np.ndarray:  # the segments below 1 are never looked up: their nodes read 0.9
         return np.array([_digamma_node(max(float(v), 0.9)) for v in p.reshape(-1)]).reshape(p.shape)
 
-    return per_unit, top, _segment_columns(nodes, per_unit, degree, round(top * per_unit) + 1)
+    return per_unit, top, segment_columns(nodes, per_unit, degree, round(top * per_unit) + 1)
 
 
 def digamma(a: np.ndarray) -> np.ndarray:
@@ -197,9 +197,6 @@ def digamma(a: np.ndarray) -> np.ndarray:
     replaces, and within a few ulps); the asymptotic series above; ``digamma(x) = digamma(x + 1) - 1/x`` below 1;
     the reflection formula below 0.
     """
-    from ._erf import _segment_lookup
-    from ._util import clip_ufunc
-
     x = np.asarray(a, dtype=np.float64)
     per_unit, top, columns = _digamma_segments()
     with np.errstate(all="ignore"):
@@ -209,7 +206,7 @@ def digamma(a: np.ndarray) -> np.ndarray:
         small = pos < 1.0
         any_small = bool(small.any())
         base = np.where(small, pos + 1.0, pos) if any_small else pos  # >= 1 (or NaN, which the lookup carries)
-        r = _segment_lookup(columns, per_unit, clip_ufunc(base, 1.0, top))
+        r = segment_lookup(columns, per_unit, clip_ufunc(base, 1.0, top))
         big = base > top
         if big.any():
             v = base[big]

@@ -17,6 +17,7 @@ from .._autograd.graph import Node, SavedTensor
 from .._dtype import FROM_NP, PROMOTE
 from .._protocol import protocol
 from .._tensor import Tensor, _new, _wrap, bump_version, wrap_dim
+from ._kernels import clip_ufunc  # noqa: F401 - the ops take it from here
 
 __all__ = [
     "GRAD",
@@ -50,9 +51,6 @@ warnings.filterwarnings("ignore", category=RuntimeWarning,
                         module=rf"tensorlib\.|{re.escape(protocol.wrapper_module)}$")
 
 _SCALARS = (int, float, bool, complex)
-# NumPy's clip ufunc itself: ``np.clip`` is a Python wrapper, slower, and its warnings would come from NumPy's modules,
-# outside the filter that silences them in tensorlib's (a bound that overflows the dtype, as NumPy casts it)
-clip_ufunc: Any = getattr(getattr(np, "_core", None), "umath", np).__dict__.get("clip", np.clip)
 _pybool = type(True)
 
 

@@ -1,0 +1,67 @@
+"""NumPy-only helpers shared by the numeric kernels (``_erf``, ``_gamma``) and the ops.
+
+* :data:`clip_ufunc`: NumPy's clip ufunc itself.
+* Piecewise polynomial tables: a smooth function on many short segments, each a low-degree interpolant, looked up
+  per element (:func:`segment_columns`, :func:`segment_lookup`): a handful of array passes where a single series
+  over the whole range would need tens.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+# NumPy's clip ufunc itself: ``np.clip`` is a Python wrapper, slower, and its warnings would come from NumPy's modules,
+# outside the filter that silences them in tensorlib's (a bound that overflows the dtype, as NumPy casts it)
+clip_ufunc: Any = getattr(getattr(np, "_core", None), "umath", np).__dict__.get("clip", np.clip)
+
+_ROUNDER = 2.0**52  # adding it to a nonnegative double below 2**51 rounds it to an integer, held in the low bits
+_ROUNDER_BITS = int(np.float64(_ROUNDER).view(np.int64))
+
+
+
+def segment_columns(
+    f: Callable[[np.ndarray], np.ndarray], per_unit: int, degree: int, rows: int
+) -> tuple[np.ndarray, ...]:
+    """The coefficient columns of ``f``'s interpolants on ``rows`` segments: segment ``k`` is centred at
+    ``k / per_unit`` and ``f((k + v) / per_unit) ~ sum_j columns[j][k] * v**j`` for ``|v| <= 1/2``.
+
+    Each is the interpolant at ``degree + 1`` Chebyshev points of its segment: the values, their Chebyshev
+    coefficients (a cosine transform), then the power basis, in the offset ``v`` (a scaling by powers of two:
+    exact). Segment 0 reaches below 0: ``f`` must take its argument's absolute value if it is not defined there.
+    """
+    m = degree + 1
+    angles = [math.pi * (2 * j + 1) / (2 * m) for j in range(m)]
+    nodes = np.array([math.cos(a) for a in angles])
+    to_chebyshev = np.array([[math.cos(i * a) for a in angles] for i in range(m)]) * (2.0 / m)
+    to_chebyshev[0] /= 2.0
+    to_power = np.array([np.pad(np.polynomial.chebyshev.cheb2poly(row), (0, m))[:m] for row in np.eye(m)])
+    points = (np.arange(rows)[:, None] + nodes * 0.5) / per_unit
+    values = f(points)
+    # the transforms act on the values' variation within each segment (their differences from the first value are
+    # exact): on the values themselves, the rounding of a segment's level would be magnified into every term
+    level = values[:, :1]
+    coef = (values - level) @ to_chebyshev.T @ to_power
+    coef[:, :1] += level
+    coef *= 2.0 ** np.arange(m)
+    return tuple(np.ascontiguousarray(c) for c in coef.T)
+
+
+def segment_lookup(columns: tuple[np.ndarray, ...], per_unit: int, t: np.ndarray) -> np.ndarray:
+    """The interpolants of :func:`segment_columns` at ``t >= 0`` (float64): each element in its own segment.
+
+    Beyond the last segment (and for NaN) the index is clipped into the table; NaN's offset is NaN and
+    carries NaN through.
+    """
+    u = t * per_unit
+    s = u + _ROUNDER
+    k = s.view(np.int64) - _ROUNDER_BITS  # round(u): the segment
+    s -= _ROUNDER
+    u -= s  # the offset in the segment, in [-1/2, 1/2]: exact
+    r = np.take(columns[-1], k, mode="clip")
+    for column in columns[-2::-1]:
+        r *= u
+        r += np.take(column, k, mode="clip")
+    return r
