@@ -273,16 +273,21 @@ def _erfinv_segments() -> tuple[int, tuple[np.ndarray, ...]]:
     return per_unit, segment_columns(_erfinv_over_y, per_unit, degree, round(top * per_unit) + 1)
 
 
-def _erfinv_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
+def _erfinv_from_log(log_complement: np.ndarray, magnitude: np.ndarray, sign: np.ndarray, out: np.ndarray) -> None:
+    """``erfinv(y)`` into ``out`` from ``log(1 - |y|)`` (overwritten), ``|y|`` times any factor (``magnitude``) and
+    an array whose signs ``y`` takes; +-inf where ``1 - |y|`` is 0, NaN where its log is."""
     per_unit, columns = _erfinv_segments()
-    ay = np.abs(a, dtype=np.float64)
-    s = np.log1p(-ay)  # log(1 - |y|): NaN beyond 1, -inf at 1
-    np.negative(s, out=s)
+    s = np.negative(log_complement, out=log_complement)
     np.sqrt(s, out=s)
     r = segment_lookup(columns, per_unit, s)
-    r *= ay
-    np.copysign(r, a, out=r)
-    np.copyto(out, np.where(ay == 1.0, np.copysign(np.inf, a), r))
+    r *= magnitude
+    np.copysign(r, sign, out=r)
+    np.copyto(out, np.where(s == np.inf, np.copysign(np.inf, sign), r))
+
+
+def _erfinv_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
+    ay = np.abs(a, dtype=np.float64)
+    _erfinv_from_log(np.log1p(-ay), ay, a, out)  # log(1 - |y|): NaN beyond 1, -inf at 1
 
 
 def erfinv(y: np.ndarray) -> np.ndarray:
@@ -362,17 +367,11 @@ def log_ndtr(x: np.ndarray) -> np.ndarray:
 
 
 def _ndtri_kernel(a: np.ndarray, out: np.ndarray, single: bool) -> None:
-    per_unit, columns = _erfinv_segments()
     q = np.minimum(a, 1.0 - a)  # the smaller tail, exactly (1 - p is exact for p >= 1/2)
-    s = np.log(2.0 * q)  # log(1 - |2p - 1|), however small q is; NaN outside [0, 1], -inf at 0 and 1
-    np.negative(s, out=s)
-    np.sqrt(s, out=s)
-    r = segment_lookup(columns, per_unit, s)
-    r *= 1.0 - 2.0 * q  # |2p - 1|
-    r *= math.sqrt(2.0)
-    side = a - 0.5
-    np.copysign(r, side, out=r)
-    np.copyto(out, np.where(q == 0.0, np.copysign(np.inf, side), r))
+    magnitude = 1.0 - 2.0 * q  # |2p - 1|
+    magnitude *= math.sqrt(2.0)
+    # log(1 - |2p - 1|) = log(2q), however small q is; NaN outside [0, 1], -inf at 0 and 1
+    _erfinv_from_log(np.log(2.0 * q), magnitude, a - 0.5, out)
 
 
 def ndtri(p: np.ndarray) -> np.ndarray:
