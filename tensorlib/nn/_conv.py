@@ -69,6 +69,11 @@ class Blocks:
         """The image's place inside the buffer of :meth:`extent`."""
         return tuple(slice(p, p + n) for p, n in zip(self.pad, self.size))
 
+    def window(self, offset: tuple[int, ...]) -> tuple:
+        """The positions (in the buffer of :meth:`extent`) that kernel ``offset`` reads, one per block."""
+        return tuple(slice(j * d, j * d + s * (b - 1) + 1, s)
+                     for j, d, s, b in zip(offset, self.dilation, self.stride, self.blocks))
+
 
 def _padded(a: np.ndarray, geo: Blocks) -> np.ndarray:
     ext = geo.extent()
@@ -109,11 +114,7 @@ def _col2im_np(cols: np.ndarray, geo: Blocks) -> np.ndarray:
         lead = (slice(None), slice(None))
         # one strided add per kernel offset: blocks of different offsets overlap, blocks of one do not
         for off in np.ndindex(*geo.kernel):
-            dst = tuple(
-                slice(j * d, j * d + s * (b - 1) + 1, s)
-                for j, d, s, b in zip(off, geo.dilation, geo.stride, geo.blocks)
-            )
-            buf[lead + dst] += cols[lead + off]
+            buf[lead + geo.window(off)] += cols[lead + off]
     return buf[(slice(None), slice(None)) + geo.inner()]
 
 
@@ -165,11 +166,7 @@ def _col2im_batch_inner(cols: np.ndarray, geo: Blocks, n: int, kernel_first: boo
     if geo.nblocks and n and c:
         # one strided add per kernel offset: blocks of different offsets overlap, blocks of one do not
         for off in np.ndindex(*geo.kernel):
-            dst = tuple(
-                slice(j * d, j * d + s * (b - 1) + 1, s)
-                for j, d, s, b in zip(off, geo.dilation, geo.stride, geo.blocks)
-            )
-            buf[(slice(None),) + dst] += cv[off]
+            buf[(slice(None),) + geo.window(off)] += cv[off]
     return np.ascontiguousarray(np.moveaxis(buf[(slice(None),) + geo.inner()], -1, 0))
 
 
@@ -181,11 +178,14 @@ def _conv_grads_on_arrays(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Bl
     o = wd.shape[0]
     ck = c // groups * geo.nkernel
     width = geo.nblocks * n
-    # the output gradient as (groups, O / groups, *blocks, N): the columns' order
-    gm = np.ascontiguousarray(np.moveaxis(gd, 0, -1)).reshape(groups, o // groups, width)
+    batch_inner = _batch_inner(geo)
+    # the output gradient as (groups, O / groups, *blocks, N), the batch-innermost columns' order (col2im's, and
+    # im2col's where batch_inner)
+    gm = np.ascontiguousarray(np.moveaxis(gd, 0, -1)).reshape(groups, o // groups, width) if need_x or batch_inner \
+        else None
     gi = gw = None
     if need_w:
-        if _batch_inner(geo):
+        if batch_inner and gm is not None:
             cols = _im2col_batch_inner(a, geo).reshape(groups, ck, width)
             rows = gm
         else:
@@ -198,7 +198,7 @@ def _conv_grads_on_arrays(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Bl
         else:
             product = np.matmul(rows, cols.transpose(0, 2, 1))
         gw = wrap(product.reshape(wd.shape))
-    if need_x:
+    if need_x and gm is not None:
         if groups == 1 and c * width * a.itemsize <= 131072:
             # one product per kernel offset, (C, O) @ (O, width): each result stays in cache for col2im's adds
             # (1.2-2x faster than one (C * K, O) @ (O, width) product for such sizes)
@@ -373,18 +373,17 @@ class ConvolutionBackward0(Node):
         # complex operands enter conjugated: the gradient of a holomorphic (bilinear) product
         x, w = _conj(unpack(self, self.input)), _conj(unpack(self, self.weight))
         c = x._data.shape[1]
-        on_arrays = (not GRAD.enabled and type(g) is Tensor and not self.transposed
-                     and g._data.dtype == x._data.dtype == w._data.dtype)
-        if on_arrays and self.groups == c > 1 and w._data.shape[1] == 1:
+        # nothing to record, one dtype: NumPy products on the arrays
+        on_arrays = not GRAD.enabled and type(g) is Tensor and g._data.dtype == x._data.dtype == w._data.dtype
+        real = g._data.dtype.kind == "f"
+        args = (g._data, x._data, w._data, self.geo)
+        if on_arrays and not self.transposed and self.groups == c > 1 and w._data.shape[1] == 1:
             # depthwise (one input channel per group): one multiply-add per kernel offset, no per-group products
-            gi, gw = _depthwise_grads(g._data, x._data, w._data, self.geo, self.needs(0), self.needs(1))
-        elif on_arrays and g._data.dtype.kind == "f":
-            gi, gw = _conv_grads_on_arrays(g._data, x._data, w._data, self.geo, self.groups, self.needs(0),
-                                           self.needs(1))
-        elif (not GRAD.enabled and type(g) is Tensor and self.transposed and g._data.dtype.kind == "f"
-              and g._data.dtype == x._data.dtype == w._data.dtype and _batch_inner(self.geo)):
-            gi, gw = _transposed_grads_on_arrays(g._data, x._data, w._data, self.geo, self.groups, self.needs(0),
-                                                 self.needs(1))
+            gi, gw = _depthwise_grads(*args, self.needs(0), self.needs(1))
+        elif on_arrays and real and not self.transposed:
+            gi, gw = _conv_grads_on_arrays(*args, self.groups, self.needs(0), self.needs(1))
+        elif on_arrays and real and _batch_inner(self.geo):
+            gi, gw = _transposed_grads_on_arrays(*args, self.groups, self.needs(0), self.needs(1))
         else:
             grads_fn = _transposed_grads if self.transposed else _conv_grads
             gi, gw = grads_fn(g, x, w, self.geo, self.groups, self.needs(0), self.needs(1))
@@ -415,8 +414,7 @@ def _depthwise_grads(gd: np.ndarray, a: np.ndarray, wd: np.ndarray, geo: Blocks,
     space = "xyz"[:nd]
     scaled = np.empty(gb.shape[:1] + gb.shape[2:], dtype=a.dtype) if buf is not None and m == 1 else None
     for off in np.ndindex(*geo.kernel):
-        window = (slice(None),) + tuple(slice(j * d, j * d + s * (b - 1) + 1, s)
-                                        for j, d, s, b in zip(off, geo.dilation, geo.stride, blocks))
+        window = (slice(None),) + geo.window(off)
         weights = w3[(slice(None), slice(None)) + off].reshape((c, m) + (1,) * (nd + 1))
         if buf is not None:
             if scaled is not None:
