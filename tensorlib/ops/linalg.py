@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import math
+
 import numpy as np
 
 from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
@@ -169,7 +171,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
         )
-    if a.dtype != b.dtype:
+    if a.dtype != b.dtype and a.ndim <= 2 and b.ndim <= 2:
         raise _mismatch(x, y)
     if a.dtype.kind == "b":
         kernel = "dot" if a.ndim == b.ndim == 1 else ("addmv_impl_cpu" if b.ndim == 1 or a.ndim == 1 else "addmm_impl_cpu_")
@@ -190,12 +192,11 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
             else f"Expected size for first two dimensions of batch2 tensor to be: [{sb[0]}, {sa[-1]}] but got: "
             f"[{sb[0]}, {sb[-2]}]."
         )
-    try:
-        r = np.matmul(a, b)
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({a.shape[0]}) must match the size of tensor b ({b.shape[0]}) at non-singleton dimension 0"
-        ) from None
+    if a.ndim > 2 or b.ndim > 2:
+        if GRAD.enabled and (x._requires_grad or y._requires_grad):
+            return _finish(_matmul_nd(x, y), out, "matmul")
+        return _finish(wrap(_matmul_nd_arrays(a, b)), out, "matmul")
+    r = np.matmul(a, b)
     if type(r) is not np.ndarray:
         r = np.asarray(r)
     if (x._requires_grad or y._requires_grad) and GRAD.enabled:
@@ -204,6 +205,164 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         node.other = save_input(y)
         return _finish(res, out, "matmul")
     return _finish(wrap(r), out, "matmul")
+
+
+def _batch_shape(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of two batch shapes; torch's error names the rightmost dim where they differ."""
+    nd = max(len(sa), len(sb))
+    out = []
+    for i in range(nd - 1, -1, -1):
+        da = sa[i - nd + len(sa)] if i >= nd - len(sa) else 1
+        db = sb[i - nd + len(sb)] if i >= nd - len(sb) else 1
+        if da != db and da != 1 and db != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i}"
+            )
+        out.append(db if da == 1 else da)
+    return tuple(out[::-1])
+
+
+def _folds(a: np.ndarray, b: np.ndarray, a_grad: bool, b_grad: bool) -> bool:
+    """Whether torch computes this product with one 2-D product, the batch of the operand with more dims folded
+    into its rows: when the other has at most two dims and either needs a gradient (its gradient is then one
+    product, not a batch of them summed) or the folding costs no copy. A 2-D first operand folds only for its
+    gradient (the transposed result would need a copy)."""
+    if a.ndim >= b.ndim:
+        shape, strides, small, small_grad = a.shape, a.strides, b.ndim, b_grad
+    else:  # the transposed problem: b's matrices transposed, times a
+        shape = b.shape[:-2] + (b.shape[-1], b.shape[-2])
+        strides = b.strides[:-2] + (b.strides[-1], b.strides[-2])
+        small, small_grad = a.ndim, a_grad
+    if len(shape) < 3 or small > 2:
+        return False
+    if small_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if 0 in shape:
+        return True
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+def _scalar_type_mismatch(x: Tensor, y: Tensor) -> RuntimeError:
+    """torch's error for batched products of different dtypes."""
+    return RuntimeError(f"expected scalar type {type_title(x._data.dtype)} but found {type_title(y._data.dtype)}")
+
+
+def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """The product ``t`` (whose data nothing else holds) in its final shape, recorded as torch's
+    ``UnsafeViewBackward0``: a reshape that autograd does not treat as a view."""
+    r = t._data.reshape(shape)
+    if t._requires_grad and GRAD.enabled:
+        res, node = record(shape_ops.UnsafeViewBackward0, r, (t,))
+        node.shape = t._data.shape
+        return res
+    return wrap(r)
+
+
+def _matmul_nd(x: Tensor, y: Tensor) -> Tensor:
+    """A matrix product with an operand of three or more dims, decomposed as torch decomposes it, each step
+    recorded as torch records it: the batch folded into the rows of one 2-D product where torch folds (one BLAS
+    call, several times faster than NumPy's loop over a broadcast batch), else both operands expanded to the
+    common batch, flattened to 3-D and multiplied by one batched product."""
+    a, b = x._data, y._data
+    if a.ndim == 3 and b.ndim == 3:
+        # a batch of one that needs a gradient is squeezed, so that the product folds (as torch does)
+        if b.shape[0] == 1 and y._requires_grad:
+            y = shape_ops.squeeze(y, 0)
+            b = y._data
+        elif a.shape[0] == 1 and x._requires_grad:
+            x = shape_ops.squeeze(x, 0)
+            a = x._data
+    na, nb = a.ndim, b.ndim
+    folds = _folds(a, b, x._requires_grad, y._requires_grad)
+    if a.dtype != b.dtype:  # torch's words come from the kernel the product reaches
+        if folds and na > nb == 1:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {type_title(b.dtype)}, "
+                               f"{type_title(a.dtype)}, and {type_title(b.dtype)}")
+        raise _mismatch(x, y) if folds and na > nb else _scalar_type_mismatch(x, y)
+    if folds:
+        if na >= nb:  # (..., n, k) @ (k, p) or (k,): the batch becomes rows
+            rows = reshape(x, (math.prod(a.shape[:-1]), a.shape[-1]))
+            if nb == 2:
+                return _unsafe_view(mm(rows, y), a.shape[:-1] + (b.shape[1],))
+            return _unsafe_view(mv(rows, y), a.shape[:-1])
+        # (n, k) or (k,) @ (..., k, p): the transposed product, (..., p, k) @ (k, n)
+        rows = reshape(transpose(y, -1, -2), (math.prod(b.shape[:-2]) * b.shape[-1], b.shape[-2]))
+        if na == 2:
+            flat = _unsafe_view(mm(rows, shape_ops.t(x)), b.shape[:-2] + (b.shape[-1], a.shape[0]))
+            return shape_ops.contiguous(transpose(flat, -1, -2))
+        return _unsafe_view(mv(rows, x), b.shape[:-2] + (b.shape[-1],))
+    n, k = (a.shape[-2] if na > 1 else 1), a.shape[-1]
+    p = b.shape[-1] if nb > 1 else 1
+    batch = _batch_shape(a.shape[:-2] if na > 1 else (), b.shape[:-2] if nb > 1 else ())
+    count = math.prod(batch)
+    left = reshape(expand(x, batch + (n, k)), (count, n, k))
+    if nb == 1:
+        right = unsqueeze(reshape(expand(y, batch + (k,)), (count, k)), 2)
+        prod = shape_ops.squeeze(_bmm(left, right), -1)
+    else:
+        prod = _bmm(left, reshape(expand(y, batch + (k, p)), (count, k, p)))
+    return _unsafe_view(prod, batch + ((n,) if na > 1 else ()) + ((p,) if nb > 1 else ()))
+
+
+def _matmul_nd_arrays(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`_matmul_nd`'s result when nothing is recorded: the same products (so the same values), without the
+    intermediate tensors."""
+    if a.dtype != b.dtype:
+        _matmul_nd(wrap(a), wrap(b))  # raises torch's error for the path the product takes
+    if (a.ndim > 2 and b.ndim > 2) or not _folds(a, b, False, False):
+        try:
+            r = np.matmul(a, b)  # a product per batch element, as the batched path's
+        except ValueError:
+            _batch_shape(a.shape[:-2] if a.ndim > 1 else (), b.shape[:-2] if b.ndim > 1 else ())  # torch's error
+            raise
+        return r if type(r) is np.ndarray else np.asarray(r)
+    if a.ndim >= b.ndim:
+        rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+        flat = matrix_product(rows, b) if b.ndim == 2 else np.matmul(rows, b)
+        return flat.reshape(a.shape[:-1] + b.shape[1:])
+    rows = b.swapaxes(-1, -2).reshape(math.prod(b.shape[:-2]) * b.shape[-1], b.shape[-2])
+    if a.ndim == 2:
+        flat = matrix_product(rows, a.T).reshape(b.shape[:-2] + (b.shape[-1], a.shape[0]))
+        return np.ascontiguousarray(flat.swapaxes(-1, -2))
+    return np.matmul(rows, a).reshape(b.shape[:-2] + (b.shape[-1],))
+
+
+class BmmBackward0(Node):
+    __slots__ = ("self_", "mat2")
+    _saved_slots = ("self_", "mat2")
+    self_: SavedTensor | None
+    mat2: SavedTensor | None
+
+    def backward(self, g: Tensor) -> tuple:
+        ga = gb = None
+        gd = g._data
+        if not GRAD.enabled and type(g) is Tensor and gd.dtype.kind == "f":
+            # nothing to record, real operands: the two batched products on the arrays
+            if self.needs(0):
+                ga = wrap(np.matmul(gd, unpack(self, self.mat2)._data.swapaxes(1, 2)))
+            if self.needs(1):
+                gb = wrap(np.matmul(unpack(self, self.self_)._data.swapaxes(1, 2), gd))
+            return ga, gb
+        if self.needs(0):
+            ga = _bmm(g, conj(transpose(unpack(self, self.mat2), 1, 2)))
+        if self.needs(1):
+            gb = _bmm(conj(transpose(unpack(self, self.self_), 1, 2)), g)
+        return ga, gb
+
+
+def _bmm(x: Tensor, y: Tensor) -> Tensor:
+    """The batched product of two 3-D tensors whose shapes and dtypes the caller checked."""
+    r = np.matmul(x._data, y._data)
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    if (x._requires_grad or y._requires_grad) and GRAD.enabled:
+        res, node = record(BmmBackward0, r, (x, y))
+        node.self_ = save_input(x) if node.needs(1) else None
+        node.mat2 = save_input(y) if node.needs(0) else None
+        return res
+    return wrap(r)
 
 
 @op(variants="function method")
@@ -223,7 +382,9 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
             f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but got: "
             f"[{b.shape[0]}, {b.shape[1]}]."
         )
-    return matmul(x, y, out=out) if out is not None else rename_grad_fn(matmul(x, y), "BmmBackward0")
+    if a.dtype != b.dtype:
+        raise _scalar_type_mismatch(x, y)
+    return _finish(_bmm(x, y), out, "bmm")
 
 
 @op(variants="function method")

@@ -32,7 +32,7 @@ from .._registry import op
 from .._size import Size
 from .._tensor import Tensor, _make_view, bump_version, wrap_dim
 from ._util import GRAD, check_inplace, int_arg, int_list_arg, record, tensor_arg, type_title, warn_once, wrap
-from .conversion import clone, conj
+from .conversion import CloneBackward0, clone, conj
 
 
 def _view_result(x: Tensor, data: np.ndarray, node_cls: type, cls: type = Tensor) -> tuple[Tensor, Any]:
@@ -156,6 +156,12 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """torch's node for a reshape that is a view of a tensor that is not contiguous."""
+
+    __slots__ = ()
+
+
 @op(variants="method")
 def view(input: Tensor, *shape: Any) -> Tensor:
     """A view with a new shape (no copy); fails where the memory layout does not allow one."""
@@ -220,11 +226,13 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     if data is None:
         r = a.reshape(new)
         if x._requires_grad and GRAD.enabled:
-            res, node = record(UnsafeViewBackward0, r, (x,))
+            # torch's copying reshape: a contiguous clone, then an unsafe view of it (two nodes)
+            copied, _ = record(CloneBackward0, r.reshape(a.shape), (x,))
+            res, node = record(UnsafeViewBackward0, r, (copied,))
             node.shape = a.shape
             return res
         return wrap(r)
-    t, node = _view_result(x, data, ViewBackward0)
+    t, node = _view_result(x, data, ViewBackward0 if a.flags.c_contiguous else ReshapeAliasBackward0)
     if node is not None:
         node.shape = a.shape
     return t
