@@ -33,6 +33,9 @@ LAYERS: list[tuple[str, tuple[int, ...], Callable[[Any], Any]]] = [
     ("AdaptiveAvgPool2d(1), 8x16x32x32", (8, 16, 32, 32), lambda nn: nn.AdaptiveAvgPool2d(1)),
     ("AdaptiveAvgPool2d(7), 8x16x32x32", (8, 16, 32, 32), lambda nn: nn.AdaptiveAvgPool2d(7)),
     ("GELU, 64x256", (64, 256), lambda nn: nn.GELU()),
+    ("Linear(128, 384), 16x32 rows", (16, 32, 128), lambda nn: nn.Linear(128, 384)),
+    ("TransformerEncoderLayer(128, 4, 256), 16x32", (16, 32, 128),
+     lambda nn: nn.TransformerEncoderLayer(128, 4, 256, dropout=0.0, batch_first=True)),
 ]
 
 # (name, the loss's input shape, the loss made from a library's nn, its target from the input's shape and an rng)

@@ -14,10 +14,10 @@ from ..ops.activation import softmax
 from ..ops.arithmetic import add, mul
 from ..ops.broadcast import expand
 from ..ops.indexing import repeat_interleave
-from ..ops.join_split import cat, chunk
+from ..ops.join_split import cat, chunk, split
 from ..ops.linalg import matmul
 from ..ops.reduction import mean
-from ..ops.shape import permute, reshape, squeeze, transpose, unsqueeze
+from ..ops.shape import contiguous, permute, reshape, squeeze, transpose, unsqueeze
 from ._functional import dropout, linear
 
 
@@ -110,16 +110,14 @@ def multi_head_attention_forward(
             raise AssertionError("use_separate_proj_weight is True but q_proj_weight, k_proj_weight or "
                                  "v_proj_weight is None")
         w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+        b_q = b_k = b_v = None
+        if in_proj_bias is not None:
+            b_q, b_k, b_v = chunk(in_proj_bias, 3)
+        q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
     else:
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        w_q, w_k, w_v = chunk(in_proj_weight, 3)
-    b_q = b_k = b_v = None
-    if in_proj_bias is not None:
-        b_q, b_k, b_v = chunk(in_proj_bias, 3)
-    q = linear(query, w_q, b_q)
-    k = linear(key, w_k, b_k)
-    v = linear(value, w_v, b_v)
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     if bias_k is not None and bias_v is not None:
         if static_k is not None or static_v is not None:
             raise AssertionError("bias cannot be added to static key or value.")
@@ -180,6 +178,32 @@ def multi_head_attention_forward(
     if not batched:
         w = squeeze(w, 0)
     return out, w
+
+
+def _in_projection_packed(query: Tensor, key: Tensor, value: Tensor, w: Tensor,
+                          b: Tensor | None) -> tuple[Tensor, Tensor, Tensor]:
+    """The three input projections with the packed weight, as torch computes them: self-attention (one tensor
+    three times) is one product with the whole weight, then split; attention over one tensor of keys and values
+    projects them together; otherwise each projection is its own product."""
+    e = query.shape[-1]
+    if key is value:
+        if query is key:
+            qkv = _split_last(linear(query, w, b), 3, e)
+            return qkv[0], qkv[1], qkv[2]
+        w_q, w_kv = split(w, [e, 2 * e])
+        b_q, b_kv = (None, None) if b is None else split(b, [e, 2 * e])
+        kv = _split_last(linear(key, w_kv, b_kv), 2, e)
+        return linear(query, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = chunk(w, 3)
+    b_q, b_k, b_v = (None, None, None) if b is None else chunk(b, 3)
+    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+
+
+def _split_last(t: Tensor, parts: int, e: int) -> Tensor:
+    """``(..., parts * e) -> (parts, ..., e)``, each part contiguous."""
+    shape = tuple(t.shape[:-1])
+    moved = permute(reshape(t, shape + (parts, e)), (len(shape),) + tuple(range(len(shape))) + (len(shape) + 1,))
+    return contiguous(moved)
 
 
 def _check_shapes(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
