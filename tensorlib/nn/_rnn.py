@@ -14,15 +14,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._registry import op
 from .._tensor import Tensor, _wrap
-from ..ops._util import tensor_arg, type_title
+from ..ops._util import GRAD, tensor_arg, type_title, wrap
 from ..ops.arithmetic import add, mul, rsub
+from ..ops.conversion import zeros_like
 from ..ops.creation import zeros
-from ..ops.join_split import cat, chunk, stack
+from ..ops.decompositions import outputs
+from ..ops.join_split import cat, chunk, stack, unbind
 from ..ops.selection import where
 from ..ops.shape import transpose
-from ..ops.unary import relu, sigmoid, tanh
+from ..ops.unary import _sigmoid_np, relu, sigmoid, tanh
 from ._functional import dropout as _dropout
 from ._functional import linear
 
@@ -38,10 +41,7 @@ def rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w
     """One time step given the input projection ``gi``; ``h`` is ``(h, c)`` for LSTM."""
     if mode == "LSTM":
         hp, c = h
-        gates = add(gi, _linear(hp, w_hh, b_hh))
-        i, f, g, o = chunk(gates, 4, -1)
-        c2 = add(mul(sigmoid(f), c), mul(sigmoid(i), tanh(g)))
-        h2 = mul(sigmoid(o), tanh(c2))
+        h2, c2 = lstm_gates(gi, _linear(hp, w_hh, b_hh), c)
         if w_hr is not None:
             h2 = _linear(h2, w_hr, None)
         return h2, c2
@@ -55,6 +55,109 @@ def rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w
         return add(mul(rsub(z, 1), n), mul(z, h))
     pre = add(gi, _linear(h, w_hh, b_hh))
     return tanh(pre) if mode == "RNN_TANH" else relu(pre)
+
+
+def _lstm_gates_ops(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """The LSTM cell after its two products, with differentiable ops: ``(h, c)`` of the step."""
+    i, f, g, o = chunk(add(gi, gh), 4, -1)
+    c2 = add(mul(sigmoid(f), c), mul(sigmoid(i), tanh(g)))
+    return mul(sigmoid(o), tanh(c2)), c2
+
+
+class ThnnFusedLstmCellBackward0(Node):
+    """The LSTM cell after its two products as one node with two outputs ``(h, c)``, as torch's fused cell: its
+    backward is a few array passes where the composed ops would record and run a dozen nodes per time step. Under
+    ``create_graph`` the same gradients come from differentiable ops, recomputed from the saved inputs."""
+
+    __slots__ = ("gi", "gh", "c", "act", "tc")
+    _saved_slots = ("gi", "gh", "c")
+    num_outputs = 2
+    gi: SavedTensor | None
+    gh: SavedTensor | None
+    c: SavedTensor | None
+    act: np.ndarray | None  # the gates' activations: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)
+    tc: np.ndarray | None  # tanh of the new cell state
+
+    def release(self) -> None:
+        super().release()
+        self.act = self.tc = None
+
+    def apply(self, grads: list) -> tuple:
+        gh2, gc2 = grads
+        if gh2 is None and gc2 is None:
+            return None, None, None
+        if GRAD.enabled or any(g is not None and type(g) is not Tensor for g in grads):
+            return self._recorded(gh2, gc2)
+        act, tc, c = self.act, self.tc, unpack(self, self.c)._data
+        assert act is not None and tc is not None
+        n = c.shape[-1]
+        i, f, g, o = act[:, :n], act[:, n:2 * n], act[:, 2 * n:3 * n], act[:, 3 * n:]
+        dgates = np.empty_like(act)
+        if gh2 is not None:
+            gh = gh2._data
+            np.multiply(gh, tc, out=dgates[:, 3 * n:])  # d/do
+            dc = gh * o
+            dc *= 1 - tc * tc
+            if gc2 is not None:
+                dc += gc2._data
+        else:
+            dgates[:, 3 * n:] = 0
+            dc = gc2._data.copy()
+        np.multiply(dc, g, out=dgates[:, :n])  # d/di
+        np.multiply(dc, c, out=dgates[:, n:2 * n])  # d/df
+        np.multiply(dc, i, out=dgates[:, 2 * n:3 * n])  # d/dg
+        dc *= f  # the previous cell state's gradient
+        # through the activations: sigmoid' = s (1 - s), tanh' = 1 - t^2
+        sig = act.copy()
+        np.subtract(1, act, out=sig)
+        sig *= act
+        sig[:, 2 * n:3 * n] = 1 - g * g
+        dgates *= sig
+        out = wrap(dgates)
+        return out, out, wrap(dc)
+
+    def _recorded(self, gh2: Tensor | None, gc2: Tensor | None) -> tuple:
+        gi, gh, c = unpack(self, self.gi), unpack(self, self.gh), unpack(self, self.c)
+        i, f, g, o = chunk(add(gi, gh), 4, -1)
+        si, sf, tg, so = sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)
+        tc = tanh(add(mul(sf, c), mul(si, tg)))
+        dc = gc2
+        do = None
+        if gh2 is not None:
+            do = mul(gh2, tc)
+            through = mul(mul(gh2, so), rsub(mul(tc, tc), 1))
+            dc = through if dc is None else add(dc, through)
+        assert dc is not None
+        parts = [mul(mul(dc, tg), mul(si, rsub(si, 1))), mul(mul(dc, c), mul(sf, rsub(sf, 1))),
+                 mul(mul(dc, si), rsub(mul(tg, tg), 1)),
+                 zeros_like(so) if do is None else mul(do, mul(so, rsub(so, 1)))]
+        dgates = cat(parts, -1)
+        return dgates, dgates, mul(dc, sf)
+
+
+def lstm_gates(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """The LSTM cell after its input and hidden products ``gi``, ``gh`` (``(N, 4H)``, gates i, f, g, o) and the
+    previous cell state ``c``: ``(h, c)`` of the step, as one fused node on float arrays."""
+    a, b, cd = gi._data, gh._data, c._data
+    if not (type(gi) is Tensor and type(gh) is Tensor and type(c) is Tensor and a.dtype.kind == "f"
+            and a.dtype.itemsize >= 4 and a.dtype == b.dtype == cd.dtype and a.ndim == 2 and a.shape == b.shape
+            and cd.shape == (a.shape[0], a.shape[1] // 4)):
+        return _lstm_gates_ops(gi, gh, c)
+    n = cd.shape[1]
+    act = a + b
+    act[:, :2 * n] = _sigmoid_np(act[:, :2 * n])  # (the same kernels as the sigmoid and tanh ops)
+    act[:, 3 * n:] = _sigmoid_np(act[:, 3 * n:])
+    np.tanh(act[:, 2 * n:3 * n], out=act[:, 2 * n:3 * n])
+    c2 = act[:, n:2 * n] * cd
+    c2 += act[:, :n] * act[:, 2 * n:3 * n]
+    tc = np.tanh(c2)
+    h2 = act[:, 3 * n:] * tc
+    if not (GRAD.enabled and (gi._requires_grad or gh._requires_grad or c._requires_grad)):
+        return wrap(h2), wrap(c2)
+    (h_t, c_t), node = outputs(ThnnFusedLstmCellBackward0, [h2, c2], (gi, gh, c), (0, 1))
+    node.gi, node.gh, node.c = save_input(gi), save_input(gh), save_input(c)
+    node.act, node.tc = act, tc
+    return h_t, c_t
 
 
 def recurrence(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None, weights: Sequence[Weights], num_layers: int,
@@ -74,11 +177,13 @@ def recurrence(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None, weights: Seq
             k = layer * directions + direction
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
             h: Any = (h0[k], c0[k]) if c0 is not None else h0[k]
-            gi_all = _linear(layer_input, w_ih, b_ih)  # (T, N, gates)
+            # the input projection of the whole sequence, then its steps (one node: their gradients are stacked
+            # once, not each padded to the whole sequence's size and summed)
+            gi_steps = unbind(_linear(layer_input, w_ih, b_ih), 0)  # T pieces of (N, gates)
             order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
             seq: list = [None] * steps
             for t in order:
-                h_new = rnn_step(mode, gi_all[t], h, w_hh, b_hh, w_hr)
+                h_new = rnn_step(mode, gi_steps[t], h, w_hh, b_hh, w_hr)
                 if lengths is not None and lengths[-1] <= t:  # some sequences have ended by step t
                     live = _wrap(np.asarray(lengths > t).reshape(-1, 1))
                     if mode == "LSTM":

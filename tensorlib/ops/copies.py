@@ -25,21 +25,34 @@ from .shape import alias, diagonal, permute, squeeze, t, transpose, unfold, unsq
 from .strided import as_strided
 
 
-def fresh_copy(v: Tensor, out: Tensor | None, fname: str) -> Tensor:
+def fresh_copy(v: Tensor, out: Tensor | None, fname: str, rename: bool = True) -> Tensor:
     """View ``v``'s values in new row-major memory, with ``v``'s history renamed ``<name>_copy`` as torch does."""
     res = _wrap(np.array(v._data, order="C"))
-    node = v._grad_fn
-    if node is not None:
-        res._grad_fn = node
-        res._requires_grad = True
-        rename_grad_fn(res, type(node).__name__ + "_copy")
+    _take_history(res, v, "_copy" if rename else None)
     return res if out is None else write_out(out, res, fname)
+
+
+def _take_history(res: Tensor, v: Tensor, suffix: str | None, name: str | None = None) -> None:
+    """Make ``res`` the output of ``v``'s node (the same output of it), that node renamed ``name``, or its name with
+    ``suffix`` (neither: left as it is)."""
+    node = v._grad_fn
+    if node is None:
+        return
+    res._grad_fn = node
+    res._requires_grad = True
+    nr = v._output_nr
+    if nr:
+        res._get_meta().output_nr = nr
+    if name is not None or suffix is not None:
+        rename_grad_fn(res, name if name is not None else type(node).__name__ + str(suffix))
 
 
 def _fresh_copies(views: Sequence[Tensor], out: Any, fname: str) -> Any:
     """Copies of ``views`` as a tuple, or written into the list ``out`` (whose tensors must have their shapes,
-    as in torch; tensors with no elements are resized, as ``out=`` tensors are elsewhere), returning None."""
-    res = tuple(fresh_copy(v, None, fname) for v in views)
+    as in torch; tensors with no elements are resized, as ``out=`` tensors are elsewhere), returning None. Pieces
+    of one split share its node: it is renamed once."""
+    res = tuple(fresh_copy(v, None, fname, rename=i == 0 or v._grad_fn is not views[0]._grad_fn)
+                for i, v in enumerate(views))
     if out is None:
         return res
     if not isinstance(out, (list, tuple)) or not all(isinstance(o, Tensor) for o in out):
@@ -217,10 +230,7 @@ def _unsafe(pieces: Sequence[Tensor], name: str) -> tuple:
     out = []
     for p in pieces:
         u = _wrap(p._data)
-        if p._grad_fn is not None:
-            u._grad_fn = p._grad_fn
-            u._requires_grad = True
-            rename_grad_fn(u, name)
+        _take_history(u, p, None, name)
         out.append(u)
     return tuple(out)
 

@@ -10,7 +10,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._autograd.graph import Node, rename_grad_fn
+from .._autograd.engine import edge
+from .._autograd.graph import Node, new_node, rename_grad_fn
 from .._dtype import DEFAULT, FROM_NP, PROMOTE
 from .._registry import op
 from .._tensor import Tensor, _make_view, wrap_dim
@@ -201,7 +202,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
         if rows.ndim == 1:
             return tuple([_make_view(x, rows[i, ...]) for i in range(rows.shape[0])])
         return tuple([_make_view(x, r) for r in rows])
-    return tuple(rename_grad_fn(select(x, d, i), "UnbindBackward0") for i in range(a.shape[d]))
+    n = a.shape[d]
+    return _pieces(x, UnbindBackward0, d, [1] * n, [(slice(None),) * d + (i,) for i in range(n)])
 
 
 @op(variants="function method")
@@ -231,12 +233,97 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         if n == 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         sections = [n] * (size // n) + ([size % n] if size % n else []) if n and size else [0]
+    keys, start = [], 0
+    for n in sections:
+        keys.append((slice(None),) * d + (slice(start, start + n),))
+        start += n
+    if not (x._requires_grad and GRAD.enabled):
+        return tuple([_make_view(x, a[k]) for k in keys])
+    cls = SplitWithSizesBackward0 if isinstance(split_size_or_sections, (list, tuple)) else SplitBackward0
+    return _pieces(x, cls, d, sections, keys)
+
+
+class SplitBackward0(Node):
+    """The pieces of one tensor along ``dim`` (views of it), as one node with an output per piece, as torch
+    records ``split``: its backward puts the pieces' gradients together in one pass (zeros for unused pieces),
+    where a node per piece would add a zero-padded full-size gradient per piece."""
+
+    __slots__ = ("dim", "sizes", "shape", "num_outputs")
+    dim: int
+    sizes: list[int]
+    shape: tuple[int, ...]
+    num_outputs: int  # type: ignore[misc]  # (an instance slot here: one per piece)
+
+    def _join(self, parts: list) -> Any:
+        return cat(parts, self.dim)
+
+    def _join_arrays(self, parts: list) -> np.ndarray:
+        return np.concatenate(parts, axis=self.dim)
+
+    def _key(self, start: int, n: int) -> tuple:
+        """Where piece ``start:start + n`` is in the whole."""
+        return (slice(None),) * self.dim + (slice(start, start + n),)
+
+    def _zeros(self, i: int, like: Tensor) -> np.ndarray:
+        shape = list(self.shape)
+        shape[self.dim] = self.sizes[i]
+        return np.zeros(shape, dtype=like._data.dtype)
+
+    def apply(self, grads: list) -> tuple:
+        present = [g for g in grads if g is not None]
+        if not present:
+            return (None,)
+        first = present[0]
+        if not GRAD.enabled and all(type(g) is Tensor and g._data.dtype is first._data.dtype for g in present):
+            # nothing to record: the gradient in one pass, on the arrays
+            if len(present) == len(grads):
+                return (wrap(self._join_arrays([g._data for g in grads])),)
+            full = np.zeros(self.shape, dtype=first._data.dtype)
+            start = 0
+            for g, n in zip(grads, self.sizes):
+                if g is not None:
+                    full[self._key(start, n)] = g._data
+                start += n
+            return (wrap(full),)
+        parts = [g if g is not None else wrap(self._zeros(i, first)) for i, g in enumerate(grads)]
+        return (self._join(parts),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    __slots__ = ()
+
+
+class UnbindBackward0(SplitBackward0):
+    """``unbind``'s node: the slices' gradients stacked along ``dim``."""
+
+    __slots__ = ()
+
+    def _join(self, parts: list) -> Any:
+        return stack(parts, self.dim)
+
+    def _join_arrays(self, parts: list) -> np.ndarray:
+        return np.stack(parts, axis=self.dim)
+
+    def _key(self, start: int, n: int) -> tuple:
+        return (slice(None),) * self.dim + (start,)
+
+    def _zeros(self, i: int, like: Tensor) -> np.ndarray:
+        return np.zeros(self.shape[:self.dim] + self.shape[self.dim + 1:], dtype=like._data.dtype)
+
+
+def _pieces(x: Tensor, node_cls: type, dim: int, sizes: list[int], keys: list[tuple]) -> tuple:
+    """Views of ``x`` at ``keys``, the outputs of one new ``node_cls`` node (one output per view)."""
+    a = x._data
+    node = new_node(node_cls, (edge(x),))
+    node.dim, node.sizes, node.shape, node.num_outputs = dim, sizes, a.shape, len(keys)
     out = []
-    start = 0
-    name = "SplitWithSizesBackward0" if isinstance(split_size_or_sections, (list, tuple)) else "SplitBackward0"
-    for s in sections:
-        out.append(rename_grad_fn(narrow(x, d, start, s), name))
-        start += s
+    for i, k in enumerate(keys):
+        t = _make_view(x, a[k])
+        t._grad_fn = node
+        t._requires_grad = True
+        if i:
+            t._get_meta().output_nr = i
+        out.append(t)
     return tuple(out)
 
 
