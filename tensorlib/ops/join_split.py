@@ -252,7 +252,7 @@ class SplitBackward0(Node):
     dim: int
     sizes: list[int]
     shape: tuple[int, ...]
-    num_outputs: int  # type: ignore[misc]  # (an instance slot here: one per piece)
+    num_outputs: int  # (an instance slot here: one output per piece)
 
     def _join(self, parts: list) -> Any:
         return cat(parts, self.dim)
