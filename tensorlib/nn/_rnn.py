@@ -17,8 +17,8 @@ import numpy as np
 from .._autograd.graph import Node, SavedTensor, save_input, unpack
 from .._registry import op
 from .._tensor import Tensor, _wrap
-from ..ops._util import GRAD, tensor_arg, type_title, wrap
-from ..ops.arithmetic import add, mul, rsub
+from ..ops._util import GRAD, record, tensor_arg, type_title, wrap
+from ..ops.arithmetic import add, mul, rsub, sub
 from ..ops.conversion import zeros_like
 from ..ops.creation import zeros
 from ..ops.decompositions import outputs
@@ -46,13 +46,7 @@ def rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w
             h2 = _linear(h2, w_hr, None)
         return h2, c2
     if mode == "GRU":
-        gh = _linear(h, w_hh, b_hh)
-        ir, iz, in_ = chunk(gi, 3, -1)
-        hr, hz, hn = chunk(gh, 3, -1)
-        r = sigmoid(add(ir, hr))
-        z = sigmoid(add(iz, hz))
-        n = tanh(add(in_, mul(r, hn)))
-        return add(mul(rsub(z, 1), n), mul(z, h))
+        return gru_gates(gi, _linear(h, w_hh, b_hh), h)
     pre = add(gi, _linear(h, w_hh, b_hh))
     return tanh(pre) if mode == "RNN_TANH" else relu(pre)
 
@@ -158,6 +152,93 @@ def lstm_gates(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
     node.gi, node.gh, node.c = save_input(gi), save_input(gh), save_input(c)
     node.act, node.tc = act, tc
     return h_t, c_t
+
+
+def _gru_gates_ops(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+    """The GRU cell after its two products, with differentiable ops: the step's ``h``."""
+    ir, iz, in_ = chunk(gi, 3, -1)
+    hr, hz, hn = chunk(gh, 3, -1)
+    r = sigmoid(add(ir, hr))
+    z = sigmoid(add(iz, hz))
+    n = tanh(add(in_, mul(r, hn)))
+    return add(mul(rsub(z, 1), n), mul(z, h))
+
+
+class ThnnFusedGruCellBackward0(Node):
+    """The GRU cell after its two products as one node, as torch's fused cell (see the LSTM's)."""
+
+    __slots__ = ("gi", "gh", "h", "act")
+    _saved_slots = ("gi", "gh", "h")
+    gi: SavedTensor | None
+    gh: SavedTensor | None
+    h: SavedTensor | None
+    act: np.ndarray | None  # r, z, n side by side
+
+    def release(self) -> None:
+        super().release()
+        self.act = None
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        if g is None:
+            return None, None, None
+        if GRAD.enabled or type(g) is not Tensor:
+            return self._recorded(g)
+        act, h, hd = self.act, unpack(self, self.h)._data, unpack(self, self.gh)._data
+        assert act is not None
+        gd = g._data
+        n_ = h.shape[-1]
+        r, z, n = act[:, :n_], act[:, n_:2 * n_], act[:, 2 * n_:]
+        dgi = np.empty_like(act)
+        dn = gd * (1 - z)
+        dn *= 1 - n * n  # through tanh: the gradient of the new gate's input
+        dgi[:, 2 * n_:] = dn
+        dr = dn * hd[:, 2 * n_:]
+        dr *= r * (1 - r)
+        dgi[:, :n_] = dr
+        dz = gd * (h - n)
+        dz *= z * (1 - z)
+        dgi[:, n_:2 * n_] = dz
+        dgh = dgi.copy()
+        dgh[:, 2 * n_:] *= r
+        return wrap(dgi), wrap(dgh), wrap(gd * z)
+
+    def _recorded(self, g: Tensor) -> tuple:
+        gi, gh, h = unpack(self, self.gi), unpack(self, self.gh), unpack(self, self.h)
+        ir, iz, in_ = chunk(gi, 3, -1)
+        hr, hz, hn = chunk(gh, 3, -1)
+        r = sigmoid(add(ir, hr))
+        z = sigmoid(add(iz, hz))
+        n = tanh(add(in_, mul(r, hn)))
+        dn = mul(mul(g, rsub(z, 1)), rsub(mul(n, n), 1))
+        dr = mul(mul(dn, hn), mul(r, rsub(r, 1)))
+        dz = mul(mul(g, sub(h, n)), mul(z, rsub(z, 1)))
+        return cat([dr, dz, dn], -1), cat([dr, dz, mul(dn, r)], -1), mul(g, z)
+
+
+def gru_gates(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+    """The GRU cell after its input and hidden products ``gi``, ``gh`` (``(N, 3H)``, gates r, z, n; ``gh`` with
+    its bias) and the previous state ``h``: the step's ``h``, as one fused node on float arrays."""
+    a, b, hd = gi._data, gh._data, h._data
+    if not (type(gi) is Tensor and type(gh) is Tensor and type(h) is Tensor and a.dtype.kind == "f"
+            and a.dtype.itemsize >= 4 and a.dtype == b.dtype == hd.dtype and a.ndim == 2 and a.shape == b.shape
+            and hd.shape == (a.shape[0], a.shape[1] // 3)):
+        return _gru_gates_ops(gi, gh, h)
+    n_ = hd.shape[1]
+    act = np.empty_like(a)
+    # the same kernels in the same order as the composed ops
+    act[:, :2 * n_] = _sigmoid_np(a[:, :2 * n_] + b[:, :2 * n_])
+    r, z = act[:, :n_], act[:, n_:2 * n_]
+    np.tanh(a[:, 2 * n_:] + r * b[:, 2 * n_:], out=act[:, 2 * n_:])
+    n = act[:, 2 * n_:]
+    h2 = (1 - z) * n
+    h2 += z * hd
+    if not (GRAD.enabled and (gi._requires_grad or gh._requires_grad or h._requires_grad)):
+        return wrap(h2)
+    res, node = record(ThnnFusedGruCellBackward0, h2, (gi, gh, h))
+    node.gi, node.gh, node.h = save_input(gi), save_input(gh), save_input(h)
+    node.act = act
+    return res
 
 
 def recurrence(mode: str, x: Tensor, h0: Tensor, c0: Tensor | None, weights: Sequence[Weights], num_layers: int,

@@ -1,9 +1,9 @@
-"""The recurrent layers' fast paths: the LSTM cell after its two products as one fused node with two outputs
-(torch's ``ThnnFusedLstmCellBackward0``), and the steps of a sequence's input projection as one ``unbind`` (one
-``UnbindBackward0``, whose backward stacks the steps' gradients once).
+"""The recurrent layers' fast paths: the LSTM and GRU cells after their two products as fused nodes (torch's
+``ThnnFusedLstmCellBackward0``, with two outputs, and ``ThnnFusedGruCellBackward0``), and the steps of a sequence's
+input projection as one ``unbind`` (one ``UnbindBackward0``, whose backward stacks the steps' gradients once).
 
-The fused cell must give the composed ops' values bit for bit (the same kernels in the same order), their
-gradients (numerically checked, to the second order), and fall back to the ops where it does not apply.
+The fused cells must give the composed ops' values bit for bit (the same kernels in the same order), their
+gradients (numerically checked, to the second order), and fall back to the ops where they do not apply.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 import tensorlib
 from tensorlib.autograd import gradcheck, gradgradcheck
-from tensorlib.nn._rnn import _lstm_gates_ops, lstm_gates
+from tensorlib.nn._rnn import _gru_gates_ops, _lstm_gates_ops, gru_gates, lstm_gates
 
 
 def _cell_inputs(dtype: Any = tensorlib.float64, n: int = 3, h: int = 2, seed: int = 0) -> tuple:
@@ -139,3 +139,43 @@ def test_split_pieces_match_torch() -> None:
                     rows[0].grad_fn is rows[2].grad_fn, type(rows[1].grad_fn).__name__))
     np.testing.assert_array_equal(got[0][0], got[1][0])
     assert got[0][1:] == got[1][1:]
+
+
+# -- the GRU cell ------------------------------------------------------------------------------------------------
+
+
+def _gru_inputs(dtype: Any = tensorlib.float64, n: int = 3, h: int = 2, seed: int = 1) -> tuple:
+    rng = np.random.default_rng(seed)
+    return tuple(tensorlib.tensor(rng.standard_normal(s) * 2, dtype=dtype, requires_grad=True)
+                 for s in ((n, 3 * h), (n, 3 * h), (n, h)))
+
+
+@pytest.mark.parametrize("dtype", [tensorlib.float32, tensorlib.float64])
+def test_fused_gru_cell_gives_the_ops_values(dtype: Any) -> None:
+    gi, gh, h = _gru_inputs(dtype, n=5, h=7)
+    fused, composed = gru_gates(gi, gh, h), _gru_gates_ops(gi, gh, h)
+    np.testing.assert_array_equal(fused.detach().numpy(), composed.detach().numpy())
+    assert type(fused.grad_fn).__name__ == "ThnnFusedGruCellBackward0"
+    got = tensorlib.autograd.grad((fused * fused).sum(), (gi, gh, h))
+    want = tensorlib.autograd.grad((composed * composed).sum(), (gi, gh, h))
+    for u, v in zip(got, want):
+        np.testing.assert_allclose(u.numpy(), v.numpy(), rtol=1e-5 if dtype == tensorlib.float32 else 1e-14,
+                                   atol=1e-5 if dtype == tensorlib.float32 else 1e-14)
+
+
+def test_fused_gru_cell_gradients() -> None:
+    args = _gru_inputs()
+    assert gradcheck(gru_gates, args) and gradgradcheck(gru_gates, args)
+    gi, gh, h = args
+    assert gradcheck(lambda b: gru_gates(gi.detach(), b, h.detach()), (gh,))
+    half = _gru_inputs(tensorlib.float16)
+    assert type(gru_gates(*half).grad_fn).__name__ == "AddBackward0"  # half precision: the composed ops
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"num_layers": 2, "bidirectional": True}, {"batch_first": True}])
+def test_gru_layer_gradients(kwargs: dict) -> None:
+    tensorlib.manual_seed(0)
+    m = tensorlib.nn.GRU(3, 4, dtype=tensorlib.float64, **kwargs)
+    x = tensorlib.randn(5, 2, 3, dtype=tensorlib.float64, requires_grad=True)
+    assert gradcheck(lambda t: m(t)[0], (x,))
+    assert gradgradcheck(lambda t: m(t)[1], (x,))
