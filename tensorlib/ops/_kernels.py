@@ -22,6 +22,13 @@ _ROUNDER_BITS = int(np.float64(_ROUNDER).view(np.int64))
 
 
 
+def segment_offsets(degree: int) -> np.ndarray:
+    """The interpolation points of a segment, as offsets ``v`` in ``[-1/2, 1/2]`` from its centre: the
+    ``degree + 1`` Chebyshev points, halved (exactly)."""
+    m = degree + 1
+    return np.array([math.cos(math.pi * (2 * j + 1) / (2 * m)) for j in range(m)]) * 0.5
+
+
 def segment_columns(
     f: Callable[[np.ndarray], np.ndarray], per_unit: int, degree: int, rows: int
 ) -> tuple[np.ndarray, ...]:
@@ -34,7 +41,7 @@ def segment_columns(
     """
     m = degree + 1
     angles = [math.pi * (2 * j + 1) / (2 * m) for j in range(m)]
-    nodes = np.array([math.cos(a) for a in angles])
+    nodes = 2.0 * segment_offsets(degree)
     to_chebyshev = np.array([[math.cos(i * a) for a in angles] for i in range(m)]) * (2.0 / m)
     to_chebyshev[0] /= 2.0
     to_power = np.array([np.pad(np.polynomial.chebyshev.cheb2poly(row), (0, m))[:m] for row in np.eye(m)])
@@ -49,19 +56,32 @@ def segment_columns(
     return tuple(np.ascontiguousarray(c) for c in coef.T)
 
 
+def segment_index(per_unit: int, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(k, v)`` for ``t >= 0`` (float64): each element's segment ``k`` (the nearest multiple of ``1 / per_unit``,
+    as an integer) and its offset ``v = t * per_unit - k`` in ``[-1/2, 1/2]`` (exact). NaN gives a NaN offset."""
+    u = t * per_unit
+    s = u + _ROUNDER
+    k = s.view(np.int64) - _ROUNDER_BITS  # round(u): the segment
+    s -= _ROUNDER
+    u -= s  # the offset in the segment, in [-1/2, 1/2]: exact
+    return k, u
+
+
+def segment_horner(columns: tuple[np.ndarray, ...], k: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The interpolants of :func:`segment_columns` of segments ``k`` at offsets ``u`` (indices beyond the table
+    are clipped into it)."""
+    r = np.take(columns[-1], k, mode="clip")
+    for column in columns[-2::-1]:
+        r *= u
+        r += np.take(column, k, mode="clip")
+    return r
+
+
 def segment_lookup(columns: tuple[np.ndarray, ...], per_unit: int, t: np.ndarray) -> np.ndarray:
     """The interpolants of :func:`segment_columns` at ``t >= 0`` (float64): each element in its own segment.
 
     Beyond the last segment (and for NaN) the index is clipped into the table; NaN's offset is NaN and
     carries NaN through.
     """
-    u = t * per_unit
-    s = u + _ROUNDER
-    k = s.view(np.int64) - _ROUNDER_BITS  # round(u): the segment
-    s -= _ROUNDER
-    u -= s  # the offset in the segment, in [-1/2, 1/2]: exact
-    r = np.take(columns[-1], k, mode="clip")
-    for column in columns[-2::-1]:
-        r *= u
-        r += np.take(column, k, mode="clip")
-    return r
+    k, u = segment_index(per_unit, t)
+    return segment_horner(columns, k, u)

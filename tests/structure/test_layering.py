@@ -32,7 +32,9 @@ DELIBERATE_LATE_IMPORTS = {
     ("dispatch.pytest_plugin", "dispatch.__main__"): "as dispatch._coverage, for the plugin (MODULE:TYPE loading)",
     ("dispatch.pytest_plugin", "dispatch.testing"): "as dispatch._coverage, for the plugin's assert_covers fixture",
     ("tensorlib._trace", "json"): "only writing a trace file needs json (~2 ms to import)",
+    ("tensorlib.ops._gamma", "decimal"): "only making or checking lgamma's stored table needs decimal arithmetic",
     ("tensorlib.ops.activation", "tensorlib.ops._erf"): "erf's interpolants (23 KB of bytecode) load with the first call",
+    ("tensorlib.ops._gamma", "tensorlib.ops._lgamma_nodes"): "lgamma's stored table (47 KB) loads with the first call",
     ("tensorlib.ops.reduction", "tensorlib.ops.sorting"): "sorting (22 KB of bytecode) loads on first use; quantile sorts",
     ("tensorlib.ops.linalg", "tensorlib.ops._lapack"): "LAPACK's drivers (37 KB of bytecode) load with the first inverse",
 }
