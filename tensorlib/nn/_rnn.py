@@ -51,6 +51,15 @@ def rnn_step(mode: str, gi: Tensor, h: Any, w_hh: Tensor, b_hh: Tensor | None, w
     return tanh(pre) if mode == "RNN_TANH" else relu(pre)
 
 
+def _fusable(gi: Tensor, gh: Tensor, state: Tensor, gates: int) -> bool:
+    """Whether a cell's fused node applies: plain tensors of one float32/float64 dtype, a batch of rows of
+    ``gates`` gates each, and a state of one gate's width."""
+    a, b, s = gi._data, gh._data, state._data
+    return (type(gi) is Tensor and type(gh) is Tensor and type(state) is Tensor and a.dtype.kind == "f"
+            and a.dtype.itemsize >= 4 and a.dtype == b.dtype == s.dtype and a.ndim == 2 and a.shape == b.shape
+            and s.shape == (a.shape[0], a.shape[1] // gates))
+
+
 def _lstm_gates_ops(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
     """The LSTM cell after its two products, with differentiable ops: ``(h, c)`` of the step."""
     i, f, g, o = chunk(add(gi, gh), 4, -1)
@@ -132,11 +141,9 @@ class ThnnFusedLstmCellBackward0(Node):
 def lstm_gates(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
     """The LSTM cell after its input and hidden products ``gi``, ``gh`` (``(N, 4H)``, gates i, f, g, o) and the
     previous cell state ``c``: ``(h, c)`` of the step, as one fused node on float arrays."""
-    a, b, cd = gi._data, gh._data, c._data
-    if not (type(gi) is Tensor and type(gh) is Tensor and type(c) is Tensor and a.dtype.kind == "f"
-            and a.dtype.itemsize >= 4 and a.dtype == b.dtype == cd.dtype and a.ndim == 2 and a.shape == b.shape
-            and cd.shape == (a.shape[0], a.shape[1] // 4)):
+    if not _fusable(gi, gh, c, 4):
         return _lstm_gates_ops(gi, gh, c)
+    a, b, cd = gi._data, gh._data, c._data
     n = cd.shape[1]
     act = a + b
     act[:, :2 * n] = _sigmoid_np(act[:, :2 * n])  # (the same kernels as the sigmoid and tanh ops)
@@ -219,11 +226,9 @@ class ThnnFusedGruCellBackward0(Node):
 def gru_gates(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
     """The GRU cell after its input and hidden products ``gi``, ``gh`` (``(N, 3H)``, gates r, z, n; ``gh`` with
     its bias) and the previous state ``h``: the step's ``h``, as one fused node on float arrays."""
-    a, b, hd = gi._data, gh._data, h._data
-    if not (type(gi) is Tensor and type(gh) is Tensor and type(h) is Tensor and a.dtype.kind == "f"
-            and a.dtype.itemsize >= 4 and a.dtype == b.dtype == hd.dtype and a.ndim == 2 and a.shape == b.shape
-            and hd.shape == (a.shape[0], a.shape[1] // 3)):
+    if not _fusable(gi, gh, h, 3):
         return _gru_gates_ops(gi, gh, h)
+    a, b, hd = gi._data, gh._data, h._data
     n_ = hd.shape[1]
     act = np.empty_like(a)
     # the same kernels in the same order as the composed ops

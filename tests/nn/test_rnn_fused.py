@@ -18,10 +18,11 @@ from tensorlib.autograd import gradcheck, gradgradcheck
 from tensorlib.nn._rnn import _gru_gates_ops, _lstm_gates_ops, gru_gates, lstm_gates
 
 
-def _cell_inputs(dtype: Any = tensorlib.float64, n: int = 3, h: int = 2, seed: int = 0) -> tuple:
+def _cell_inputs(dtype: Any = tensorlib.float64, n: int = 3, h: int = 2, seed: int = 0, gates: int = 4) -> tuple:
+    """A cell's two products (``gates`` gates of ``h`` each, for ``n`` rows) and its state."""
     rng = np.random.default_rng(seed)
     return tuple(tensorlib.tensor(rng.standard_normal(s) * 2, dtype=dtype, requires_grad=True)
-                 for s in ((n, 4 * h), (n, 4 * h), (n, h)))
+                 for s in ((n, gates * h), (n, gates * h), (n, h)))
 
 
 @pytest.mark.parametrize("dtype", [tensorlib.float32, tensorlib.float64])
@@ -144,10 +145,8 @@ def test_split_pieces_match_torch() -> None:
 # -- the GRU cell ------------------------------------------------------------------------------------------------
 
 
-def _gru_inputs(dtype: Any = tensorlib.float64, n: int = 3, h: int = 2, seed: int = 1) -> tuple:
-    rng = np.random.default_rng(seed)
-    return tuple(tensorlib.tensor(rng.standard_normal(s) * 2, dtype=dtype, requires_grad=True)
-                 for s in ((n, 3 * h), (n, 3 * h), (n, h)))
+def _gru_inputs(dtype: Any = tensorlib.float64, n: int = 3, h: int = 2) -> tuple:
+    return _cell_inputs(dtype, n, h, seed=1, gates=3)
 
 
 @pytest.mark.parametrize("dtype", [tensorlib.float32, tensorlib.float64])
