@@ -203,7 +203,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
             return tuple([_make_view(x, rows[i, ...]) for i in range(rows.shape[0])])
         return tuple([_make_view(x, r) for r in rows])
     n = a.shape[d]
-    return _pieces(x, UnbindBackward0, d, [1] * n, [(slice(None),) * d + (i,) for i in range(n)])
+    # (the Ellipsis keeps a vector's elements 0-d arrays, views of it, not NumPy scalars)
+    return _pieces(x, UnbindBackward0, d, [1] * n, [(slice(None),) * d + (i, ...) for i in range(n)])
 
 
 @op(variants="function method")

@@ -127,6 +127,17 @@ def test_split_pieces_share_one_node() -> None:
     assert gradgradcheck(lambda t: t.unbind(1)[2] ** 2, (x.detach().requires_grad_(),))
 
 
+def test_unbind_pieces_of_a_vector_are_views() -> None:
+    x = tensorlib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    pieces = y.unbind(0)
+    assert all(type(p._data) is np.ndarray and p._data.ndim == 0 and p._base is y for p in pieces)
+    pieces[1].mul_(5)  # a view: the vector sees it, and the gradient goes through it
+    assert y.tolist() == [1.0, 10.0, 3.0]
+    (pieces[0] * 2 + pieces[1] + y.sum()).backward()
+    assert x.grad.tolist() == [3.0, 10.0, 1.0]
+
+
 def test_split_pieces_match_torch() -> None:
     torch = pytest.importorskip("torch")
     got = []
