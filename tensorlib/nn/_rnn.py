@@ -111,8 +111,7 @@ class ThnnFusedLstmCellBackward0(Node):
         np.multiply(dc, i, out=dgates[:, 2 * n:3 * n])  # d/dg
         dc *= f  # the previous cell state's gradient
         # through the activations: sigmoid' = s (1 - s), tanh' = 1 - t^2
-        sig = act.copy()
-        np.subtract(1, act, out=sig)
+        sig = np.subtract(1, act)
         sig *= act
         sig[:, 2 * n:3 * n] = 1 - g * g
         dgates *= sig

@@ -28,23 +28,21 @@ from .strided import as_strided
 def fresh_copy(v: Tensor, out: Tensor | None, fname: str, rename: bool = True) -> Tensor:
     """View ``v``'s values in new row-major memory, with ``v``'s history renamed ``<name>_copy`` as torch does."""
     res = _wrap(np.array(v._data, order="C"))
-    _take_history(res, v, "_copy" if rename else None)
+    node = _take_history(res, v)
+    if node is not None and rename:
+        rename_grad_fn(res, type(node).__name__ + "_copy")
     return res if out is None else write_out(out, res, fname)
 
 
-def _take_history(res: Tensor, v: Tensor, suffix: str | None, name: str | None = None) -> None:
-    """Make ``res`` the output of ``v``'s node (the same output of it), that node renamed ``name``, or its name with
-    ``suffix`` (neither: left as it is)."""
+def _take_history(res: Tensor, v: Tensor) -> Any:
+    """Make ``res`` the same output of ``v``'s node as ``v`` is; that node (None: ``v`` has no history)."""
     node = v._grad_fn
-    if node is None:
-        return
-    res._grad_fn = node
-    res._requires_grad = True
-    nr = v._output_nr
-    if nr:
-        res._get_meta().output_nr = nr
-    if name is not None or suffix is not None:
-        rename_grad_fn(res, name if name is not None else type(node).__name__ + str(suffix))
+    if node is not None:
+        res._grad_fn = node
+        res._requires_grad = True
+        if v._output_nr:
+            res._get_meta().output_nr = v._output_nr
+    return node
 
 
 def _fresh_copies(views: Sequence[Tensor], out: Any, fname: str) -> Any:
@@ -230,7 +228,8 @@ def _unsafe(pieces: Sequence[Tensor], name: str) -> tuple:
     out = []
     for p in pieces:
         u = _wrap(p._data)
-        _take_history(u, p, None, name)
+        if _take_history(u, p) is not None:
+            rename_grad_fn(u, name)  # (pieces of one split share a node: renaming it again changes nothing)
         out.append(u)
     return tuple(out)
 
