@@ -22,6 +22,9 @@
  *                                      its usual case, a fresh plain result changing class; every other case calls
  *                                      the Python function given to setup_default_result()
  *   dependencies(roots)             -> the engine's _dependencies: edges into each node reachable from ``roots``
+ *   sub_scaled(p, g, lr)            -> whether it did ``p -= lr * g`` in one pass (ndarrays of one float type laid
+ *                                      out alike, Python number ``lr``), with the bits of NumPy's two passes
+ *                                      (tensorlib.optim.sgd: the optimizer's update)
  *   run_all(ready, buffers, deps, retain_graph, pending)
  *                                   -> the backward loop over every reachable node (tensorlib._autograd.engine's
  *                                      _run_all, statement for statement; setup_engine() hands it the names it uses)
@@ -1069,6 +1072,140 @@ run_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* -- the optimizers' update ``p -= lr * g``, fused ------------------------------------------------------------- */
+
+/* 1: ``view`` holds float32 ('f') or float64 ('d') items in native order, 0: anything else. */
+static int
+float_format(const Py_buffer *view)
+{
+    const char *f = view->format;
+    if (f == NULL) {
+        return 0;
+    }
+    if (f[0] == '@' || f[0] == '=' || f[0] == '<') {  /* NumPy writes no prefix for native order; '<' on x86/ARM */
+        if (f[0] == '<' && PY_BIG_ENDIAN) {
+            return 0;
+        }
+        f++;
+    }
+    return (f[0] == 'f' && f[1] == '\0' && view->itemsize == 4) || (f[0] == 'd' && f[1] == '\0' && view->itemsize == 8);
+}
+
+/* The loops: NumPy's ``np.subtract(p, lr * g, out=p)`` for a Python float ``lr`` rounds ``lr`` to the arrays'
+ * type, rounds the product, then the difference, so no contraction into a fused multiply-add (which would round
+ * once): the pure-Python path and this one give the same bits. */
+#if defined(_MSC_VER)
+#define RESTRICT __restrict
+#else
+#define RESTRICT restrict
+#endif
+#if defined(__clang__)
+#define NO_CONTRACT _Pragma("clang fp contract(off)")
+#define NO_CONTRACT_ATTR
+#elif defined(__GNUC__)
+#define NO_CONTRACT
+#define NO_CONTRACT_ATTR __attribute__((optimize("fp-contract=off")))
+#else
+#define NO_CONTRACT
+#define NO_CONTRACT_ATTR
+#endif
+
+NO_CONTRACT_ATTR static void
+sub_scaled_f32(float *RESTRICT p, const float *RESTRICT g, Py_ssize_t n, float lr)
+{
+    NO_CONTRACT
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float step = lr * g[i];
+        p[i] = p[i] - step;
+    }
+}
+
+NO_CONTRACT_ATTR static void
+sub_scaled_f64(double *RESTRICT p, const double *RESTRICT g, Py_ssize_t n, double lr)
+{
+    NO_CONTRACT
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double step = lr * g[i];
+        p[i] = p[i] - step;
+    }
+}
+
+/* sub_scaled(p, g, lr): ``p -= lr * g`` in one pass when ``p`` (writable) and ``g`` are ndarrays of one float type
+ * laid out alike in one block each, the blocks apart, and ``lr`` a Python float or int; returns whether it did. */
+static PyObject *
+sub_scaled(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "sub_scaled() takes 3 arguments");
+        return NULL;
+    }
+    if (!ready()) {
+        return NULL;
+    }
+    PyObject *p = args[0], *g = args[1], *lr_obj = args[2];
+    if (!Py_IS_TYPE(p, S.ndarray) || !Py_IS_TYPE(g, S.ndarray)) {
+        Py_RETURN_FALSE;
+    }
+    double lr;
+    if (PyFloat_CheckExact(lr_obj)) {
+        lr = PyFloat_AS_DOUBLE(lr_obj);
+    }
+    else if (PyLong_CheckExact(lr_obj)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(lr_obj, &overflow);
+        if (overflow || v > (1LL << 24) || v < -(1LL << 24)) {  /* exact in float32 and float64 alike */
+            if (PyErr_Occurred()) {
+                return NULL;
+            }
+            Py_RETURN_FALSE;
+        }
+        lr = (double)v;
+    }
+    else {
+        Py_RETURN_FALSE;
+    }
+    Py_buffer pv, gv;
+    if (PyObject_GetBuffer(p, &pv, PyBUF_RECORDS) < 0) {  /* read-only arrays refuse: NumPy's path raises */
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (PyObject_GetBuffer(g, &gv, PyBUF_RECORDS_RO) < 0) {
+        PyBuffer_Release(&pv);
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    int done = 0;
+    Py_ssize_t n = pv.itemsize ? pv.len / pv.itemsize : 0;
+    if (float_format(&pv) && float_format(&gv) && pv.itemsize == gv.itemsize && pv.ndim == gv.ndim
+        && pv.len == gv.len && PyBuffer_IsContiguous(&pv, 'A') && PyBuffer_IsContiguous(&gv, 'A')) {
+        int alike = 1;
+        for (int d = 0; d < pv.ndim; d++) {
+            if (pv.shape[d] != gv.shape[d] || (pv.shape[d] > 1 && pv.strides[d] != gv.strides[d])) {
+                alike = 0;
+            }
+        }
+        char *pb = (char *)pv.buf, *gb = (char *)gv.buf;
+        /* disjoint memory (the loops' pointers are restrict): a gradient that is the parameter goes to NumPy */
+        if (alike && (pb + pv.len <= gb || gb + gv.len <= pb)) {
+            int big = n >= 65536;  /* as NumPy's loops, let other threads run during a long pass */
+            PyThreadState *ts = big ? PyEval_SaveThread() : NULL;
+            if (pv.itemsize == 4) {
+                sub_scaled_f32((float *)pb, (const float *)gb, n, (float)lr);
+            }
+            else {
+                sub_scaled_f64((double *)pb, (const double *)gb, n, lr);
+            }
+            if (big) {
+                PyEval_RestoreThread(ts);
+            }
+            done = 1;
+        }
+    }
+    PyBuffer_Release(&gv);
+    PyBuffer_Release(&pv);
+    return PyBool_FromLong(done);
+}
+
 static PyMethodDef accel_methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(Tensor, ndarray, asarray)\n--\n\nRead the Tensor class's slot offsets; called once by tensorlib."},
@@ -1088,6 +1225,8 @@ static PyMethodDef accel_methods[] = {
      "setup_engine(AccumulateGrad, any_thread, pre_hooks, apply, add)\n--\n\nThe names run_all() uses."},
     {"dependencies", dependencies, METH_O,
      "dependencies(roots)\n--\n\nHow many edges lead into each node reachable from ``roots``."},
+    {"sub_scaled", (PyCFunction)(void (*)(void))sub_scaled, METH_FASTCALL,
+     "sub_scaled(p, g, lr)\n--\n\n``p -= lr * g`` in one pass for float arrays laid out alike; whether it applied."},
     {"run_all", (PyCFunction)(void (*)(void))run_all, METH_FASTCALL,
      "run_all(ready, buffers, deps, retain_graph, pending)\n--\n\nThe backward loop over every reachable node."},
     {NULL, NULL, 0, NULL},

@@ -521,3 +521,107 @@ def test_add_with_alpha_takes_the_general_path() -> None:
     a = tensorlib.tensor([1.0, 2.0])
     assert tensorlib.add(a, a, alpha=2).tolist() == [3.0, 6.0]
     assert tensorlib.add(a, a, alpha=1.0).tolist() == [2.0, 4.0]
+
+
+# -- sub_scaled: the optimizers' fused update --------------------------------------------------------------------
+
+
+def _numpy_update(p: np.ndarray, g: np.ndarray, lr: object) -> None:
+    np.subtract(p, lr * g, out=p, casting="unsafe")
+
+
+@needs_accel
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (7,), (128, 784), (3, 1, 5), (2, 3, 4, 5)])
+@pytest.mark.parametrize("lr", [0.01, 1e-3, 0.1 + 1e-9, 3, -2.5, 1e-40])
+def test_sub_scaled_gives_numpys_bits(dtype, shape, lr) -> None:
+    rng = np.random.default_rng(sum(shape) + 7)
+    p = np.asarray(rng.standard_normal(shape) * 3, dtype=dtype)
+    g = np.asarray(rng.standard_normal(shape), dtype=dtype)
+    expected = p.copy()
+    _numpy_update(expected, g, lr)
+    g_before = g.copy()
+    assert accel.sub_scaled(p, g, lr) is True
+    np.testing.assert_array_equal(p, expected, strict=True)
+    np.testing.assert_array_equal(g, g_before)  # the gradient is only read
+
+
+@needs_accel
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sub_scaled_keeps_special_values_as_numpy(dtype) -> None:
+    p = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 1e-45, 3e38], dtype=dtype)
+    g = np.array([-0.0, 0.0, 1.0, np.inf, 2.0, np.nan, 1e-45, -3e38], dtype=dtype)
+    expected = p.copy()
+    with np.errstate(all="ignore"):
+        _numpy_update(expected, g, 0.5)
+        assert accel.sub_scaled(p, g, 0.5)
+    np.testing.assert_array_equal(p, expected)
+    assert np.array_equal(np.signbit(p), np.signbit(expected))
+
+
+@needs_accel
+def test_sub_scaled_handles_fortran_ordered_and_transposed_pairs() -> None:
+    rng = np.random.default_rng(1)
+    p = np.asfortranarray(rng.standard_normal((5, 4)))
+    g = np.asfortranarray(rng.standard_normal((5, 4)))
+    expected = p.copy(order="F")
+    _numpy_update(expected, g, 0.2)
+    assert accel.sub_scaled(p, g, 0.2)
+    np.testing.assert_array_equal(p, expected)
+
+
+def _declined_cases() -> list:
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((4, 6))
+    shared = rng.standard_normal(20)
+    read_only = a.copy()
+    read_only.flags.writeable = False
+    return [
+        ("strided parameter", a.copy()[:, ::2], lambda p: p.copy(), 0.1),
+        ("non-contiguous gradient", a[:, :3].copy(), lambda p: a[:, ::2], 0.1),
+        ("C parameter, Fortran gradient", a.copy(), lambda p: np.asfortranarray(p * 2), 0.1),
+        ("other dtypes", a.astype(np.float32), lambda p: a.copy(), 0.1),
+        ("float16", a.astype(np.float16), lambda p: p * 2, 0.1),
+        ("integers", np.arange(6), lambda p: np.arange(6), 1),
+        ("complex", a.astype(np.complex128), lambda p: p * 2, 0.1),
+        ("broadcast gradient", a.copy(), lambda p: np.ones(6), 0.1),
+        ("same array", a.copy(), lambda p: p, 0.1),
+        ("overlapping views", shared[:10], lambda p: shared[5:15], 0.1),
+        ("NumPy scalar learning rate", a.copy(), lambda p: p * 2, np.float64(0.1)),  # (a float subclass:
+        # NumPy computes in its type, not in the arrays')
+        ("huge integer learning rate", a.copy(), lambda p: p * 2, 1 << 40),
+        ("bool learning rate", a.copy(), lambda p: p * 2, True),
+        ("read-only parameter", read_only, lambda p: p * 2, 0.1),
+        ("subclass parameter", np.ma.masked_array(a.copy()), lambda p: np.asarray(p) * 2, 0.1),
+    ]
+
+
+@needs_accel
+@pytest.mark.parametrize("name, p, make_g, lr", _declined_cases(), ids=[c[0] for c in _declined_cases()])
+def test_sub_scaled_declines_and_leaves_the_arrays_alone(name, p, make_g, lr) -> None:
+    g = make_g(p)
+    before = np.array(p, copy=True)
+    assert accel.sub_scaled(p, g, lr) is False
+    np.testing.assert_array_equal(np.asarray(p), before)
+
+
+@needs_accel
+def test_sub_scaled_refuses_a_wrong_call() -> None:
+    with pytest.raises(TypeError, match="3 arguments"):
+        accel.sub_scaled(np.ones(2), np.ones(2))
+    assert accel.sub_scaled([1.0], np.ones(1), 0.1) is False  # not arrays: declined, not an error
+
+
+def test_sgd_step_matches_the_numpy_update_bit_for_bit() -> None:
+    # both implementations of the step (the compiled one where built) against NumPy's two passes
+    rng = np.random.default_rng(3)
+    values = [rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8,), (3, 16)]]
+    params = [tensorlib.from_numpy(v.copy()).requires_grad_() for v in values]
+    grads = [rng.standard_normal(v.shape).astype(np.float32) for v in values]
+    for p, g in zip(params, grads):
+        p.grad = tensorlib.from_numpy(g.copy())
+    versions = [p._version for p in params]
+    tensorlib.optim.SGD(params, lr=0.03).step()
+    for p, v, g, ver in zip(params, values, grads, versions):
+        np.testing.assert_array_equal(p.detach().numpy(), v - np.float32(0.03) * g, strict=True)
+        assert p._version == ver + 1  # autograd sees the in-place change
