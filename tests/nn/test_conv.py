@@ -291,4 +291,6 @@ def test_convolution_on_batch_innermost_columns_matches_torch(case):
         outs.append([y.detach().numpy(), x.grad.numpy(), wt.grad.numpy()])
     for ours, theirs in zip(*outs):
         assert ours.dtype == theirs.dtype == np.float32
-        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
+        # float32 sums of hundreds of products in another order (each BLAS picks its own by CPU): an element
+        # that cancels to near zero keeps the absolute error of the array's large ones
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=max(1e-4, 1e-5 * float(np.abs(theirs).max())))
