@@ -909,19 +909,42 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
 
 class NllLossBackward0(Node):
-    """Backward of nll_loss on (N, C) log-probabilities: -weight / denominator at each target, zero elsewhere."""
+    """Backward of nll_loss on (N, C) log-probabilities: -weight / denominator at each target, zero elsewhere.
 
-    __slots__ = ("coef", "per_sample", "unbatched")
-    coef: np.ndarray
+    The (N, C) array of those coefficients is built when backward needs it:
+    ``picks`` holds ``(shape, rows, targets, values)`` until then (``coef`` None).
+    """
+
+    __slots__ = ("coef", "picks", "per_sample", "unbatched")
+    coef: np.ndarray | None
+    picks: tuple | None
     per_sample: bool
     unbatched: bool
+
+    def coefficients(self) -> np.ndarray:
+        """The gradient of the loss w.r.t. each log-probability (before the incoming gradient)."""
+        coef = self.coef
+        if coef is None:
+            shape, rows, targets, values = self.picks  # type: ignore[misc]
+            coef = self.coef = np.zeros(shape, dtype=values.dtype)
+            coef[rows, targets] = values
+        return coef
 
     def backward(self, g: Tensor) -> tuple:
         if self.per_sample:  # reduction='none': one gradient per sample
             g = reshape(g, (-1, 1))
-        elif not GRAD.enabled and type(g) is Tensor and g._data.dtype is self.coef.dtype:
-            return (wrap(self.coef * g._data),)  # a scalar loss's gradient, nothing recorded
-        return (mul(g, wrap(self.coef)),)
+        elif not GRAD.enabled and type(g) is Tensor:
+            picks = self.picks
+            if picks is not None and g._data.dtype is picks[3].dtype:
+                # a scalar loss's gradient, nothing recorded: the incoming gradient scales the picked positions only
+                # (zero elsewhere whatever it is, as torch's)
+                shape, rows, targets, values = picks
+                r = np.zeros(shape, dtype=values.dtype)
+                r[rows, targets] = values * g._data
+                return (wrap(r),)
+            if picks is None and g._data.dtype is self.coef.dtype:  # type: ignore[union-attr]
+                return (wrap(self.coef * g._data),)
+        return (mul(g, wrap(self.coefficients())),)
 
 
 def _nll_weights(safe: np.ndarray, valid: np.ndarray | None, weight: Tensor | None, dtype: np.dtype) -> Any:
@@ -955,9 +978,9 @@ class NllLoss2DBackward0(NllLossBackward0):
     def backward(self, g: Tensor) -> tuple:
         if self.per_sample:  # reduction='none': one gradient per position, broadcast over the classes
             g = unsqueeze(g, 1)
-        elif not GRAD.enabled and type(g) is Tensor and g._data.dtype is self.coef.dtype:
-            return (wrap(self.coef * g._data),)
-        return (mul(g, wrap(self.coef)),)
+        elif not GRAD.enabled and type(g) is Tensor and g._data.dtype is self.coefficients().dtype:
+            return (wrap(self.coefficients() * g._data),)
+        return (mul(g, wrap(self.coefficients())),)
 
 
 def _nll_loss_nd(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: Tensor | None, red: str) -> Tensor:
@@ -972,7 +995,7 @@ def _nll_loss_nd(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     coef = np.zeros(a.shape, dtype=a.dtype)
     np.put_along_axis(coef, safe[:, None], np.broadcast_to(-np.asarray(scale, dtype=a.dtype), safe.shape)[:, None],
                       axis=1)
-    node.coef, node.per_sample, node.unbatched = coef, red == "none", False
+    node.coef, node.picks, node.per_sample, node.unbatched = coef, None, red == "none", False
     if red == "none" and a.ndim != 4:
         return reshape(res, out.shape)  # (torch's result is a view of its four-dimensional one)
     return res
@@ -987,7 +1010,7 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     """nll_loss for (N, C) input: one gather and one node instead of a chain of ops (``valid`` None: all valid)."""
     a = x._data
     n = a.shape[0]
-    rows = np.arange(n)
+    rows = _rows(n)
     if valid is None and weight is None and red == "mean":
         # the usual classification loss, on the hot path of every training step: the mean of the picked
         # log-probabilities, negated, without the general path's weights (~5 us less)
@@ -999,14 +1022,65 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     if red == "none" and unbatched:
         out = out.reshape(())
     if x._requires_grad and GRAD.enabled:
-        res, node = record(NllLossBackward0, out, (x,))
-        coef = np.zeros(a.shape, dtype=a.dtype)
-        coef[rows, safe] = -scale
-        node.coef = coef
-        node.per_sample = red == "none"
-        node.unbatched = unbatched
-        return res
+        # (with no target ignored, they are the caller's array: a copy, so that changing it in place later cannot
+        # change this gradient)
+        targets = safe.copy() if valid is None else safe
+        return _record_nll(x, out, rows, targets, np.negative(scale, dtype=a.dtype), red == "none", unbatched)
     return wrap(out)
+
+
+def _record_nll(x: Tensor, out: np.ndarray, rows: np.ndarray, targets: np.ndarray, values: np.ndarray,
+                per_sample: bool, unbatched: bool) -> Tensor:
+    """``out`` as the result of an NllLossBackward0 node on ``x``: ``values`` at ``(rows, targets)`` of the
+    gradient (one per row, or one for all), zero elsewhere."""
+    res, node = record(NllLossBackward0, out, (x,))
+    node.coef = None
+    node.picks = (x._data.shape, rows, targets, values)
+    node.per_sample = per_sample
+    node.unbatched = unbatched
+    return res
+
+
+# np.arange(n) by n: the rows of a batch's targets, read-only (shared by every loss of that batch size)
+_ROWS: dict[int, np.ndarray] = {}
+
+
+def _rows(n: int) -> np.ndarray:
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = np.arange(n)
+        rows.flags.writeable = False
+        if len(_ROWS) < 64:
+            _ROWS[n] = rows
+    return rows
+
+
+def _cross_entropy_2d(x: Tensor, t: Tensor, ignore_index: int, red: str) -> Tensor | None:
+    """cross_entropy of (N, C) logits and N class indices, no target ignored, a mean or sum: log_softmax and
+    nll_loss (their two nodes, their values bit for bit) without their calls' argument handling; None when the
+    arguments are not that case, or are wrong (the general path then raises torch's error)."""
+    a, ta = x._data, t._data
+    if a.ndim != 2 or ta.ndim != 1 or a.dtype.kind != "f" or ta.dtype != np.int64 or red == "none":
+        return None
+    n, c = a.shape
+    # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
+    if not (ta.shape[0] == n and n and c and not 0 <= ignore_index < c
+            and np.maximum.reduce(ta.view(np.uint64), axis=None) < c):  # type: ignore[call-overload, unused-ignore]
+        return None  # (a negative target, read as unsigned, is larger than any class count)
+    logp = a - np.maximum.reduce(a, axis=1, keepdims=True)
+    total = np.add.reduce(np.exp(logp), axis=1, keepdims=True)
+    np.log(total, out=total)
+    np.subtract(logp, total, out=logp)
+    rows = _rows(n)
+    picked = np.add.reduce(logp[rows, ta], axis=None)  # type: ignore[call-overload, unused-ignore]
+    out = np.asarray(-picked / n if red == "mean" else -picked, dtype=a.dtype)
+    if not (x._requires_grad and GRAD.enabled):
+        return wrap(out)
+    lp, node = record(activation.LogSoftmaxBackward0, logp, (x,))
+    node.result = SavedTensor(lp, True)
+    node.dim = 1
+    scale = np.asarray(-1.0 / n if red == "mean" else -1.0, dtype=a.dtype)
+    return _record_nll(lp, out, rows, ta.copy(), scale, False, False)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -1024,6 +1098,11 @@ def cross_entropy(
     x = tensor_arg(input, "cross_entropy")
     t = tensor_arg(target, "cross_entropy", "target", 2)
     red = _reduction(size_average, reduce, reduction)
+    if weight is None and label_smoothing == 0 and type(x) is Tensor and type(t) is Tensor:
+        # the usual classification loss (on every training step): one pass of checks, the two nodes directly
+        fast = _cross_entropy_2d(x, t, ignore_index, red)
+        if fast is not None:
+            return fast
     class_dim = 0 if x._data.ndim == 1 else 1
     logp = activation.log_softmax(x, class_dim)
     if t._data.shape == x._data.shape:  # class probabilities (torch decides by shape, then checks the dtype)

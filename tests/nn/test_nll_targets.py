@@ -104,3 +104,114 @@ def test_nll_loss_with_spatial_dims_is_one_nllloss2d_node_as_torch(shape, kwargs
     assert results[0][:2] == results[1][:2]
     for ours, theirs in zip(results[0][2:], results[1][2:]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+# -- cross_entropy's direct path for (N, C) logits and class indices with none ignored ------------------------
+
+
+def _composed(x, t, **kwargs):
+    """cross_entropy as its two public steps: the reference its direct path must reproduce bit for bit."""
+    return F.nll_loss(F.log_softmax(x, 1), t, **kwargs)
+
+
+@pytest.mark.parametrize("dtype", [tensorlib.float32, tensorlib.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("shape", [(1, 1), (6, 4), (64, 10), (3, 1000)])
+def test_direct_path_gives_the_composed_values_and_gradients_bit_for_bit(dtype, reduction, shape):
+    rng = np.random.default_rng(shape[0] * 31 + shape[1])
+    logits = rng.standard_normal(shape) * 4
+    target = tensorlib.tensor(rng.integers(0, shape[1], shape[0]))
+    x1 = tensorlib.tensor(logits, dtype=dtype, requires_grad=True)
+    x2 = tensorlib.tensor(logits, dtype=dtype, requires_grad=True)
+    direct, composed = F.cross_entropy(x1, target, reduction=reduction), _composed(x2, target, reduction=reduction)
+    assert direct.dtype == dtype and direct.shape == ()
+    np.testing.assert_array_equal(direct.detach().numpy(), composed.detach().numpy(), strict=True)
+    assert direct.grad_fn.name() == "NllLossBackward0"
+    assert direct.grad_fn.next_functions[0][0].name() == "LogSoftmaxBackward0"
+    assert direct.grad_fn.next_functions[0][0].next_functions[0][0] is x1.grad_fn or x1.is_leaf
+    direct.backward()
+    composed.backward()
+    np.testing.assert_array_equal(x1.grad.numpy(), x2.grad.numpy(), strict=True)
+    with tensorlib.no_grad():
+        assert F.cross_entropy(x1, target, reduction=reduction).item() == direct.item()
+
+
+def test_direct_path_gradients_check_numerically_to_the_second_order():
+    rng = np.random.default_rng(5)
+    x = tensorlib.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    t = tensorlib.tensor([0, 2, 1, 1, 0])
+    assert tensorlib.autograd.gradcheck(lambda a: F.cross_entropy(a, t), (x,))
+    assert tensorlib.autograd.gradgradcheck(lambda a: F.cross_entropy(a, t, reduction="sum"), (x,))
+
+
+def test_changing_the_target_after_the_forward_does_not_change_the_gradient():
+    for loss_fn in (F.cross_entropy, _composed):
+        x = tensorlib.tensor(LOGITS, requires_grad=True)
+        t = tensorlib.tensor([0, 3, 1, 2, 3, 0])
+        loss = loss_fn(x, t)
+        t[0] = 1
+        loss.backward()
+        np.testing.assert_allclose(x.grad.numpy(), _reference(np.array([0, 3, 1, 2, 3, 0]), -100, "mean")[1],
+                                   rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("incoming", [-2.0, float("nan"), float("inf")])
+def test_the_loss_gradient_is_zero_off_the_targets_whatever_comes_in(incoming):
+    # as torch's nll_loss backward: the incoming gradient scales the target positions only (no -0.0 or NaN
+    # elsewhere); log_softmax's backward then spreads it (NaN everywhere for a NaN, as torch)
+    x = tensorlib.tensor(LOGITS, requires_grad=True)
+    t = tensorlib.tensor([0, 3, 1, 2, 3, 0])
+    logp = F.log_softmax(x, 1)
+    g, = tensorlib.autograd.grad(F.nll_loss(logp, t), logp, tensorlib.tensor(incoming, dtype=tensorlib.float64))
+    expected = np.zeros_like(LOGITS)
+    expected[np.arange(6), [0, 3, 1, 2, 3, 0]] = -incoming / 6
+    np.testing.assert_array_equal(g.numpy(), expected)
+    assert not np.signbit(g.numpy()[expected == 0]).any()
+    torch = pytest.importorskip("torch")
+    tl = torch.tensor(LOGITS).log_softmax(1).requires_grad_()
+    tg, = torch.autograd.grad(torch.nn.functional.nll_loss(tl, torch.tensor([0, 3, 1, 2, 3, 0])), tl,
+                              torch.tensor(incoming, dtype=torch.float64))
+    np.testing.assert_array_equal(g.numpy(), tg.numpy())
+
+
+@pytest.mark.parametrize("case", ["ignored", "ignore-a-class", "uint8", "weight", "smoothing", "none", "subclass",
+                                  "3-d", "1-d", "probabilities"])
+def test_the_other_cases_take_the_general_path_with_the_same_results(case):
+    rng = np.random.default_rng(11)
+    logits = rng.standard_normal((6, 4, 2) if case == "3-d" else (4,) if case == "1-d" else (6, 4))
+    target = np.array([0, 3, 1, 2, 3, 0])
+    kwargs: dict = {}
+    if case == "ignored":
+        target[2], kwargs["ignore_index"] = -1, -1
+    elif case == "ignore-a-class":
+        kwargs["ignore_index"] = 3
+    elif case == "uint8":
+        target = target.astype(np.uint8)
+    elif case == "weight":
+        kwargs["weight"] = tensorlib.tensor([1.0, 2.0, 0.5, 3.0], dtype=tensorlib.float64)
+    elif case == "smoothing":
+        kwargs["label_smoothing"] = 0.1
+    elif case == "none":
+        kwargs["reduction"] = "none"
+    elif case == "3-d":
+        target = rng.integers(0, 4, (6, 2))
+    elif case == "1-d":
+        target = np.array(2)
+    elif case == "probabilities":
+        target = rng.dirichlet(np.ones(4), 6)
+    cls = type("Sub", (tensorlib.Tensor,), {}) if case == "subclass" else None
+    x = tensorlib.tensor(logits, requires_grad=True)
+    xs = x.as_subclass(cls) if cls is not None else x
+    loss = F.cross_entropy(xs, tensorlib.tensor(target), **kwargs)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(logits, requires_grad=True)
+    tloss = torch.nn.functional.cross_entropy(
+        tx, torch.tensor(target), **{k: torch.tensor(v.numpy()) if isinstance(v, tensorlib.Tensor) else v
+                                     for k, v in kwargs.items()})
+    np.testing.assert_allclose(loss.detach().numpy(), tloss.detach().numpy(), rtol=1e-12)
+    if case not in ("smoothing", "3-d", "1-d", "probabilities"):  # (those four record other nodes than torch's)
+        assert loss.grad_fn.name() == tloss.grad_fn.name()
+        assert loss.grad_fn.next_functions[0][0].name() == tloss.grad_fn.next_functions[0][0].name()
+    loss.sum().backward()
+    tloss.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-14)
