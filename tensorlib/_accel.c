@@ -22,6 +22,8 @@
  *                                      its usual case, a fresh plain result changing class; every other case calls
  *                                      the Python function given to setup_default_result()
  *   dependencies(roots)             -> the engine's _dependencies: edges into each node reachable from ``roots``
+ *   commit(pending)                 -> the engine's _commit of gradients into ``.grad`` (tensorlib._autograd.engine)
+ *                                      when no entry needs more than its two usual cases; whether it did
  *   sub_scaled(p, g, lr)            -> whether it did ``p -= lr * g`` in one pass (ndarrays of one float type laid
  *                                      out alike, Python number ``lr``), with the bits of NumPy's two passes
  *                                      (tensorlib.optim.sgd: the optimizer's update)
@@ -1072,6 +1074,240 @@ run_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* -- the engine's commit: gradients into ``.grad`` ------------------------------------------------------------- */
+
+typedef struct {
+    PyObject *lock;             /* the engine's _ACCUMULATE_LOCK */
+    PyObject *add;              /* numpy.add */
+    PyObject *same_dtype;       /* the marker of a gradient that takes its tensor's dtype (tensorlib._tensor) */
+    PyObject *accumulate;       /* the engine's _accumulate(var, meta, g): every case but the two below */
+    PyObject *s_grad, *s_post_acc_hooks, *s_grad_dtype, *s_base, *s_acquire, *s_release;
+} commit_state;
+
+static commit_state C;
+
+static PyObject *
+setup_commit(PyObject *module, PyObject *args)
+{
+    PyObject *lock, *add, *same_dtype, *accumulate;
+    if (!PyArg_ParseTuple(args, "OOOO:setup_commit", &lock, &add, &same_dtype, &accumulate)) {
+        return NULL;
+    }
+    if (C.s_grad == NULL) {
+        const char *names[] = {"grad", "post_acc_hooks", "grad_dtype", "base", "acquire", "release"};
+        PyObject **slots[] = {&C.s_grad, &C.s_post_acc_hooks, &C.s_grad_dtype, &C.s_base, &C.s_acquire,
+                              &C.s_release};
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) {
+                return NULL;
+            }
+        }
+    }
+    Py_XSETREF(C.lock, Py_NewRef(lock));
+    Py_XSETREF(C.add, Py_NewRef(add));
+    Py_XSETREF(C.same_dtype, Py_NewRef(same_dtype));
+    Py_XSETREF(C.accumulate, Py_NewRef(accumulate));
+    Py_RETURN_NONE;
+}
+
+/* 1 when the two buffers have one item type and one shape (and, with ``strides``, one layout), else 0 */
+static int
+same_layout(const Py_buffer *a, const Py_buffer *b, int strides)
+{
+    if (a->itemsize != b->itemsize || a->ndim != b->ndim || a->format == NULL || b->format == NULL
+        || strcmp(a->format, b->format) != 0) {
+        return 0;
+    }
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->shape[d] != b->shape[d] || (strides && a->strides[d] != b->strides[d])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ``c[0] += 1`` for a version counter ``c`` (a list), None meaning no counter */
+static int
+bump_counter(PyObject *c)
+{
+    if (c == Py_None) {
+        return 0;
+    }
+    PyObject *v = PySequence_GetItem(c, 0);
+    if (v == NULL) {
+        return -1;
+    }
+    PyObject *next = PyNumber_Add(v, E.one);
+    Py_DECREF(v);
+    if (next == NULL) {
+        return -1;
+    }
+    int rc = PySequence_SetItem(c, 0, next);
+    Py_DECREF(next);
+    return rc;
+}
+
+/* One leaf's gradient into its ``.grad``, the lock held: its two usual cases here, the rest by the engine's
+ * _accumulate. 1) no ``.grad`` yet and an array only the gradient holds, owning its writable memory, laid out as
+ * the leaf: stored as it is; 2) a ``.grad`` with no history, writable and of the gradient's shape: added in place
+ * (``np.add(old, g, out=old)``) and its version bumped. The gradient has the leaf's item type in both. */
+static int
+accumulate_one(PyObject *var, PyObject *meta, PyObject *g)
+{
+    if (!PyObject_TypeCheck(var, S.tensor) || !PyObject_TypeCheck(g, S.tensor)) {
+        goto general;
+    }
+    PyObject *data = SLOT(g, S.data), *vd = SLOT(var, S.data);
+    int exclusive = Py_REFCNT(data) == 1;  /* (read before the buffers below take references) */
+    PyObject *old = PyObject_GetAttr(meta, C.s_grad);
+    if (old == NULL) {
+        return -1;
+    }
+    Py_buffer gv, vv;
+    if (PyObject_GetBuffer(data, &gv, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        Py_DECREF(old);
+        goto general;
+    }
+    if (PyObject_GetBuffer(vd, &vv, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        PyBuffer_Release(&gv);
+        Py_DECREF(old);
+        goto general;
+    }
+    int done = 0, rc = 0;
+    if (old == Py_None) {
+        if (exclusive && same_layout(&gv, &vv, 1)) {
+            PyObject *base = PyObject_GetAttr(data, C.s_base);
+            if (base == NULL) {
+                rc = -1;
+            }
+            else {
+                Py_buffer wv;  /* writable: a read-only array refuses */
+                if (base == Py_None && PyObject_GetBuffer(data, &wv, PyBUF_WRITABLE) == 0) {
+                    PyBuffer_Release(&wv);
+                    PyObject *t = new_tensor(data);
+                    rc = t == NULL ? -1 : PyObject_SetAttr(meta, C.s_grad, t);
+                    Py_XDECREF(t);
+                    done = 1;
+                }
+                PyErr_Clear();
+                Py_DECREF(base);
+            }
+        }
+    }
+    else if (same_layout(&gv, &vv, 0) && PyObject_TypeCheck(old, S.tensor) && SLOT(old, S.grad_fn) == Py_None) {
+        PyObject *od = SLOT(old, S.data);
+        Py_buffer ov;
+        if (PyObject_GetBuffer(od, &ov, PyBUF_RECORDS) == 0) {  /* writable, with its shape */
+            int fits = ov.ndim == gv.ndim;
+            for (int d = 0; fits && d < ov.ndim; d++) {
+                fits = ov.shape[d] == gv.shape[d];
+            }
+            PyBuffer_Release(&ov);
+            if (fits) {
+                PyObject *call[3] = {od, data, od};
+                PyObject *r = PyObject_Vectorcall(C.add, call, 3, NULL);
+                rc = r == NULL ? -1 : bump_counter(SLOT(old, S.vc));
+                Py_XDECREF(r);
+                done = 1;
+            }
+        }
+        else {
+            PyErr_Clear();
+        }
+    }
+    PyBuffer_Release(&vv);
+    PyBuffer_Release(&gv);
+    Py_DECREF(old);
+    if (done || rc < 0) {
+        return rc;
+    }
+general:;
+    PyObject *call[3] = {var, meta, g};
+    PyObject *r = PyObject_Vectorcall(C.accumulate, call, 3, NULL);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* commit(pending): the engine's _commit without create_graph, when every entry is a leaf's ``(tensor, gradient,
+ * meta)`` with no post-accumulate-grad hook and no gradient dtype of its own; returns whether it committed (False:
+ * nothing done, the Python function does it all). */
+static PyObject *
+commit(PyObject *module, PyObject *pending)
+{
+    if (!ready()) {
+        return NULL;
+    }
+    if (C.lock == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "tensorlib._accel.setup_commit() has not been called");
+        return NULL;
+    }
+    if (!PyList_CheckExact(pending)) {
+        PyErr_Format(PyExc_TypeError, "commit() expects a list, got %.100s", Py_TYPE(pending)->tp_name);
+        return NULL;
+    }
+    PyObject *entries = PyList_AsTuple(pending);  /* (hooks the fallback runs cannot change what we iterate) */
+    if (entries == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(entries);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = PyTuple_GET_ITEM(entries, i);
+        if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 3 || PyTuple_GET_ITEM(entry, 2) == Py_None) {
+            Py_DECREF(entries);
+            Py_RETURN_FALSE;
+        }
+        PyObject *meta = PyTuple_GET_ITEM(entry, 2);
+        PyObject *dtype = PyObject_GetAttr(meta, C.s_grad_dtype);
+        if (dtype == NULL) {
+            Py_DECREF(entries);
+            return NULL;
+        }
+        int plain = dtype == C.same_dtype;
+        Py_DECREF(dtype);
+        int hooks = plain ? attr_true(meta, C.s_post_acc_hooks) : 0;
+        if (hooks < 0) {
+            Py_DECREF(entries);
+            return NULL;
+        }
+        if (!plain || hooks) {
+            Py_DECREF(entries);
+            Py_RETURN_FALSE;
+        }
+    }
+    PyObject *r = PyObject_CallMethodNoArgs(C.lock, C.s_acquire);
+    if (r == NULL) {
+        Py_DECREF(entries);
+        return NULL;
+    }
+    Py_DECREF(r);
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < n && rc == 0; i++) {
+        PyObject *entry = PyTuple_GET_ITEM(entries, i);
+        rc = accumulate_one(PyTuple_GET_ITEM(entry, 0), PyTuple_GET_ITEM(entry, 2), PyTuple_GET_ITEM(entry, 1));
+    }
+    Py_DECREF(entries);
+    /* released on error too, the error kept aside meanwhile (as the Python version's try/finally) */
+    PyObject *type = NULL, *value = NULL, *tb = NULL;
+    if (rc < 0) {
+        PyErr_Fetch(&type, &value, &tb);
+    }
+    r = PyObject_CallMethodNoArgs(C.lock, C.s_release);
+    if (r == NULL) {  /* an error of the release replaces the commit's, as in Python's finally */
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return NULL;
+    }
+    Py_DECREF(r);
+    if (rc < 0) {
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    Py_RETURN_TRUE;
+}
+
 /* -- the optimizers' update ``p -= lr * g``, fused ------------------------------------------------------------- */
 
 /* 1: ``view`` holds float32 ('f') or float64 ('d') items in native order, 0: anything else. */
@@ -1225,6 +1461,10 @@ static PyMethodDef accel_methods[] = {
      "setup_engine(AccumulateGrad, any_thread, pre_hooks, apply, add)\n--\n\nThe names run_all() uses."},
     {"dependencies", dependencies, METH_O,
      "dependencies(roots)\n--\n\nHow many edges lead into each node reachable from ``roots``."},
+    {"setup_commit", setup_commit, METH_VARARGS,
+     "setup_commit(lock, add, same_dtype, accumulate)\n--\n\nThe names commit() uses."},
+    {"commit", commit, METH_O,
+     "commit(pending)\n--\n\nThe engine's commit of its usual entries; whether it committed."},
     {"sub_scaled", (PyCFunction)(void (*)(void))sub_scaled, METH_FASTCALL,
      "sub_scaled(p, g, lr)\n--\n\n``p -= lr * g`` in one pass for float arrays laid out alike; whether it applied."},
     {"run_all", (PyCFunction)(void (*)(void))run_all, METH_FASTCALL,

@@ -86,6 +86,8 @@ def _commit(pending: list) -> None:
     nodes, with the leaf's metadata, and from non-leaves that retain their
     gradient, with None.
     """
+    if _commit_compiled is not None and not STATE.enabled and _commit_compiled(pending):
+        return
     post = False
     if STATE.enabled:
         post = _commit_recorded(pending)
@@ -360,10 +362,14 @@ def backward(
         # t.backward(): the steps below for one output and no inputs, without their sequence handling
         t = tensors[0]
         roots = [_root_edge(t, 0)]
+        a = t._data
+        # a scalar loss (the usual call): its gradient of one directly (np.array(1) is several times cheaper
+        # than np.ones for a 0-d array)
+        ones = [_wrap(np.array(1, dtype=a.dtype))] if not a.shape and a.dtype.kind in "fc" else _make_grads(tensors, None)
         prev = STATE.enabled
         STATE.enabled = create_graph
         try:
-            _execute(roots, _make_grads(tensors, None), retain_graph, None)
+            _execute(roots, ones, retain_graph, None)
         finally:
             STATE.enabled = prev
         return
@@ -718,7 +724,11 @@ def edge(t: Tensor) -> tuple:
 # the references the compiled twins are tested against
 _run_all_python = _run_all
 _dependencies_python = _dependencies
+# the usual commits (leaves' gradients, no hooks after accumulation, no grad_dtype), compiled: True when done
+_commit_compiled: Any = None
 if accel is not None:  # the compiled twins (see tensorlib._accelerator)
     accel.setup_engine(AccumulateGrad, ANY_THREAD, _pre_hooks, _apply, _add, Node.apply, Node.release, FREED)
     _run_all = accel.run_all
     _dependencies = accel.dependencies
+    accel.setup_commit(_ACCUMULATE_LOCK, np.add, _SAME_DTYPE, _accumulate)
+    _commit_compiled = accel.commit

@@ -625,3 +625,138 @@ def test_sgd_step_matches_the_numpy_update_bit_for_bit() -> None:
     for p, v, g, ver in zip(params, values, grads, versions):
         np.testing.assert_array_equal(p.detach().numpy(), v - np.float32(0.03) * g, strict=True)
         assert p._version == ver + 1  # autograd sees the in-place change
+
+
+# -- commit: the engine's accumulation into .grad ----------------------------------------------------------------
+
+
+def _commit_twins():
+    return [None] + ([accel.commit] if accel is not None else [])
+
+
+@pytest.fixture(params=_commit_twins(), ids=lambda f: "python" if f is None else "compiled")
+def commit_impl(request, monkeypatch):
+    from tensorlib._autograd import engine
+
+    monkeypatch.setattr(engine, "_commit_compiled", request.param)
+    return request.param
+
+
+def _leaf_grads_after(make_leaves, steps) -> list:
+    """``.grad`` of each leaf (values, strides, writeable, the tensor's id across steps) after each backward."""
+    leaves = make_leaves()
+    seen = []
+    for step in steps:
+        step(*leaves)
+        seen.append([(None if t.grad is None else (t.grad.numpy().copy(), t.grad.numpy().strides,
+                                                    t.grad.numpy().flags.writeable, t.grad._version))
+                     for t in leaves])
+    return seen
+
+
+COMMIT_CASES = {
+    # a fresh gradient stored as it is, then added in place (the tensor stays, its version counts the addition)
+    "store then add": (lambda: [tensorlib.ones(3, 4, requires_grad=True), tensorlib.ones(4, requires_grad=True)],
+                       [lambda w, b: ((w * 2 + b) ** 2).sum().backward()] * 3),
+    # a leaf laid out column by column: its gradient takes that layout
+    "transposed leaf": (lambda: [tensorlib.ones(4, 3).T.detach().requires_grad_()],
+                        [lambda w: (w * w).sum().backward()] * 2),
+    # a gradient that is a view (a transposed product) and one that is the output of a sum's broadcast
+    "views": (lambda: [tensorlib.ones(3, 5, requires_grad=True), tensorlib.ones(5, requires_grad=True)],
+              [lambda w, v: ((w @ v) ** 2).sum().backward()] * 2),
+    # a tensor hook that keeps its gradient: the stored .grad must be a copy
+    "kept by a hook": (lambda: [tensorlib.ones(3, requires_grad=True)],
+                       [lambda x: (x.register_hook(lambda g: _KEPT.append(g)), (x * 3).sum().backward())] * 2),
+    "float32 and float64 leaves": (lambda: [tensorlib.ones(2, 2, requires_grad=True),
+                                            tensorlib.ones(2, dtype=tensorlib.float64, requires_grad=True)],
+                                   [lambda a, b: ((a.double() * b).sum()).backward()] * 2),
+}
+_KEPT: list = []
+
+
+@pytest.mark.parametrize("case", list(COMMIT_CASES), ids=list(COMMIT_CASES))
+def test_commit_twins_give_the_same_grads(case, monkeypatch) -> None:
+    from tensorlib._autograd import engine
+
+    make, steps = COMMIT_CASES[case]
+    results = []
+    for impl in _commit_twins():
+        monkeypatch.setattr(engine, "_commit_compiled", impl)
+        _KEPT.clear()
+        results.append(_leaf_grads_after(make, steps))
+        if case == "kept by a hook":  # what the hook kept is unchanged by later accumulation
+            assert [g.tolist() for g in _KEPT] == [[3.0] * 3] * 3
+    for other in results[1:]:
+        for step_a, step_b in zip(results[0], other):
+            for a, b in zip(step_a, step_b):
+                np.testing.assert_array_equal(a[0], b[0], strict=True)
+                assert a[1:] == b[1:]
+
+
+def test_commit_leaves_grad_dtype_retain_grad_and_post_hooks_to_the_general_path(commit_impl) -> None:
+    x = tensorlib.ones(3, requires_grad=True)
+    x.grad_dtype = tensorlib.float64
+    y = x * 2
+    y.retain_grad()
+    order = []
+    x.register_post_accumulate_grad_hook(lambda t: order.append(t.grad.dtype))
+    (y * y).sum().backward()
+    assert x.grad.dtype == tensorlib.float64 and x.grad.tolist() == [8.0] * 3
+    assert y.grad.tolist() == [4.0] * 3 and order == [tensorlib.float64]
+
+
+def test_commit_replaces_a_read_only_or_recorded_grad(commit_impl) -> None:
+    x = tensorlib.ones(3, requires_grad=True)
+    x.grad = tensorlib.from_numpy(np.ones(3, dtype=np.float32))
+    x.grad._data.flags.writeable = False
+    old = x.grad
+    (x * 2).sum().backward()
+    assert x.grad is not old and x.grad.tolist() == [3.0] * 3 and old.tolist() == [1.0] * 3
+    y = tensorlib.ones(2, requires_grad=True)
+    (y * y).sum().backward(create_graph=True)  # a .grad with history (2y): not added to in place
+    assert y.grad.grad_fn is not None
+    held = y.grad
+    (y * 2).sum().backward()
+    assert y.grad is not held and y.grad.tolist() == [4.0, 4.0] and held.tolist() == [2.0, 2.0]
+
+
+def test_commit_releases_its_lock_when_an_addition_fails(commit_impl) -> None:
+    import threading
+
+    from tensorlib._autograd import engine
+
+    x = tensorlib.ones(2, requires_grad=True)
+    (x * 1).sum().backward()
+    x.grad._vc = "not a counter"  # the in-place addition's version bump then fails
+    with pytest.raises(TypeError):
+        (x * 1).sum().backward()
+    free = []
+
+    def try_lock() -> None:
+        got = engine._ACCUMULATE_LOCK.acquire(blocking=False)
+        free.append(got)
+        if got:
+            engine._ACCUMULATE_LOCK.release()
+
+    t = threading.Thread(target=try_lock)
+    t.start()
+    t.join()
+    assert free == [True]
+
+
+@needs_accel
+def test_commit_declines_what_it_does_not_handle() -> None:
+    from tensorlib._autograd import engine
+
+    with pytest.raises(TypeError, match="expects a list"):
+        accel.commit(())
+    x = tensorlib.ones(2, requires_grad=True)
+    g = tensorlib.ones(2)
+    assert accel.commit([(x, g, None)]) is False  # a non-leaf's retained gradient
+    assert x.grad is None
+    assert accel.commit([]) is True
+    x._get_meta().post_acc_hooks = {0: lambda t: None}
+    assert accel.commit([(x, g, x._meta)]) is False and x.grad is None
+    x._meta.post_acc_hooks = None
+    assert accel.commit([(x, g, x._meta)]) is True and x.grad.tolist() == [1.0, 1.0]
+    assert engine._commit_compiled is accel.commit
