@@ -19,7 +19,7 @@ class Hooks:
         # ops used by Tensor's own properties and methods
         "reverse_dims", "transpose", "adjoint", "real", "imag", "alias", "to_dtype", "array_from_data", "parse_size",
         # autograd engine and views, for Tensor.backward / register_hook and view replay
-        "backward", "add_hook", "regenerate_view_history",
+        "backward", "backward_root", "add_hook", "regenerate_view_history",
         # printing
         "tensor_repr",
         # ops the autograd engine uses: accumulating gradients, masking a view's gradient, and converting it

@@ -670,7 +670,10 @@ class Tensor(_RegisteredMethods):
         inputs: Any = None,
     ) -> None:
         """Accumulate the gradient of this tensor w.r.t. graph leaves into their ``.grad``."""
-        hooks.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
+        if gradient is None and inputs is None:
+            hooks.backward_root(self, retain_graph, create_graph)
+        else:
+            hooks.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
 
     def as_subclass(self, cls: type) -> "Tensor":
         """This tensor's data as an instance of ``cls`` (a Tensor subclass), still attached to the graph."""

@@ -359,19 +359,7 @@ def backward(
     if retain_graph is None:
         retain_graph = create_graph
     if type(tensors) is tuple and len(tensors) == 1 and grad_tensors is None and inputs is None:
-        # t.backward(): the steps below for one output and no inputs, without their sequence handling
-        t = tensors[0]
-        roots = [_root_edge(t, 0)]
-        a = t._data
-        # a scalar loss (the usual call): its gradient of one directly (np.array(1) is several times cheaper
-        # than np.ones for a 0-d array)
-        ones = [_wrap(np.array(1, dtype=a.dtype))] if not a.shape and a.dtype.kind in "fc" else _make_grads(tensors, None)
-        prev = STATE.enabled
-        STATE.enabled = create_graph
-        try:
-            _execute(roots, ones, retain_graph, None)
-        finally:
-            STATE.enabled = prev
+        backward_root(tensors[0], retain_graph, create_graph)
         return
     outputs = _as_tuple(tensors, "tensors")
     grads = None if grad_tensors is None else _as_tuple(grad_tensors, "grad_tensors")
@@ -395,6 +383,35 @@ def backward(
         _execute(roots, root_grads, retain_graph, targets)
     finally:
         STATE.enabled = prev
+
+
+def backward_root(t: Tensor, retain_graph: bool | None, create_graph: bool) -> None:
+    """``t.backward()`` with no gradient or inputs given: :func:`backward`'s steps for one output, without its
+    sequence handling (the call of every training step)."""
+    node, nr = _root_edge(t, 0)
+    a = t._data
+    # a scalar loss: its gradient of one directly (np.array(1) is several times cheaper than np.ones for 0-d)
+    g = _wrap(np.array(1, dtype=a.dtype)) if not a.shape and a.dtype.kind in "fc" else _make_grads((t,), None)[0]
+    prev = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        _run_from(node, nr, g, create_graph if retain_graph is None else retain_graph)
+    finally:
+        STATE.enabled = prev
+
+
+def _run_from(node: Node, nr: int, g: Tensor, retain_graph: bool) -> None:
+    """Run the graph from one root (never reachable from itself) with gradient ``g`` for its output ``nr``."""
+    deps = _dependencies([node])
+    if nr == 0 and node.num_outputs == 1:
+        buf = [g]
+    else:
+        buf = [None] * node.num_outputs
+        buf[nr] = g
+    pending: list = []
+    _run_all([node], {node: buf}, deps, retain_graph, pending)
+    if pending:
+        _commit(pending)
 
 
 def _targets(inputs: Sequence[Any], fname: str) -> tuple[list[tuple[Node, int]], Sequence[Any]]:
@@ -520,15 +537,9 @@ def _execute(
 ) -> dict:
     """Run the graph from ``roots``; return gradients captured at ``targets`` (``(node, output_nr)`` keys)."""
     if len(roots) == 1 and targets is None and accumulate:
-        # backward() of one tensor: the general set-up below, for a single root (never reachable from itself)
+        # backward() of one tensor: the general set-up below, for a single root
         node, nr = roots[0]
-        deps = _dependencies([node])
-        root_buf: list = [None] * node.num_outputs
-        root_buf[nr] = root_grads[0]
-        pending: list = []
-        _run_all([node], {node: root_buf}, deps, retain_graph, pending)
-        if pending:
-            _commit(pending)
+        _run_from(node, nr, root_grads[0], retain_graph)
         return {}
     root_nodes = [n for n, _ in roots]
     deps = _dependencies(root_nodes)
