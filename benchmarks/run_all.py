@@ -235,10 +235,25 @@ def collect() -> list[Row]:
     return rows
 
 
+def _cpu_model() -> str:
+    """The processor's name where the system says it (Linux), else ''. Ratios against PyTorch depend on it: its
+    kernels and interpreter overhead scale differently from NumPy's and Python's across processors."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def markdown(rows: list[Row]) -> str:
     lines = ["| figure | tensorlib / baseline | baseline | target |", "| --- | --- | --- | --- |"]
     lines += [f"| {figure} | {ratio:.2f}x | {baseline} | {target} |" for figure, ratio, baseline, target in rows]
-    machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, NumPy {np.__version__}"
+    cpu = _cpu_model()
+    machine = (f"{platform.machine()}{f' ({cpu})' if cpu else ''}, {os.cpu_count()} CPUs, Python "
+               f"{platform.python_version()}, NumPy {np.__version__}")
     built = [name for name, module in (("tensorlib._accel", accel), ("dispatch._speedups", speedups)) if module]
     paths = ("with the compiled extensions " + " and ".join(f"`{n}`" for n in built) if built
              else "on the pure-Python paths (the C extensions not built or switched off)")
