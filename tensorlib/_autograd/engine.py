@@ -403,6 +403,7 @@ def backward_root(t: Tensor, retain_graph: bool | None, create_graph: bool) -> N
 def _run_from(node: Node, nr: int, g: Tensor, retain_graph: bool) -> None:
     """Run the graph from one root (never reachable from itself) with gradient ``g`` for its output ``nr``."""
     deps = _dependencies([node])
+    buf: list[Tensor | None]
     if nr == 0 and node.num_outputs == 1:
         buf = [g]
     else:
@@ -557,7 +558,7 @@ def _execute(
         needed = _needed(root_nodes, deps, target_nodes)
         capture_keys = set(targets)
     ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
-    pending = []
+    pending: list = []
     if targets is None and accumulate:
         _run_all(ready, buffers, deps, retain_graph, pending)
         if pending:
