@@ -14,6 +14,7 @@ from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._size import Size
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
 from ..ops import activation, broadcast, reduction as reduction_ops, shape as shape_ops, unary
+from ..ops._kernels import last_axis_sums
 from ..ops._pointwise import inplace_apply
 from ..ops._util import (
     GRAD,
@@ -1068,7 +1069,7 @@ def _cross_entropy_2d(x: Tensor, t: Tensor, ignore_index: int, red: str) -> Tens
             and np.maximum.reduce(ta.view(np.uint64), axis=None) < c):  # type: ignore[call-overload, unused-ignore]
         return None  # (a negative target, read as unsigned, is larger than any class count)
     logp = a - np.maximum.reduce(a, axis=1, keepdims=True)
-    total = np.add.reduce(np.exp(logp), axis=1, keepdims=True)
+    total = last_axis_sums(np.exp(logp))
     np.log(total, out=total)
     np.subtract(logp, total, out=logp)
     rows = _rows(n)

@@ -21,6 +21,7 @@ from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
 from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
+from ..ops._kernels import last_axis_sums
 from ..ops._util import GRAD, float_only, int_list_arg, not_implemented, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.conversion import clone, to_dtype
@@ -283,7 +284,7 @@ class NativeLayerNormBackward0(_FusedNormBackward):
             # (gyw - xhat * mean(gyw * xhat) - mean(gyw)) * invstd, row by row
             xhat *= np.einsum("ni,ni->n", gyw, xhat)[:, None] / c
             np.subtract(gyw, xhat, out=xhat)
-            xhat -= _add_reduce(gyw, 1, keepdims=True) / c
+            xhat -= last_axis_sums(gyw) / c
             xhat *= inv
             gx = wrap(xhat.reshape(a.shape))
         return gx, gw, gb
@@ -366,7 +367,7 @@ def fused_layer_norm(x: Tensor, normalized: tuple[int, ...], weight: Tensor | No
     # as one einsum pass
     c = math.prod(normalized)
     rows = a.reshape(-1, c)
-    mean = _add_reduce(rows, 1, keepdims=True) / c
+    mean = last_axis_sums(rows) / c
     y = rows - mean
     invstd = 1.0 / np.sqrt(np.einsum("ni,ni->n", y, y)[:, None] / c + eps)
     y *= invstd

