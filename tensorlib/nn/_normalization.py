@@ -21,7 +21,7 @@ from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._tensor import Tensor, bump_version
 from ..ops import power, reduction
 from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lack some overloads)
-from ..ops._kernels import last_axis_sums
+from ..ops._kernels import last_axis_sums, trailing_sums
 from ..ops._util import GRAD, float_only, int_list_arg, not_implemented, real_only, record, tensor_arg, type_title, wrap, writable
 from ..ops.arithmetic import add, div, mul, sub
 from ..ops.conversion import clone, to_dtype
@@ -293,9 +293,9 @@ class NativeLayerNormBackward0(_FusedNormBackward):
 def _normalized(a: np.ndarray, dims: tuple[int, ...], eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``((a - mean) * invstd, mean, var, invstd)`` over ``dims`` (biased variance, two passes: no cancellation)."""
     n = math.prod(a.shape[d] for d in dims)
-    mean = _add_reduce(a, axis=dims, keepdims=True) / n
+    mean = trailing_sums(a, dims) / n
     y = a - mean
-    var = _add_reduce(y * y, axis=dims, keepdims=True) / n
+    var = trailing_sums(y * y, dims) / n
     invstd = 1.0 / np.sqrt(var + eps)
     y *= invstd
     return y, mean, var, invstd
@@ -482,7 +482,7 @@ class NativeGroupNormBackward0(_FusedNormBackward):
             gyw = gy if w is None else gy * w.reshape(1, groups, per_group, 1)
             xhat *= np.einsum("ngcs,ngcs->ng", gyw, xhat)[:, :, None, None] / count
             np.subtract(gyw, xhat, out=xhat)
-            xhat -= _add_reduce(gyw, (2, 3), keepdims=True) / count
+            xhat -= trailing_sums(gyw, (2, 3)) / count
             xhat *= invstd
             gx = wrap(xhat.reshape(shape))
         return gx, gw, gb

@@ -1,7 +1,8 @@
 """NumPy-only helpers shared by the numeric kernels (``_erf``, ``_gamma``) and the ops.
 
 * :data:`clip_ufunc`: NumPy's clip ufunc itself.
-* :func:`last_axis_sums`: sums along the last axis as a matrix-vector product (NumPy's reduction loops per row).
+* :func:`last_axis_sums`, :func:`trailing_sums`: sums along the last axes as matrix-vector products (NumPy's
+  reduction loops per row).
 * Piecewise polynomial tables: a smooth function on many short segments, each a low-degree interpolant, looked up
   per element (:func:`segment_columns`, :func:`segment_lookup`): a handful of array passes where a single series
   over the whole range would need tens.
@@ -28,26 +29,42 @@ _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def last_axis_sums(a: np.ndarray) -> np.ndarray:
-    """``np.add.reduce(a, axis=-1, keepdims=True)``, as one BLAS matrix-vector product with a vector of ones for
-    float32/float64 C-contiguous arrays whose last axis holds 1 to 1024 elements.
+    """``np.add.reduce(a, axis=-1, keepdims=True)``, as BLAS matrix-vector products with a vector of ones for
+    float32/float64 C-contiguous arrays.
 
     NumPy's reduction over the last axis runs its loop once per row, which dominates on short rows (softmax over
     classes or attention keys, a norm over features): 64 rows of 256 float32 take 0.8 us this way against 3.5, 2048
-    rows of 32 take 3.2 against 32. Rows longer than 1024 keep NumPy's pairwise sums: the product's error grows
-    with the row (still below one unit in the last place of the sum of magnitudes at 1024, about twice the
-    pairwise sum's there).
+    rows of 32 take 3.2 against 32. A product's error grows with the row (below one unit in the last place of the
+    sum of magnitudes at 1024, about twice NumPy's pairwise sum's there), so a longer row is cut into blocks of at
+    most 1024 whose sums NumPy adds (a row length with no such block keeps NumPy's reduction).
     """
     c = a.shape[-1] if a.ndim else 0
-    if 0 < c <= 1024 and a.dtype in _BLAS_FLOATS and a.flags.c_contiguous and a.size:
-        key = (c, a.dtype)
-        ones = _ONES.get(key)
-        if ones is None:
-            ones = np.ones(c, dtype=a.dtype)
-            ones.flags.writeable = False
-            if len(_ONES) < 256:
-                _ONES[key] = ones
-        return a.reshape(-1, c).dot(ones).reshape(a.shape[:-1] + (1,))
-    return np.add.reduce(a, axis=-1, keepdims=True)
+    if not (c and a.size and a.dtype in _BLAS_FLOATS and a.flags.c_contiguous):
+        return np.add.reduce(a, axis=-1, keepdims=True)
+    block = c if c <= 1024 else next((b for b in (1024, 512, 256) if c % b == 0), 0)
+    if not block:
+        return np.add.reduce(a, axis=-1, keepdims=True)
+    key = (block, a.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = np.ones(block, dtype=a.dtype)
+        ones.flags.writeable = False
+        if len(_ONES) < 256:
+            _ONES[key] = ones
+    sums = a.reshape(-1, block).dot(ones)
+    if block < c:
+        sums = np.add.reduce(sums.reshape(-1, c // block), axis=1)
+    return sums.reshape(a.shape[:-1] + (1,))
+
+
+def trailing_sums(a: np.ndarray, dims: tuple[int, ...]) -> np.ndarray:
+    """``np.add.reduce(a, axis=dims, keepdims=True)``; by :func:`last_axis_sums` when ``dims`` are ``a``'s last
+    axes, of a C-contiguous array (they then hold each sum's elements in one run)."""
+    k = len(dims)
+    if k and a.size and a.flags.c_contiguous and dims == tuple(range(a.ndim - k, a.ndim)):
+        sums = last_axis_sums(a.reshape(a.shape[: a.ndim - k] + (-1,)))
+        return sums.reshape(a.shape[: a.ndim - k] + (1,) * k)
+    return np.add.reduce(a, axis=dims, keepdims=True)
 
 
 def segment_offsets(degree: int) -> np.ndarray:
