@@ -191,6 +191,32 @@ class MulBackward0(Node):
         return ga, gb
 
 
+class _ScaledBackward(MulBackward0):
+    """MulBackward0 of ``x * other`` where only ``x`` needs a gradient and ``other`` is a tensor (a mask, a constant,
+    an input): ``g * other``, the whole backward, on the arrays when nothing is recorded and nothing is broadcast
+    or complex. Named MulBackward0, as every product's node."""
+
+    __slots__ = ()
+
+    other: SavedTensor  # (an input tensor: this node is recorded only then)
+
+    def backward(self, g: Tensor) -> tuple:
+        if not GRAD.enabled and type(g) is Tensor and not self._freed:  # (a freed node's slots hold FREED)
+            saved = self.other
+            held = saved.tensor
+            gd = g._data
+            if held is not None and saved.counter[0] == saved.version and gd.dtype.kind == "f":
+                od = held._data
+                if od.dtype.kind != "c":
+                    r = gd * od
+                    if type(r) is ndarray and (r.shape, r.dtype) == self.self_meta:
+                        return (wrap(r), None)
+        return MulBackward0.backward(self, g)
+
+
+_ScaledBackward.__name__ = _ScaledBackward.__qualname__ = "MulBackward0"
+
+
 def _conj(v: Any) -> Any:
     if isinstance(v, Tensor):
         return conj(v) if v._data.dtype.kind == "c" else v
@@ -213,7 +239,8 @@ def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     if type(r) is not ndarray:
         r = np.asarray(r)
     if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
-        res, node = record(MulBackward0, r, (x, other))
+        scaled = type(other) is Tensor and not other._requires_grad
+        res, node = record(_ScaledBackward if scaled else MulBackward0, r, (x, other))
         node.self_ = save_input(x) if node.needs(1) else None
         node.other = _save(other) if node.needs(0) else None
         node.self_meta = (x._data.shape, x._data.dtype)
