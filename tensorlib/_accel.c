@@ -508,6 +508,18 @@ typedef struct {
 
 static engine_state E;
 
+/* ``*slots[i] = sys.intern(names[i])`` for each of the ``n`` names; -1 on error */
+static int
+intern_all(const char *const names[], PyObject **const slots[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *
 setup_engine(PyObject *module, PyObject *args)
 {
@@ -524,10 +536,8 @@ setup_engine(PyObject *module, PyObject *args)
         PyObject **slots[] = {&E.s_runs_without_grads, &E.s_num_outputs, &E.s_hooks, &E.s_variable, &E.s_meta,
                               &E.s_prepare, &E.s_apply, &E.s_release, &E.s_next_functions, &E.s_active,
                               &E.s_meta_hooks, &E.s_backward, &E.s_saved_slots, &E.s_freed_slot};
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-            if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) {
-                return NULL;
-            }
+        if (intern_all(names, slots, sizeof(names) / sizeof(names[0])) < 0) {
+            return NULL;
         }
         if ((E.one = PyLong_FromLong(1)) == NULL) {
             return NULL;
@@ -1097,10 +1107,8 @@ setup_commit(PyObject *module, PyObject *args)
         const char *names[] = {"grad", "post_acc_hooks", "grad_dtype", "base", "acquire", "release"};
         PyObject **slots[] = {&C.s_grad, &C.s_post_acc_hooks, &C.s_grad_dtype, &C.s_base, &C.s_acquire,
                               &C.s_release};
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-            if ((*slots[i] = PyUnicode_InternFromString(names[i])) == NULL) {
-                return NULL;
-            }
+        if (intern_all(names, slots, sizeof(names) / sizeof(names[0])) < 0) {
+            return NULL;
         }
     }
     Py_XSETREF(C.lock, Py_NewRef(lock));
