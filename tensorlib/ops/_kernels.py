@@ -53,7 +53,7 @@ def last_axis_sums(a: np.ndarray) -> np.ndarray:
             _ONES[key] = ones
     sums = a.reshape(-1, block).dot(ones)
     if block < c:
-        sums = np.add.reduce(sums.reshape(-1, c // block), axis=1)
+        sums = np.add.reduce(sums.reshape(-1, c // block), axis=1, keepdims=True)
     return sums.reshape(a.shape[:-1] + (1,))
 
 
