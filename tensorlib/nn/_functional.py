@@ -37,12 +37,12 @@ from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lac
 from ..ops.comparison import gt, lt
 from ..ops.conversion import full_like_scalar, to_dtype
 from ..ops.creation import _rng
-from ..ops.indexing import add_at_zeros, basic_getitem, gather, index_add, index_put_key, index_select, narrow
+from ..ops.indexing import add_at_zeros, basic_getitem, gather, index_add, index_put_key, index_select, masked_fill, narrow
 from ..ops.inplace import mul_
 from ..ops.join_split import cat as _cat, stack as _stack
 from ..ops.linalg import einsum, matmul, matrix_product, mm, vector_norm
 from ..ops.power import pow as _pow
-from ..ops.reduction import mean
+from ..ops.reduction import divide_by_number, mean, multiply_by_number
 from ..ops.selection import clamp, where
 from ..ops.shape import reshape, squeeze, unsqueeze
 from ..ops.unary import exp, log, rsqrt
@@ -875,11 +875,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
             )
     if ta.dtype != np.int64 and ta.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {type_title(ta.dtype)}")
-    if unbatched:
-        x = unsqueeze(x, 0)
-        t = reshape(t, (1,))
-        ta = t._data
-    n, c = x._data.shape[0], x._data.shape[1]
+    if unbatched:  # (one sample: computed as a batch of one, recorded on the input itself, as torch's)
+        ta = ta.reshape(1)
+    n, c = (1, x._data.shape[0]) if unbatched else x._data.shape[:2]
     # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
     if not 0 <= ignore_index < c and ta.size and np.maximum.reduce(ta.view(_UNSIGNED[ta.dtype.itemsize]), axis=None) < c:  # type: ignore[call-overload, unused-ignore]
         # every target is a class index (none ignored): one comparison instead of five array passes
@@ -892,8 +890,12 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         safe = np.where(valid, ta, 0)
     if x._data.ndim == 2 and (weight is None or not weight._requires_grad):
         return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
+    if unbatched and (weight is None or not weight._requires_grad):
+        return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
     if x._data.ndim > 2 and (weight is None or not weight._requires_grad) and x._data.dtype.kind == "f":
         return _nll_loss_nd(x, safe, valid, weight, red)
+    if unbatched:
+        x = unsqueeze(x, 0)
     picked = squeeze(gather(x, 1, wrap(np.expand_dims(safe, 1))), 1)
     w = np.ones(c, dtype=x._data.dtype) if weight is None else weight._data
     wt = (w[safe] if valid is None else w[safe] * valid).astype(x._data.dtype)
@@ -927,13 +929,15 @@ class NllLossBackward0(Node):
         coef = self.coef
         if coef is None:
             shape, rows, targets, values = self.picks  # type: ignore[misc]
-            coef = self.coef = np.zeros(shape, dtype=values.dtype)
+            coef = np.zeros(shape, dtype=values.dtype)
             coef[rows, targets] = values
+            coef = self.coef = coef[0] if self.unbatched else coef
         return coef
 
     def backward(self, g: Tensor) -> tuple:
         if self.per_sample:  # reduction='none': one gradient per sample
-            g = reshape(g, (-1, 1))
+            if not self.unbatched:
+                g = reshape(g, (-1, 1))
         elif not GRAD.enabled and type(g) is Tensor:
             picks = self.picks
             if picks is not None and g._data.dtype is picks[3].dtype:
@@ -942,7 +946,7 @@ class NllLossBackward0(Node):
                 shape, rows, targets, values = picks
                 r = np.zeros(shape, dtype=values.dtype)
                 r[rows, targets] = values * g._data
-                return (wrap(r),)
+                return (wrap(r[0] if self.unbatched else r),)
             if picks is None and g._data.dtype is self.coef.dtype:  # type: ignore[union-attr]
                 return (wrap(self.coef * g._data),)
         return (mul(g, wrap(self.coefficients())),)
@@ -985,9 +989,14 @@ class NllLoss2DBackward0(NllLossBackward0):
 
 
 def _nll_loss_nd(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: Tensor | None, red: str) -> Tensor:
-    """nll_loss for (N, C, d1, ...) input as one NllLoss2DBackward0 node (torch's), under a view for reduction
-    'none' unless the input has exactly two spatial dims, as torch's."""
+    """nll_loss for (N, C, d1, ...) input as one NllLoss2DBackward0 node (torch's); other than two spatial dims, on
+    a (N, C, 1, rest) view of the input, and for reduction 'none' a view of the result back, as torch's."""
     a = x._data
+    if a.ndim != 4:
+        n, c = a.shape[:2]
+        flat = None if valid is None else valid.reshape(n, 1, -1)
+        res = _nll_loss_nd(reshape(x, (n, c, 1, -1)), safe.reshape(n, 1, -1), flat, weight, red)
+        return reshape(res, safe.shape) if red == "none" else res
     picked = np.take_along_axis(a, safe[:, None], axis=1)[:, 0]
     out, scale = _nll_reduced(picked, _nll_weights(safe, valid, weight, a.dtype), red, a.dtype)
     if not (x._requires_grad and GRAD.enabled):
@@ -997,8 +1006,6 @@ def _nll_loss_nd(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
     np.put_along_axis(coef, safe[:, None], np.broadcast_to(-np.asarray(scale, dtype=a.dtype), safe.shape)[:, None],
                       axis=1)
     node.coef, node.picks, node.per_sample, node.unbatched = coef, None, red == "none", False
-    if red == "none" and a.ndim != 4:
-        return reshape(res, out.shape)  # (torch's result is a view of its four-dimensional one)
     return res
 
 
@@ -1008,8 +1015,9 @@ _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: Tensor | None, red: str,
                  unbatched: bool) -> Tensor:
-    """nll_loss for (N, C) input: one gather and one node instead of a chain of ops (``valid`` None: all valid)."""
-    a = x._data
+    """nll_loss for (N, C) input, or (C,) for one sample (``unbatched``): one gather and one node instead of a chain
+    of ops (``valid`` None: all valid)."""
+    a = x._data.reshape(1, -1) if unbatched else x._data
     n = a.shape[0]
     rows = _rows(n)
     if valid is None and weight is None and red == "mean":
@@ -1026,17 +1034,17 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
         # (with no target ignored, they are the caller's array: a copy, so that changing it in place later cannot
         # change this gradient)
         targets = safe.copy() if valid is None else safe
-        return _record_nll(x, out, rows, targets, np.negative(scale, dtype=a.dtype), red == "none", unbatched)
+        return _record_nll(x, a.shape, out, rows, targets, np.negative(scale, dtype=a.dtype), red == "none", unbatched)
     return wrap(out)
 
 
-def _record_nll(x: Tensor, out: np.ndarray, rows: np.ndarray, targets: np.ndarray, values: np.ndarray,
-                per_sample: bool, unbatched: bool) -> Tensor:
-    """``out`` as the result of an NllLossBackward0 node on ``x``: ``values`` at ``(rows, targets)`` of the
-    gradient (one per row, or one for all), zero elsewhere."""
+def _record_nll(x: Tensor, shape: tuple[int, ...], out: np.ndarray, rows: np.ndarray, targets: np.ndarray,
+                values: np.ndarray, per_sample: bool, unbatched: bool) -> Tensor:
+    """``out`` as the result of an NllLossBackward0 node on ``x`` seen as ``shape`` (N, C): ``values`` at
+    ``(rows, targets)`` of the gradient (one per row, or one for all), zero elsewhere."""
     res, node = record(NllLossBackward0, out, (x,))
     node.coef = None
-    node.picks = (x._data.shape, rows, targets, values)
+    node.picks = (shape, rows, targets, values)
     node.per_sample = per_sample
     node.unbatched = unbatched
     return res
@@ -1081,7 +1089,7 @@ def _cross_entropy_2d(x: Tensor, t: Tensor, ignore_index: int, red: str) -> Tens
     node.result = SavedTensor(lp, True)
     node.dim = 1
     scale = np.asarray(-1.0 / n if red == "mean" else -1.0, dtype=a.dtype)
-    return _record_nll(lp, out, rows, ta.copy(), scale, False, False)
+    return _record_nll(lp, a.shape, out, rows, ta.copy(), scale, False, False)
 
 
 @op(namespace=NN_FUNCTIONAL)
@@ -1118,15 +1126,18 @@ def cross_entropy(
             shape = [1] * x._data.ndim
             shape[class_dim] = c
             terms = mul(terms, reshape(weight, shape))
-        return _reduce(neg(broadcast.sum(terms, class_dim)), red)
+        if red == "none":
+            return neg(broadcast.sum(terms, class_dim))
+        # as torch: the sum of everything, negated, over the number of samples for a mean (one node each)
+        total = neg(broadcast.sum(terms))
+        return total if red == "sum" else divide_by_number(total, x._data.size // c)
     nll = nll_loss(logp, t, weight, None, ignore_index, None, red)
     if label_smoothing == 0:
         return nll
     c = x._data.shape[class_dim]
     valid = t._data != ignore_index
     smooth_terms = logp if weight is None else mul(logp, reshape(weight, [1] * class_dim + [c] + [1] * (x._data.ndim - class_dim - 1)))
-    smooth = neg(broadcast.sum(smooth_terms, class_dim))
-    smooth = mul(smooth, wrap(valid.astype(x._data.dtype)))
+    smooth = masked_fill(neg(broadcast.sum(smooth_terms, class_dim)), wrap(~valid), 0.0)
     if red == "mean":
         if weight is None:
             smooth = div(broadcast.sum(smooth), float(valid.sum()))
@@ -1135,7 +1146,7 @@ def cross_entropy(
             smooth = div(broadcast.sum(smooth), denom)
     elif red == "sum":
         smooth = broadcast.sum(smooth)
-    return add(mul(nll, 1 - label_smoothing), mul(smooth, label_smoothing / c))
+    return add(multiply_by_number(nll, 1 - label_smoothing), multiply_by_number(smooth, label_smoothing / c))
 
 
 @op(namespace=NN_FUNCTIONAL)

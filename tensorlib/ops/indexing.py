@@ -903,10 +903,9 @@ class MaskedFillBackward0(Node):
         g = grads[0]
         m = self.mask
         gi = mul(g, wrap(~m)) if self.needs(0) else None
-        gv = None
-        if self.needs(1):
-
-            gv = _sum(mul(g, wrap(m)))
+        if len(self.next_functions) == 1:  # a number filled in: torch's Scalar overload, one edge
+            return (gi,)
+        gv = _sum(mul(g, wrap(m))) if self.needs(1) else None
         return gi, gv
 
 
@@ -942,7 +941,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         ) from None
     r = np.where(m_b, np.asarray(v, dtype=a.dtype), a)
     if GRAD.enabled and (x._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
-        res, node = record(MaskedFillBackward0, r, (x, value))
+        res, node = record(MaskedFillBackward0, r, (x, value) if isinstance(value, Tensor) else (x,))
         node.mask = m_b
         return res
     return wrap(r)

@@ -87,6 +87,27 @@ def divide_by_number(t: Tensor, other: Any) -> Tensor:
     return wrap(r)
 
 
+class MulBackward1(Node):
+    """Multiplication by a number, as torch's derivative formulas record it (the Scalar overload: one edge)."""
+
+    __slots__ = ("other",)
+    other: Any
+
+    def backward(self, g: Tensor) -> tuple:
+        other = self.other
+        return (multiply_by_number(g, other.conjugate() if isinstance(other, complex) else other),)
+
+
+def multiply_by_number(t: Tensor, other: Any) -> Tensor:
+    """``t * other`` for a Python number ``other``, recorded as ``MulBackward1``."""
+    r = np.asarray(t._data * other)
+    if t._requires_grad and GRAD.enabled:
+        res, node = record(MulBackward1, r, (t,))
+        node.other = other
+        return res
+    return wrap(r)
+
+
 _MEAN_DIM_NODE = named_node_class(MeanBackward0, "MeanBackward1")  # the dim overload
 
 
