@@ -673,7 +673,8 @@ class Tensor(_RegisteredMethods):
         if gradient is None and inputs is None:
             hooks.backward_root(self, retain_graph, create_graph)
         else:
-            hooks.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
+            grads = None if gradient is None else (gradient,)
+            hooks.backward((self,), grads, retain_graph, create_graph, inputs=inputs)
 
     def as_subclass(self, cls: type) -> "Tensor":
         """This tensor's data as an instance of ``cls`` (a Tensor subclass), still attached to the graph."""

@@ -37,7 +37,9 @@ from ..ops.broadcast import _add_reduce  # (typed loosely: NumPy 2.5's stubs lac
 from ..ops.comparison import gt, lt
 from ..ops.conversion import full_like_scalar, to_dtype
 from ..ops.creation import _rng
-from ..ops.indexing import add_at_zeros, basic_getitem, gather, index_add, index_put_key, index_select, masked_fill, narrow
+from ..ops.indexing import (
+    add_at_zeros, basic_getitem, gather, index_add, index_put_key, index_select, masked_fill, narrow,
+)
 from ..ops.inplace import mul_
 from ..ops.join_split import cat as _cat, stack as _stack
 from ..ops.linalg import einsum, matmul, matrix_product, mm, vector_norm
@@ -888,9 +890,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         if invalid.any():
             raise IndexError(f"Target {ta[invalid].reshape(-1)[0]} is out of bounds.")
         safe = np.where(valid, ta, 0)
-    if x._data.ndim == 2 and (weight is None or not weight._requires_grad):
-        return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
-    if unbatched and (weight is None or not weight._requires_grad):
+    if (x._data.ndim == 2 or unbatched) and (weight is None or not weight._requires_grad):
         return _nll_loss_2d(x, safe, valid, weight, red, unbatched)
     if x._data.ndim > 2 and (weight is None or not weight._requires_grad) and x._data.dtype.kind == "f":
         return _nll_loss_nd(x, safe, valid, weight, red)
@@ -1034,7 +1034,8 @@ def _nll_loss_2d(x: Tensor, safe: np.ndarray, valid: np.ndarray | None, weight: 
         # (with no target ignored, they are the caller's array: a copy, so that changing it in place later cannot
         # change this gradient)
         targets = safe.copy() if valid is None else safe
-        return _record_nll(x, a.shape, out, rows, targets, np.negative(scale, dtype=a.dtype), red == "none", unbatched)
+        values = np.negative(scale, dtype=a.dtype)
+        return _record_nll(x, a.shape, out, rows, targets, values, red == "none", unbatched)
     return wrap(out)
 
 
