@@ -239,8 +239,16 @@ def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
     if type(r) is not ndarray:
         r = np.asarray(r)
     if (x._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) and GRAD.enabled:
-        scaled = type(other) is Tensor and not other._requires_grad
-        res, node = record(_ScaledBackward if scaled else MulBackward0, r, (x, other))
+        if type(other) is Tensor and not other._requires_grad:
+            # x needs the gradient, other is a tensor (a mask, a constant, an input): the usual product, its node
+            # set up directly
+            res, node = record(_ScaledBackward, r, (x, other))
+            node.self_ = None
+            node.other = save_input(other)
+            node.self_meta = (x._data.shape, x._data.dtype)
+            node.other_meta = (other._data.shape, other._data.dtype)
+            return res if out is None else write_out(out, res, "mul")
+        res, node = record(MulBackward0, r, (x, other))
         node.self_ = save_input(x) if node.needs(1) else None
         node.other = _save(other) if node.needs(0) else None
         node.self_meta = (x._data.shape, x._data.dtype)

@@ -170,8 +170,9 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
 _FILL_LIMIT = 4096
 
 
-def _expand_back(g: Tensor, dims: tuple, shape: tuple, keepdim: bool) -> Tensor:
-    """Undo a reduction's shape change on a gradient: re-insert reduced dims and broadcast."""
+def _expand_back(g: Tensor, dims: tuple | None, shape: tuple, keepdim: bool) -> Tensor:
+    """Undo a reduction's shape change on a gradient: re-insert reduced dims and broadcast (``dims`` None: all of
+    them, the gradient then a single value)."""
     a = g._data
     if not a.ndim and not g._requires_grad and shape and math.prod(shape) <= _FILL_LIMIT:
         filled = _empty(shape, a.dtype)
@@ -220,7 +221,7 @@ class SumBackward0(Node):
     """Backward of a sum over all elements."""
 
     __slots__ = ("dims", "shape", "keepdim")
-    dims: tuple[int, ...]
+    dims: tuple[int, ...] | None
     shape: tuple[int, ...]
     keepdim: bool
 
@@ -266,7 +267,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
         r = np.asarray(r)
     if x._requires_grad and GRAD.enabled and r.dtype.kind in "fc":
         res, node = record(node_cls, r, (x,))
-        node.dims = tuple(range(a.ndim)) if dims is None else dims
+        node.dims = dims  # (None for a sum of everything: its backward fills the input's shape, no dims needed)
         node.shape, node.keepdim = a.shape, keepdim
         return res if out is None else write_out(out, res, "sum")
     return wrap(r) if out is None else write_out(out, wrap(r), "sum")
