@@ -947,8 +947,6 @@ class NllLossBackward0(Node):
                 r = np.zeros(shape, dtype=values.dtype)
                 r[rows, targets] = values * g._data
                 return (wrap(r[0] if self.unbatched else r),)
-            if picks is None and g._data.dtype is self.coef.dtype:  # type: ignore[union-attr]
-                return (wrap(self.coef * g._data),)
         return (mul(g, wrap(self.coefficients())),)
 
 
@@ -983,8 +981,10 @@ class NllLoss2DBackward0(NllLossBackward0):
     def backward(self, g: Tensor) -> tuple:
         if self.per_sample:  # reduction='none': one gradient per position, broadcast over the classes
             g = unsqueeze(g, 1)
-        elif not GRAD.enabled and type(g) is Tensor and g._data.dtype is self.coefficients().dtype:
-            return (wrap(self.coefficients() * g._data),)
+        else:
+            coef = self.coefficients()
+            if not GRAD.enabled and type(g) is Tensor and g._data.dtype is coef.dtype:
+                return (wrap(coef * g._data),)
         return (mul(g, wrap(self.coefficients())),)
 
 
