@@ -29,7 +29,10 @@
  *                                      (tensorlib.optim.sgd: the optimizer's update)
  *   run_all(ready, buffers, deps, retain_graph, pending)
  *                                   -> the backward loop over every reachable node (tensorlib._autograd.engine's
- *                                      _run_all, statement for statement; setup_engine() hands it the names it uses)
+ *                                      _run_all, statement for statement; setup_engine() hands it the names it uses).
+ *                                      Two common nodes' backward run here in their usual case (setup_nodes():
+ *                                      the sum of everything, and the product by a tensor that needs no gradient);
+ *                                      their Python methods are the twins, and run in every other case
  *
  * The Tensor's fields are __slots__ of a Python class: setup() reads their offsets from the class's member
  * descriptors once, so a store is one pointer write, as the interpreter's own slot store is. It touches no
@@ -590,6 +593,409 @@ none_buffer(PyObject *node)
     return buf;
 }
 
+/* -- what run_all reads of a node's type, cached ------------------------------------------------------------
+ * Every node costs the loop a few attribute lookups on its type (is apply or release overridden, how many outputs,
+ * are next_functions and _hooks Node's own slots). They are kept here per type, keyed by the type's version tag:
+ * CPython gives a type a new tag whenever it or one of its bases changes, and never reuses one, so an entry whose
+ * tag still matches holds facts that are still true (the type pointer is borrowed: a type freed and another made
+ * at its address has another tag). */
+
+enum { FAST_NONE, FAST_SUM, FAST_SCALED };
+
+typedef struct {
+    PyTypeObject *type;      /* borrowed */
+    unsigned int version;    /* the type's tp_version_tag when filled; 0: an empty entry */
+    char keeps_apply;        /* type.apply is Node.apply */
+    char keeps_release;      /* type.release is Node.release */
+    char node_slots;         /* next_functions, _hooks and _freed are Node's slots: read at their offsets */
+    char fast;               /* a body below stands in for type.backward (FAST_*) */
+    Py_ssize_t num_outputs;  /* -1: read from the instance each time */
+    PyObject *saved_slots;   /* type._saved_slots when a tuple of str, NULL: read from the instance */
+} type_facts;
+
+#define FACTS_SIZE 64
+static type_facts facts_cache[FACTS_SIZE];
+
+typedef struct {
+    PyTypeObject *sum;          /* SumBackward0 */
+    PyTypeObject *scaled;       /* the MulBackward0 of ``x * other`` with only x needing a gradient */
+    PyTypeObject *saved;        /* SavedTensor */
+    PyObject *sum_backward, *scaled_backward;  /* their Python backward methods: the bodies below stand in for them */
+    PyObject *grad_state;       /* grad mode's thread-local state (``.enabled``) */
+    PyObject *empty;            /* numpy.empty */
+    Py_ssize_t fill_limit;      /* broadcast.py's _FILL_LIMIT */
+    Py_ssize_t sum_shape, scaled_other, scaled_self_meta, saved_tensor, saved_counter, saved_version;
+    PyObject *s_enabled, *s_shape, *s_kind, *s_saved_slots_name, *s_backward_name;
+} nodes_state;
+
+static nodes_state N;
+
+/* ``type.<name>`` (a new reference) */
+static PyObject *
+type_attr(PyTypeObject *tp, const char *name)
+{
+    return PyObject_GetAttrString((PyObject *)tp, name);
+}
+
+/* the offset of the object slot ``name`` as ``tp``'s instances see it (inherited slots too); -1 with an error */
+static Py_ssize_t
+member_offset(PyTypeObject *tp, const char *name)
+{
+    PyObject *descr = type_attr(tp, name);
+    if (descr == NULL) {
+        return -1;
+    }
+    Py_ssize_t off = -1;
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type) && ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX) {
+        off = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    else {
+        PyErr_Format(PyExc_TypeError, "%s.%s is not an object slot", tp->tp_name, name);
+    }
+    Py_DECREF(descr);
+    return off;
+}
+
+/* 1 when ``type.<name>`` is ``expected``, 0 when not (or missing), -1 on error */
+static int
+type_attr_is(PyTypeObject *tp, const char *name, PyObject *expected)
+{
+    if (expected == NULL) {
+        return 0;
+    }
+    PyObject *found = type_attr(tp, name);
+    if (found == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 0;
+    }
+    int same = found == expected;
+    Py_DECREF(found);
+    return same;
+}
+
+/* 1 when ``type.<name>`` is the slot of the same name that Node declares */
+static int
+node_slot(PyTypeObject *tp, const char *name)
+{
+    if (R.node == NULL) {
+        return 0;
+    }
+    PyObject *own = PyDict_GetItemString(R.node->tp_dict, name);  /* borrowed */
+    return type_attr_is(tp, name, own);
+}
+
+/* The facts of ``tp`` (filled into ``*scratch`` when the type has no version tag to key them by); NULL on error */
+static const type_facts *
+facts_of(PyTypeObject *tp, type_facts *scratch)
+{
+    type_facts *f = &facts_cache[((uintptr_t)tp >> 4) % FACTS_SIZE];
+    if (f->type == tp && f->version != 0 && f->version == tp->tp_version_tag) {
+        return f;
+    }
+    type_facts fresh = {tp, 0, 0, 0, 0, FAST_NONE, -1, NULL};
+    int a = type_attr_is(tp, "apply", E.node_apply), r = type_attr_is(tp, "release", E.node_release);
+    int h = node_slot(tp, "_hooks"), nf = node_slot(tp, "next_functions"), fr = node_slot(tp, "_freed");
+    if (a < 0 || r < 0 || h < 0 || nf < 0 || fr < 0) {
+        return NULL;
+    }
+    fresh.keeps_apply = (char)a;
+    fresh.keeps_release = (char)r;
+    fresh.node_slots = (char)(h && nf && fr && PyType_IsSubtype(tp, R.node));  /* (the offsets are Node's) */
+    if (tp->tp_dictoffset == 0) {  /* no instance __dict__ to hold its own values */
+        PyObject *n = type_attr(tp, "num_outputs");
+        if (n == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                return NULL;
+            }
+            PyErr_Clear();  /* (read from the instance: its error is the loop's) */
+        }
+        else if (PyLong_CheckExact(n)) {
+            fresh.num_outputs = PyLong_AsSsize_t(n);
+            if (fresh.num_outputs < 0) {
+                PyErr_Clear();
+                fresh.num_outputs = -1;
+            }
+        }
+        Py_XDECREF(n);
+        PyObject *saved = type_attr(tp, "_saved_slots");
+        if (saved == NULL) {
+            PyErr_Clear();  /* (release() reads it only for nodes that keep Node.release) */
+        }
+        else if (PyTuple_CheckExact(saved)) {
+            int names = 1;
+            for (Py_ssize_t i = 0; names && i < PyTuple_GET_SIZE(saved); i++) {
+                names = PyUnicode_CheckExact(PyTuple_GET_ITEM(saved, i));
+            }
+            fresh.saved_slots = names ? Py_NewRef(saved) : NULL;
+        }
+        Py_XDECREF(saved);
+    }
+    if (a && fresh.node_slots && (tp == N.sum || tp == N.scaled)) {
+        int same = type_attr_is(tp, "backward", tp == N.sum ? N.sum_backward : N.scaled_backward);
+        if (same < 0) {
+            Py_XDECREF(fresh.saved_slots);
+            return NULL;
+        }
+        fresh.fast = !same ? FAST_NONE : tp == N.sum ? FAST_SUM : FAST_SCALED;
+    }
+    fresh.version = tp->tp_version_tag;  /* (the lookups above gave the type a tag if it had none) */
+    if (fresh.version == 0) {  /* nothing to key the facts by: used once, holding no reference */
+        Py_CLEAR(fresh.saved_slots);
+        *scratch = fresh;
+        return scratch;
+    }
+    Py_XDECREF(f->saved_slots);
+    *f = fresh;
+    return f;
+}
+
+/* ``getattr(o, name)`` for a slot read at ``offset`` when ``direct`` (a new reference; AttributeError when unset) */
+static PyObject *
+read_slot(PyObject *o, Py_ssize_t offset, int direct, PyObject *name)
+{
+    if (direct) {
+        PyObject *v = SLOT(o, offset);
+        if (v != NULL) {
+            return Py_NewRef(v);
+        }
+    }
+    return PyObject_GetAttr(o, name);
+}
+
+/* the ``kind`` letter of ``a.dtype`` (0 when it is not a one-letter str), -1 on error */
+static int
+dtype_kind(PyObject *a)
+{
+    PyObject *dtype = PyObject_GetAttr(a, S.str_dtype);
+    if (dtype == NULL) {
+        return -1;
+    }
+    PyObject *kind = PyObject_GetAttr(dtype, N.s_kind);
+    Py_DECREF(dtype);
+    if (kind == NULL) {
+        return -1;
+    }
+    int k = 0;
+    if (PyUnicode_Check(kind) && PyUnicode_GET_LENGTH(kind) == 1) {
+        k = (int)PyUnicode_READ_CHAR(kind, 0);
+    }
+    Py_DECREF(kind);
+    return k;
+}
+
+/* SumBackward0.backward's first case (tensorlib.ops.broadcast._expand_back): a 0-d gradient that needs none,
+ * the input's shape, of at most _FILL_LIMIT elements, filled with it. A new ``(gradient,)`` tuple; NULL with no
+ * error set when the case does not apply (the Python method then runs). */
+static PyObject *
+sum_backward(PyObject *node, PyObject *g)
+{
+    if (!Py_IS_TYPE(g, S.tensor) || SLOT(g, S.requires_grad) != Py_False) {
+        return NULL;
+    }
+    PyObject *a = SLOT(g, S.data), *shape = SLOT(node, N.sum_shape);
+    if (!Py_IS_TYPE(a, S.ndarray) || shape == NULL || !PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) == 0) {
+        return NULL;
+    }
+    Py_ssize_t count = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        PyObject *d = PyTuple_GET_ITEM(shape, i);
+        Py_ssize_t n = PyLong_CheckExact(d) ? PyLong_AsSsize_t(d) : -1;
+        if (n < 0) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (n == 0) {
+            count = 0;
+        }
+        else if (count > 0) {
+            count = count > N.fill_limit / n ? N.fill_limit + 1 : count * n;
+        }
+    }
+    if (count > N.fill_limit) {
+        return NULL;
+    }
+    PyObject *gshape = PyObject_GetAttr(a, N.s_shape);
+    if (gshape == NULL) {
+        return NULL;
+    }
+    int scalar = PyTuple_CheckExact(gshape) && PyTuple_GET_SIZE(gshape) == 0;
+    Py_DECREF(gshape);
+    if (!scalar) {
+        return NULL;
+    }
+    PyObject *dtype = PyObject_GetAttr(a, S.str_dtype);
+    if (dtype == NULL) {
+        return NULL;
+    }
+    PyObject *call[2] = {shape, dtype};
+    PyObject *filled = PyObject_Vectorcall(N.empty, call, 2, NULL);
+    Py_DECREF(dtype);
+    if (filled == NULL) {
+        return NULL;
+    }
+    PyObject *out = NULL;
+    if (PyObject_SetItem(filled, Py_Ellipsis, a) == 0) {
+        PyObject *t = new_tensor(filled);
+        if (t != NULL) {
+            out = PyTuple_Pack(1, t);
+            Py_DECREF(t);
+        }
+    }
+    Py_DECREF(filled);
+    return out;
+}
+
+/* _ScaledBackward.backward's first case (tensorlib.ops.arithmetic): ``g * other`` on the arrays, nothing recorded,
+ * a real floating gradient, a real saved operand unchanged since, a result of the input's shape and dtype. A new
+ * ``(gradient, None)`` tuple; NULL with no error set when the case does not apply (the Python method then runs). */
+static PyObject *
+scaled_backward(PyObject *node, PyObject *g)
+{
+    if (!Py_IS_TYPE(g, S.tensor) || SLOT(node, R.freed) != Py_False) {
+        return NULL;
+    }
+    PyObject *saved = SLOT(node, N.scaled_other), *meta = SLOT(node, N.scaled_self_meta);
+    if (saved == NULL || !Py_IS_TYPE(saved, N.saved) || meta == NULL || !PyTuple_CheckExact(meta)
+        || PyTuple_GET_SIZE(meta) != 2) {
+        return NULL;
+    }
+    PyObject *held = SLOT(saved, N.saved_tensor), *counter = SLOT(saved, N.saved_counter);
+    PyObject *version = SLOT(saved, N.saved_version);
+    if (held == NULL || !PyObject_TypeCheck(held, S.tensor) || counter == NULL || !PyList_CheckExact(counter)
+        || PyList_GET_SIZE(counter) < 1 || version == NULL) {
+        return NULL;
+    }
+    int recording = attr_true(N.grad_state, N.s_enabled);
+    if (recording != 0) {
+        return NULL;  /* (an error stays set) */
+    }
+    PyObject *now = Py_NewRef(PyList_GET_ITEM(counter, 0));
+    int unchanged = PyObject_RichCompareBool(now, version, Py_EQ);
+    Py_DECREF(now);
+    if (unchanged != 1) {
+        return NULL;
+    }
+    PyObject *gd = SLOT(g, S.data), *od = SLOT(held, S.data);
+    int gk = dtype_kind(gd);
+    if (gk != 'f') {
+        return NULL;
+    }
+    int ok = dtype_kind(od);
+    if (ok < 0 || ok == 'c') {
+        return NULL;
+    }
+    PyObject *r = PyNumber_Multiply(gd, od);
+    if (r == NULL) {
+        return NULL;
+    }
+    PyObject *out = NULL;
+    if (Py_IS_TYPE(r, S.ndarray)) {
+        PyObject *shape = PyObject_GetAttr(r, N.s_shape);
+        PyObject *dtype = shape == NULL ? NULL : PyObject_GetAttr(r, S.str_dtype);
+        int same = dtype == NULL ? -1 : PyObject_RichCompareBool(shape, PyTuple_GET_ITEM(meta, 0), Py_EQ);
+        if (same == 1) {
+            same = PyObject_RichCompareBool(dtype, PyTuple_GET_ITEM(meta, 1), Py_EQ);
+        }
+        Py_XDECREF(shape);
+        Py_XDECREF(dtype);
+        if (same == 1) {
+            PyObject *t = new_tensor(r);
+            if (t != NULL) {
+                out = PyTuple_Pack(2, t, Py_None);
+                Py_DECREF(t);
+            }
+        }
+    }
+    Py_DECREF(r);
+    return out;
+}
+
+/* compiled_backward(node, g): what run_all computes in C for ``node.apply([g])`` (a tuple), or None when the node
+ * is not one of the common nodes, or their case does not apply (run_all then calls the Python method) */
+static PyObject *
+compiled_backward(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "compiled_backward() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (N.sum == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "tensorlib._accel.setup_nodes() has not been called");
+        return NULL;
+    }
+    type_facts scratch;
+    const type_facts *f = facts_of(Py_TYPE(args[0]), &scratch);
+    if (f == NULL) {
+        return NULL;
+    }
+    PyObject *outs = f->fast == FAST_SUM ? sum_backward(args[0], args[1])
+                   : f->fast == FAST_SCALED ? scaled_backward(args[0], args[1]) : NULL;
+    if (outs == NULL && !PyErr_Occurred()) {
+        Py_RETURN_NONE;
+    }
+    return outs;
+}
+
+static PyObject *
+setup_nodes(PyObject *module, PyObject *args)
+{
+    PyTypeObject *sum, *scaled, *saved;
+    PyObject *grad_state, *empty;
+    Py_ssize_t fill_limit;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOn:setup_nodes", &PyType_Type, &sum, &PyType_Type, &scaled, &PyType_Type,
+                          &saved, &grad_state, &empty, &fill_limit)) {
+        return NULL;
+    }
+    if (R.node == NULL || E.accumulate_grad == NULL || !ready()) {
+        PyErr_SetString(PyExc_RuntimeError, "setup_nodes() needs setup(), setup_record() and setup_engine() first");
+        return NULL;
+    }
+    if (N.s_enabled == NULL) {
+        const char *names[] = {"enabled", "shape", "kind"};
+        PyObject **slots[] = {&N.s_enabled, &N.s_shape, &N.s_kind};
+        if (intern_all(names, slots, sizeof(names) / sizeof(names[0])) < 0) {
+            return NULL;
+        }
+    }
+    nodes_state n = N;
+    if ((n.sum_shape = member_offset(sum, "shape")) < 0 || (n.scaled_other = member_offset(scaled, "other")) < 0
+        || (n.scaled_self_meta = member_offset(scaled, "self_meta")) < 0
+        || (n.saved_tensor = member_offset(saved, "tensor")) < 0
+        || (n.saved_counter = member_offset(saved, "counter")) < 0
+        || (n.saved_version = member_offset(saved, "version")) < 0) {
+        return NULL;
+    }
+    PyObject *sb = type_attr(sum, "backward"), *cb = sb == NULL ? NULL : type_attr(scaled, "backward");
+    if (cb == NULL) {
+        Py_XDECREF(sb);
+        return NULL;
+    }
+    n.fill_limit = fill_limit;
+    Py_XSETREF(N.sum_backward, sb);
+    Py_XSETREF(N.scaled_backward, cb);
+    Py_XSETREF(N.sum, (PyTypeObject *)Py_NewRef(sum));
+    Py_XSETREF(N.scaled, (PyTypeObject *)Py_NewRef(scaled));
+    Py_XSETREF(N.saved, (PyTypeObject *)Py_NewRef(saved));
+    Py_XSETREF(N.grad_state, Py_NewRef(grad_state));
+    Py_XSETREF(N.empty, Py_NewRef(empty));
+    n.sum_backward = N.sum_backward;
+    n.scaled_backward = N.scaled_backward;
+    n.sum = N.sum;
+    n.scaled = N.scaled;
+    n.saved = N.saved;
+    n.grad_state = N.grad_state;
+    n.empty = N.empty;
+    N = n;
+    for (size_t i = 0; i < FACTS_SIZE; i++) {  /* facts naming the old fast types are void */
+        Py_CLEAR(facts_cache[i].saved_slots);
+        facts_cache[i].version = 0;
+    }
+    Py_RETURN_NONE;
+}
+
 /* The step of an AccumulateGrad node reached with ``grads``: a pending entry for its leaf; 0 on success. */
 static int
 leaf_step(PyObject *node, PyObject *grads, PyObject *pending)
@@ -640,63 +1046,61 @@ done:
     return rc;
 }
 
-/* 1 when ``type(node).<name>`` is ``base`` itself (not overridden), 0 when not, -1 on error */
-static int
-keeps(PyObject *node, PyObject *name, PyObject *base)
-{
-    PyObject *found = PyObject_GetAttr((PyObject *)Py_TYPE(node), name);
-    if (found == NULL) {
-        return -1;
-    }
-    int same = found == base;
-    Py_DECREF(found);
-    return same;
-}
-
-/* ``node.apply(grads)``; Node.apply itself is ``self.backward(grads[0])``, called here without its frame */
+/* ``node.apply(grads)``; Node.apply itself is ``self.backward(grads[0])``, called here without its frame, and
+ * for the common nodes by the bodies above when their case applies */
 static PyObject *
-call_apply(PyObject *node, PyObject *grads)
+call_apply(PyObject *node, PyObject *grads, const type_facts *f)
 {
-    int inline_it = keeps(node, E.s_apply, E.node_apply);
-    if (inline_it < 0) {
-        return NULL;
-    }
-    if (!inline_it) {
+    if (!f->keeps_apply) {
         return PyObject_CallMethodOneArg(node, E.s_apply, grads);
     }
     PyObject *g = PySequence_GetItem(grads, 0);
     if (g == NULL) {
         return NULL;
     }
-    PyObject *outs = PyObject_CallMethodOneArg(node, E.s_backward, g);
+    PyObject *outs = NULL;
+    if (f->fast == FAST_SUM) {
+        outs = sum_backward(node, g);
+    }
+    else if (f->fast == FAST_SCALED) {
+        outs = scaled_backward(node, g);
+    }
+    if (outs == NULL && !PyErr_Occurred()) {
+        outs = PyObject_CallMethodOneArg(node, E.s_backward, g);
+    }
     Py_DECREF(g);
     return outs;
 }
 
 /* ``node.release()``; Node.release itself (mark freed, replace each saved value by the FREED marker) inlined */
 static int
-release(PyObject *node)
+release(PyObject *node, const type_facts *f)
 {
-    int inline_it = keeps(node, E.s_release, E.node_release);
-    if (inline_it < 0) {
-        return -1;
-    }
-    if (!inline_it) {
+    if (!f->keeps_release) {
         PyObject *r = PyObject_CallMethodNoArgs(node, E.s_release);
         Py_XDECREF(r);
         return r == NULL ? -1 : 0;
     }
-    if (PyObject_SetAttr(node, E.s_freed_slot, Py_True) < 0) {
+    if (f->node_slots) {
+        Py_XSETREF(SLOT(node, R.freed), Py_NewRef(Py_True));
+    }
+    else if (PyObject_SetAttr(node, E.s_freed_slot, Py_True) < 0) {
         return -1;
     }
-    PyObject *names = PyObject_GetAttr(node, E.s_saved_slots);
-    if (names == NULL) {
-        return -1;
+    PyObject *seq;
+    if (f->saved_slots != NULL) {
+        seq = Py_NewRef(f->saved_slots);
     }
-    PyObject *seq = PySequence_Fast(names, "_saved_slots must be a sequence");
-    Py_DECREF(names);
-    if (seq == NULL) {
-        return -1;
+    else {
+        PyObject *names = PyObject_GetAttr(node, E.s_saved_slots);
+        if (names == NULL) {
+            return -1;
+        }
+        seq = PySequence_Fast(names, "_saved_slots must be a sequence");
+        Py_DECREF(names);
+        if (seq == NULL) {
+            return -1;
+        }
     }
     int rc = 0;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -723,7 +1127,7 @@ release(PyObject *node)
 
 /* ``outs = node.apply(grads)``, or the general ``_apply`` with hooks or anomaly mode; then the release. */
 static PyObject *
-apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
+apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph, const type_facts *f)
 {
     PyObject *outs;
     int anomaly = 0;
@@ -731,7 +1135,7 @@ apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
         return NULL;
     }
     if (hooks == Py_None && !anomaly) {
-        outs = call_apply(node, grads);
+        outs = call_apply(node, grads, f);
     }
     else {
         PyObject *call[3] = {node, grads, hooks};
@@ -740,7 +1144,7 @@ apply_step(PyObject *node, PyObject *grads, PyObject *hooks, int retain_graph)
     if (outs == NULL) {
         return NULL;
     }
-    if (!retain_graph && release(node) < 0) {
+    if (!retain_graph && release(node, f) < 0) {
         Py_DECREF(outs);
         return NULL;
     }
@@ -757,12 +1161,20 @@ edge_step(PyObject *nxt, PyObject *nr, PyObject *g, PyObject *buffers, PyObject 
             if (PyErr_Occurred()) {
                 return -1;
             }
-            PyObject *n = PyObject_GetAttr(nxt, E.s_num_outputs);
-            if (n == NULL) {
+            type_facts scratch;
+            const type_facts *f = facts_of(Py_TYPE(nxt), &scratch);
+            if (f == NULL) {
                 return -1;
             }
-            int one = PyLong_CheckExact(n) && PyLong_AsLong(n) == 1;
-            Py_DECREF(n);
+            int one = f->num_outputs == 1;
+            if (f->num_outputs < 0) {
+                PyObject *n = PyObject_GetAttr(nxt, E.s_num_outputs);
+                if (n == NULL) {
+                    return -1;
+                }
+                one = PyLong_CheckExact(n) && PyLong_AsLong(n) == 1;
+                Py_DECREF(n);
+            }
             if (one) {
                 PyObject *fresh = PyList_New(1);
                 if (fresh == NULL) {
@@ -844,21 +1256,29 @@ node_step(PyObject *node, PyObject *buffers, PyObject *deps, int retain_graph, P
 {
     int rc = -1;
     PyObject *grads = NULL, *outs = NULL, *hooks = NULL, *edges = NULL;
+    /* a copy: user code run below (hooks, backward) may refill the cache's entry */
+    type_facts facts;
+    const type_facts *cached = facts_of(Py_TYPE(node), &facts);
+    if (cached == NULL) {
+        return -1;
+    }
+    facts = *cached;
+    Py_XINCREF(facts.saved_slots);
     /* grads = buffers.pop(node, None) */
     if (pop_item(buffers, node, &grads) < 0) {
-        return -1;
+        goto done;
     }
     if (grads == NULL) {
         int runs = attr_true(node, E.s_runs_without_grads);
         if (runs < 0) {
-            return -1;
+            goto done;
         }
         if (runs && (grads = none_buffer(node)) == NULL) {
-            return -1;
+            goto done;
         }
     }
     if (grads != NULL) {
-        hooks = PyObject_GetAttr(node, E.s_hooks);
+        hooks = read_slot(node, R.hooks, facts.node_slots, E.s_hooks);
         if (hooks == NULL) {
             goto done;
         }
@@ -874,7 +1294,7 @@ node_step(PyObject *node, PyObject *buffers, PyObject *deps, int retain_graph, P
             rc = leaf_step(node, grads, pending);
             goto done;
         }
-        outs = apply_step(node, grads, hooks, retain_graph);
+        outs = apply_step(node, grads, hooks, retain_graph, &facts);
         if (outs == NULL) {
             goto done;
         }
@@ -889,7 +1309,7 @@ node_step(PyObject *node, PyObject *buffers, PyObject *deps, int retain_graph, P
     if (n_outs < 0) {
         goto done;
     }
-    PyObject *next = PyObject_GetAttr(node, E.s_next_functions);
+    PyObject *next = read_slot(node, R.next_functions, facts.node_slots, E.s_next_functions);
     if (next == NULL) {
         goto done;
     }
@@ -933,6 +1353,7 @@ done:
     Py_XDECREF(outs);
     Py_XDECREF(hooks);
     Py_XDECREF(edges);
+    Py_XDECREF(facts.saved_slots);
     return rc;
 }
 
@@ -1475,6 +1896,11 @@ static PyMethodDef accel_methods[] = {
      "commit(pending)\n--\n\nThe engine's commit of its usual entries; whether it committed."},
     {"sub_scaled", (PyCFunction)(void (*)(void))sub_scaled, METH_FASTCALL,
      "sub_scaled(p, g, lr)\n--\n\n``p -= lr * g`` in one pass for float arrays laid out alike; whether it applied."},
+    {"setup_nodes", setup_nodes, METH_VARARGS,
+     "setup_nodes(SumBackward0, ScaledBackward, SavedTensor, grad_state, empty, fill_limit)\n--\n\n"
+     "The common nodes whose backward run_all computes itself when their usual case applies."},
+    {"compiled_backward", (PyCFunction)(void (*)(void))compiled_backward, METH_FASTCALL,
+     "compiled_backward(node, g)\n--\n\nWhat run_all computes itself for ``node.apply([g])``, or None."},
     {"run_all", (PyCFunction)(void (*)(void))run_all, METH_FASTCALL,
      "run_all(ready, buffers, deps, retain_graph, pending)\n--\n\nThe backward loop over every reachable node."},
     {NULL, NULL, 0, NULL},
