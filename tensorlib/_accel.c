@@ -1509,6 +1509,7 @@ run_all(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 typedef struct {
     PyObject *lock;             /* the engine's _ACCUMULATE_LOCK */
+    PyObject *acquire, *release;  /* its bound methods (a lookup less per commit) */
     PyObject *add;              /* numpy.add */
     PyObject *same_dtype;       /* the marker of a gradient that takes its tensor's dtype (tensorlib._tensor) */
     PyObject *accumulate;       /* the engine's _accumulate(var, meta, g): every case but the two below */
@@ -1532,6 +1533,14 @@ setup_commit(PyObject *module, PyObject *args)
             return NULL;
         }
     }
+    PyObject *acquire = PyObject_GetAttr(lock, C.s_acquire);
+    PyObject *release = acquire == NULL ? NULL : PyObject_GetAttr(lock, C.s_release);
+    if (release == NULL) {
+        Py_XDECREF(acquire);
+        return NULL;
+    }
+    Py_XSETREF(C.acquire, acquire);
+    Py_XSETREF(C.release, release);
     Py_XSETREF(C.lock, Py_NewRef(lock));
     Py_XSETREF(C.add, Py_NewRef(add));
     Py_XSETREF(C.same_dtype, Py_NewRef(same_dtype));
@@ -1705,7 +1714,7 @@ commit(PyObject *module, PyObject *pending)
             Py_RETURN_FALSE;
         }
     }
-    PyObject *r = PyObject_CallMethodNoArgs(C.lock, C.s_acquire);
+    PyObject *r = PyObject_CallNoArgs(C.acquire);
     if (r == NULL) {
         Py_DECREF(entries);
         return NULL;
@@ -1722,7 +1731,7 @@ commit(PyObject *module, PyObject *pending)
     if (rc < 0) {
         PyErr_Fetch(&type, &value, &tb);
     }
-    r = PyObject_CallMethodNoArgs(C.lock, C.s_release);
+    r = PyObject_CallNoArgs(C.release);
     if (r == NULL) {  /* an error of the release replaces the commit's, as in Python's finally */
         Py_XDECREF(type);
         Py_XDECREF(value);

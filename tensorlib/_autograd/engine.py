@@ -86,8 +86,12 @@ def _commit(pending: list) -> None:
     nodes, with the leaf's metadata, and from non-leaves that retain their
     gradient, with None.
     """
-    if _commit_compiled is not None and not STATE.enabled and _commit_compiled(pending):
-        return
+    if _commit_compiled is None or STATE.enabled or not _commit_compiled(pending):
+        _commit_general(pending)
+
+
+def _commit_general(pending: list) -> None:
+    """:func:`_commit` in Python: every case (its compiled twin takes the usual ones)."""
     post = False
     if STATE.enabled:
         post = _commit_recorded(pending)
@@ -388,7 +392,11 @@ def backward(
 def backward_root(t: Tensor, retain_graph: bool | None, create_graph: bool) -> None:
     """``t.backward()`` with no gradient or inputs given: :func:`backward`'s steps for one output, without its
     sequence handling (the call of every training step)."""
-    node, nr = _root_edge(t, 0)
+    node = t._grad_fn if type(t) is Tensor else None
+    if node is None or t._base is not None or t._meta is not None:
+        node, nr = _root_edge(t, 0)
+    else:
+        nr = 0  # (_root_edge's usual case: an output with no view to refresh and no metadata naming another)
     a = t._data
     # a scalar loss: its gradient of one directly (np.array(1) is several times cheaper than np.ones for 0-d)
     g = _wrap(np.array(1, dtype=a.dtype)) if not a.shape and a.dtype.kind in "fc" else _make_grads((t,), None)[0]
@@ -411,8 +419,8 @@ def _run_from(node: Node, nr: int, g: Tensor, retain_graph: bool) -> None:
         buf[nr] = g
     pending: list = []
     _run_all([node], {node: buf}, deps, retain_graph, pending)
-    if pending:
-        _commit(pending)
+    if pending and (_commit_compiled is None or STATE.enabled or not _commit_compiled(pending)):  # (_commit inlined)
+        _commit_general(pending)
 
 
 def _targets(inputs: Sequence[Any], fname: str) -> tuple[list[tuple[Node, int]], Sequence[Any]]:
