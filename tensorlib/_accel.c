@@ -19,8 +19,8 @@
  *
  *   default_result(func, ret, cls, args, kwargs)
  *                                   -> the default __torch_function__'s last step (tensorlib._tensor._default_result):
- *                                      its usual case, a fresh plain result changing class; every other case calls
- *                                      the Python function given to setup_default_result()
+ *                                      its usual case, a fresh plain result that needs no gradient changing class;
+ *                                      every other case calls the Python function given to setup_default_result()
  *   dependencies(roots)             -> the engine's _dependencies: edges into each node reachable from ``roots``
  *   commit(pending)                 -> the engine's _commit of gradients into ``.grad`` (tensorlib._autograd.engine)
  *                                      when no entry needs more than its two usual cases; whether it did
@@ -476,7 +476,9 @@ default_result(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *func = args[0], *ret = args[1], *cls = args[2], *call_args = args[3], *kwargs = args[4];
-    if (Py_IS_TYPE(ret, S.tensor) && cls != (PyObject *)S.tensor && PyTuple_Check(call_args)) {
+    /* (a result that requires grad is aliased, recording AliasBackward0 as torch's as_subclass: the Python twin) */
+    if (Py_IS_TYPE(ret, S.tensor) && cls != (PyObject *)S.tensor && PyTuple_Check(call_args)
+        && SLOT(ret, S.requires_grad) != Py_True) {
         int simple = simple_result(func, ret, cls, call_args, kwargs);
         if (simple < 0) {
             return NULL;

@@ -129,6 +129,8 @@ def _default_result(func: Any, ret: Any, cls: type, args: tuple, kwargs: dict) -
                 break
         else:
             if not kwargs and func not in _NO_WRAP:
+                if ret._requires_grad:  # as torch's as_subclass: an alias, recorded (AliasBackward0)
+                    return hooks.alias(ret, cls)
                 try:
                     ret.__class__ = cls
                     return ret
@@ -1291,7 +1293,7 @@ def _convert(ret: Any, cls: type, args: tuple = (), kwargs: dict | None = None) 
     if isinstance(ret, Tensor):
         if isinstance(ret, cls):
             return ret
-        if type(ret) is Tensor and not _is_argument(ret, args, kwargs):
+        if type(ret) is Tensor and not ret._requires_grad and not _is_argument(ret, args, kwargs):
             try:
                 ret.__class__ = cls
                 return ret

@@ -431,6 +431,9 @@ def test_default_result_twins_agree() -> None:
         (tensorlib.add, lambda: (tensorlib.ones(2), 1), Sub, lambda r: (plain,), {}),  # a tuple result
         (tensorlib.add, lambda: tensorlib.ones(2), tensorlib.Tensor, lambda r: (plain,), {}),
         (tensorlib.add, lambda: tensorlib.ones(2), Slotted, lambda r: (plain,), {}),  # alias, not class change
+        # a recorded result: aliased (AliasBackward0), as torch's as_subclass
+        (tensorlib.mul, lambda: tensorlib.ones(2, requires_grad=True) * 2, Sub, lambda r: (plain,), {}),
+        (tensorlib.mul, lambda: (tensorlib.ones(2, requires_grad=True) * 2, 1), Sub, lambda r: (plain,), {}),
     ]
     for func, make_ret, cls, args_of, kwargs in cases:
         assert outcome(accel.default_result, func, make_ret, cls, args_of, kwargs) == outcome(
