@@ -12,6 +12,7 @@ from typing import Any, Callable, overload
 
 import numpy as np
 
+from .._autograd.engine import edge
 from .._autograd.graph import Node, SavedTensor, save_input
 from .._autograd.views import rebase_history
 from .._dtype import FROM_NP
@@ -137,9 +138,24 @@ def inplace_apply(self: Tensor, op: Callable, args: tuple, kwargs: dict, fname: 
         raise TypeError(f"{fname}(): argument 'self' must be Tensor, not {type(self).__name__}")
     check_inplace(self, fname)
     recording = GRAD.enabled and (self._requires_grad or needs_grad(*args, *kwargs.values()))
-    src = clone(self) if recording and self._requires_grad else self
+    src = _snapshot(self) if recording and self._requires_grad else self
     res = op(src, *args, **kwargs)
     return commit_inplace(self, res, fname)
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    """``t``'s value before an in-place op, attached where ``t`` is in the graph: what the op saves and records
+    its edge to. torch keeps the original internally, so its graph has the op's node right after ``t``'s (a
+    recorded ``clone`` would add a CloneBackward0 between them)."""
+    fn, nr = edge(t)  # (a view's history refreshed first)
+    if fn is not t._grad_fn:  # a leaf (its gradient accumulator): check_inplace refused it while recording
+        return clone(t)
+    s = wrap(t._data.copy())
+    s._requires_grad = True
+    s._grad_fn = fn
+    if nr:
+        s._get_meta().output_nr = nr
+    return s
 
 
 def commit_inplace(self: Tensor, res: Tensor, fname: str) -> Tensor:

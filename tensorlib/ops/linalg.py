@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._autograd.graph import Node, SavedTensor, node_name, rename_grad_fn, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, named_node_class, node_name, rename_grad_fn, save_input, unpack
 from .._registry import LINALG, TENSORLIB, op
 from .._tensor import Tensor, _make_view, wrap_dim
 from . import broadcast, comparison, power, shape as shape_ops, unary
@@ -195,15 +195,33 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         if GRAD.enabled and (x._requires_grad or y._requires_grad):
             return _finish(_matmul_nd(x, y), out, "matmul")
         return _finish(wrap(_matmul_nd_arrays(a, b)), out, "matmul")
+    recorded = (x._requires_grad or y._requires_grad) and GRAD.enabled
+    if recorded and a.ndim == 1 and b.ndim == 2:
+        # as torch: the vector as a one-row matrix, the matrix product, the row squeezed away (in place)
+        return _finish(_squeeze_row(matmul(unsqueeze(x, 0), y)), out, "matmul")
     r = np.matmul(a, b)
     if type(r) is not np.ndarray:
         r = np.asarray(r)
-    if (x._requires_grad or y._requires_grad) and GRAD.enabled:
-        res, node = record(MatmulBackward0, r, (x, y))
+    if recorded:
+        res, node = record(_DotBackward0 if a.ndim == 1 else _MvBackward0, r, (x, y))
         node.self_ = save_input(x)
         node.other = save_input(y)
         return _finish(res, out, "matmul")
     return _finish(wrap(r), out, "matmul")
+
+
+# the nodes torch records for a product of two vectors, and of a matrix and a vector
+_DotBackward0 = named_node_class(MatmulBackward0, "DotBackward0")
+_MvBackward0 = named_node_class(MatmulBackward0, "MvBackward0")
+# torch's node for squeeze_(0) (in place: the result is no view)
+_SqueezeBackward4 = named_node_class(shape_ops.UnsafeViewBackward0, "SqueezeBackward4")
+
+
+def _squeeze_row(t: Tensor) -> Tensor:
+    """The fresh one-row product ``t`` without its row dim, recorded as torch's in-place ``squeeze_(0)``."""
+    res, node = record(_SqueezeBackward4, t._data.reshape(t._data.shape[1:]), (t,))
+    node.shape = t._data.shape
+    return res
 
 
 def _batch_shape(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:

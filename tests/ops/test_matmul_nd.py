@@ -50,6 +50,11 @@ GRAPHS = {
         "CloneBackward0(TransposeBackward0(UnsafeViewBackward0(MmBackward0(TBackward0(SqueezeBackward1)))))",
     ((2, 2, 3, 4), (1, 4, 5), "b"): "UnsafeViewBackward0(BmmBackward0(ReshapeAliasBackward0(ExpandBackward0)))",
     ((3, 4), (2, 2, 4, 5), "a"): "CloneBackward0(TransposeBackward0(UnsafeViewBackward0(MmBackward0(TBackward0))))",
+    # vectors: torch's dot and mv nodes; a vector times a matrix as a one-row matrix product
+    ((4,), (4,), "ab"): "DotBackward0",
+    ((3, 4), (4,), "a"): "MvBackward0",
+    ((4,), (4, 5), "ab"): "SqueezeBackward4(MmBackward0(UnsqueezeBackward0))",
+    ((4,), (4, 5), "b"): "SqueezeBackward4(MmBackward0)",
 }
 
 SHAPES = sorted({(sa, sb) for sa, sb, _ in GRAPHS} | {((0, 3, 4), (4, 5)), ((2, 3, 0), (0, 5)), ((4,), (3, 4, 1)),
