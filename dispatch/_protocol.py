@@ -870,6 +870,7 @@ class Protocol:
         prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
         list_plain: bool = False,
         inline: tuple[str, dict[str, Any]] | None = None,
+        inline_first: bool = False,
     ) -> Callable:
         """Make ``impl`` overridable: return a wrapper with the same (or the given) signature.
 
@@ -915,10 +916,15 @@ class Protocol:
         what ``impl`` would (their errors are translated as ``impl``'s are),
         and their local names must not start with ``_dispatch``. Wrappers with
         the same signature shape and the same ``source`` share one compiled
-        factory.
+        factory. ``inline_first=True`` declares that ``source`` returns only
+        for arguments it has found plain itself (exact types of the primary
+        plain type, numbers): it then runs before the wrapper's own type
+        checks, whenever no mode is active, which saves them on its hot path.
         """
         if inline is not None and modes_only:
             raise ValueError("inline= needs a wrapper that checks its arguments, not modes_only=True")
+        if inline_first and inline is None:
+            raise ValueError("inline_first=True needs inline=")
         name = name or impl.__name__
         qualname = qualname or getattr(impl, "__qualname__", None) or name
         none_kwargs = (empty_kwargs or self.empty_kwargs) == "none"
@@ -954,11 +960,11 @@ class Protocol:
                 clash = [n for n in inline_names if not n.isidentifier() or n.startswith("_dispatch") or n in taken]
                 if clash:
                     raise ValueError(f"inline names {clash} of {name} are not free identifiers")
-                key += (inline_source, tuple(inline_names))
+                key += (inline_source, tuple(inline_names), inline_first)
             factory = self._factories.get(key)
             if factory is None:
                 factory = self._factories[key] = self._wrapper_factory(
-                    key, impl, signature, shape, keyword, inline_source, tuple(inline_names))
+                    key, impl, signature, shape, keyword, inline_source, tuple(inline_names), inline_first)
             wrapper = _codegen.rename(factory(impl, spec, *default_values, *inline_names.values()), name, qualname)
         wrapper.__module__ = module or getattr(impl, "__module__", None) or self._ns["__name__"]
         wrapper.__doc__ = doc if doc is not None else impl.__doc__
@@ -975,7 +981,8 @@ class Protocol:
         return wrapper
 
     def _wrapper_factory(self, key: tuple, impl: Callable, signature: inspect.Signature | None, shape: tuple,
-                         keyword: frozenset, inline_source: str, inline_names: tuple[str, ...]) -> Callable:
+                         keyword: frozenset, inline_source: str, inline_names: tuple[str, ...],
+                         inline_first: bool = False) -> Callable:
         """The factory of wrappers of one signature shape (see :meth:`wrap`), from the code cache or compiled."""
         free = ("_impl", "_spec", *(_codegen.default_name("", p[0]) for p in shape if p[2]), *inline_names)
         inlined = "".join(f"            {line}\n" for line in inline_source.splitlines())
@@ -984,16 +991,21 @@ class Protocol:
             sig = signature if signature is not None else inspect.signature(impl)
             params, call = _codegen.parameter_source(sig, {}, "")
             rebuild = _codegen.call_rebuild_source(sig, "", keyword=keyword)
-            return (
-                f"def _fn({params}):\n"
-                f"    if {_codegen.plain_check_source(sig, '')}:\n"
-                f"        try:\n"
-                + inlined
-                + f"            return _impl({call})\n"
+            translated = (
                 f"        except _X as _dispatch_e_:\n"
                 + _codegen.call_rebuild_source(sig, "", indent="            ", keyword=keyword)
                 + f"            _failed(_spec, _dispatch_e_, {_codegen.ARGS}, {_codegen.KWARGS})\n"
                 f"            raise\n"
+            )
+            first = f"    if not _M:\n        try:\n{inlined}{translated}" if inline_first else ""
+            return (
+                f"def _fn({params}):\n"
+                + first
+                + f"    if {_codegen.plain_check_source(sig, '')}:\n"
+                f"        try:\n"
+                + ("" if inline_first else inlined)
+                + f"            return _impl({call})\n"
+                + translated
                 + rebuild
                 + f"    return _slow(_spec, {_codegen.ARGS}, {_codegen.KWARGS})\n"
             )

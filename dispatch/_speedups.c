@@ -79,6 +79,11 @@ sole_implementer(PyObject *plain, PyObject *args, PyObject *kwargs, int *error)
     return (PyObject *)found;
 }
 
+/* the last implementer type whose handler was found to be the protocol's default (see shortcut()) */
+static PyTypeObject *known_type;
+static unsigned int known_version;
+static PyObject *known_default, *known_state;
+
 /* The shortcut; *taken is 0 when it does not apply (and nothing was called). */
 static PyObject *
 shortcut(PyObject *st, PyObject *spec, PyObject *args, PyObject *kwargs, int *taken)
@@ -114,17 +119,30 @@ shortcut(PyObject *st, PyObject *spec, PyObject *args, PyObject *kwargs, int *ta
         }
         goto done;
     }
-    /* handler = getattr(found, method, None): the default handler, bound to ``found`` itself */
-    handler = PyObject_GetAttr(found, PyTuple_GET_ITEM(st, P_METHOD));
-    if (handler == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            goto fail;
+    /* handler = getattr(found, method, None): the default handler, bound to ``found`` itself. A type found so
+     * before, unchanged since (its version tag: CPython gives a type a new one whenever it or a base changes), with
+     * the same default and a plain metatype, is not looked up again. */
+    PyTypeObject *tp = (PyTypeObject *)found;
+    if (!(tp == known_type && tp->tp_version_tag != 0 && tp->tp_version_tag == known_version && dflt == known_default
+          && Py_IS_TYPE(found, &PyType_Type) && st == known_state)) {
+        handler = PyObject_GetAttr(found, PyTuple_GET_ITEM(st, P_METHOD));
+        if (handler == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                goto fail;
+            }
+            PyErr_Clear();
+            goto done;
         }
-        PyErr_Clear();
-        goto done;
-    }
-    if (!PyMethod_Check(handler) || PyMethod_GET_FUNCTION(handler) != dflt || PyMethod_GET_SELF(handler) != found) {
-        goto done;
+        if (!PyMethod_Check(handler) || PyMethod_GET_FUNCTION(handler) != dflt
+            || PyMethod_GET_SELF(handler) != found) {
+            goto done;
+        }
+        if (Py_IS_TYPE(found, &PyType_Type) && tp->tp_version_tag != 0) {
+            known_type = tp;  /* (borrowed: a type made later at its address has another tag) */
+            known_version = tp->tp_version_tag;
+            Py_XSETREF(known_default, Py_NewRef(dflt));
+            known_state = st;  /* (borrowed, compared only: the state of the protocol whose handler this is) */
+        }
     }
     *taken = 1;
     state = PyObject_GetAttr(PyTuple_GET_ITEM(st, P_TLS), s_state);

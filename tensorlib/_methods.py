@@ -257,9 +257,10 @@ if type(other) is _Tensor and type(self) is _Tensor:
 # and the wrapper goes on to the impl. The compiled path also takes a Python number next to a floating point tensor
 # (``_scalars``: the dtypes for which the impl computes ``ufunc(a, number)``; the Python path leaves those to it).
 _SAME_DTYPE_PATH_COMPILED = """\
-_r = _same_dtype(self, other, _ufunc, _dtypes, False, _scalars)
-if _r is not None:
-    return _r
+if type(self) is _Tensor:  # (a subclass skips the call: it dispatches)
+    _r = _same_dtype(self, other, _ufunc, _dtypes, False, _scalars)
+    if _r is not None:
+        return _r
 """
 # arithmetic whose impl computes ``ufunc(a, number)`` for a Python float (or an int within int64) and a floating
 # point tensor (see binary_arrays), so the compiled path may take those: the comparisons may not (a float beyond a
@@ -298,7 +299,7 @@ def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tupl
         if accel is not None:
             scalar_kinds = "".join(k for k in kinds if k in _SCALAR_KINDS) if scalars or reflected else ""
             op._dispatch_inline = (_SAME_DTYPE_PATH_COMPILED, {  # type: ignore[attr-defined]
-                "_same_dtype": accel.same_dtype, "_ufunc": ufunc,
+                "_Tensor": Tensor, "_same_dtype": accel.same_dtype, "_ufunc": ufunc,
                 "_dtypes": frozenset() if reflected else _dtypes_of(kinds),
                 "_scalars": _dtypes_of(scalar_kinds) if scalar_kinds else None,
             })
@@ -307,6 +308,9 @@ def _binary(name: str, func: Callable, reflected: bool = False, same_dtype: tupl
                 "_Tensor": Tensor, "_ufunc": ufunc, "_dtypes": _dtypes_of(kinds), "_new": _new, "_ndarray": ndarray,
                 "_asarray": np.asarray, "_general": func,
             })
+    if hasattr(op, "_dispatch_inline"):
+        # both paths return only for exact Tensors (and numbers): they run before the wrapper's type checks
+        op._dispatch_inline_first = True  # type: ignore[attr-defined]
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"The ``{name}`` operator."
     return op

@@ -184,6 +184,7 @@ def _wrap_method(binding: _registry.Binding, cls: type) -> Callable:
     return protocol.wrap(
         impl, name=binding.name, qualname=f"{cls.__qualname__}.{binding.name}", module=cls.__module__,
         signature=signature, namespace=cls, doc=impl.__doc__, inline=getattr(impl, "_dispatch_inline", None),
+        inline_first=getattr(impl, "_dispatch_inline_first", False),
         **call_form(_registry.TENSOR, binding.name, lambda: signature or inspect.signature(impl)),
     )
 

@@ -242,7 +242,7 @@ class Lazy:
         return ("lazy", func.__name__)
 
 
-def make_inline(ran: list, translate: bool = False) -> tuple[Protocol, object]:
+def make_inline(ran: list, translate: bool = False, first: bool = False) -> tuple[Protocol, object]:
     proto = Protocol("__box_function__")
     proto.add_plain_type(Box, primary=True)
     if translate:
@@ -251,19 +251,24 @@ def make_inline(ran: list, translate: bool = False) -> tuple[Protocol, object]:
     def twice(x, scale=1):
         return Box(("impl", x.v * 2 * scale))
 
-    source = (
-        "_ran.append(x.v)\n"
-        "if x.v == 'key':\n"
-        "    raise KeyError('bad key')\n"
-        "if type(x.v) is int and scale is _one:\n"
-        "    return _Box(('inline', x.v * 2))\n"
+    source = (  # (it returns only for a Box: it may run first, before the wrapper's type checks)
+        "if type(x) is _Box:\n"
+        "    _ran.append(x.v)\n"
+        "    if x.v == 'key':\n"
+        "        raise KeyError('bad key')\n"
+        "    if type(x.v) is int and scale is _one:\n"
+        "        return _Box(('inline', x.v * 2))\n"
     )
-    return proto, proto.wrap(twice, inline=(source, {"_ran": ran, "_one": 1, "_Box": Box}))
+    return proto, proto.wrap(twice, inline=(source, {"_ran": ran, "_one": 1, "_Box": Box}), inline_first=first)
 
 
-def test_inline_source_runs_on_the_plain_path_and_may_fall_through():
+FIRST = pytest.mark.parametrize("first", [False, True], ids=["after the checks", "first"])
+
+
+@FIRST
+def test_inline_source_runs_on_the_plain_path_and_may_fall_through(first):
     ran = []
-    _, twice = make_inline(ran)
+    _, twice = make_inline(ran, first=first)
     assert twice(Box(3)).v == ("inline", 6)
     assert twice(Box(3), 2).v == ("impl", 12)  # the inline code falls through: the implementation runs
     assert twice(Box("a")).v == ("impl", "aa")
@@ -271,9 +276,10 @@ def test_inline_source_runs_on_the_plain_path_and_may_fall_through():
     assert twice._implementation(Box(3)).v == ("impl", 6)  # the raw implementation is unchanged
 
 
-def test_inline_source_does_not_run_when_the_call_dispatches():
+@FIRST
+def test_inline_source_does_not_run_when_the_call_dispatches(first):
     ran = []
-    proto, twice = make_inline(ran)
+    proto, twice = make_inline(ran, first=first)
     assert twice(Lazy()) == ("lazy", "twice")
     seen = []
 
@@ -287,9 +293,10 @@ def test_inline_source_does_not_run_when_the_call_dispatches():
     assert ran == [] and len(seen) == 1
 
 
-def test_inline_errors_are_translated_as_the_implementations_are():
+@FIRST
+def test_inline_errors_are_translated_as_the_implementations_are(first):
     ran = []
-    _, twice = make_inline(ran, translate=True)
+    _, twice = make_inline(ran, translate=True, first=first)
     with pytest.raises(RuntimeError, match="twice: 'bad key'") as info:
         twice(Box("key"))
     assert isinstance(info.value.__cause__, KeyError)
@@ -306,3 +313,5 @@ def test_inline_names_must_be_free_and_the_wrapper_must_check_its_arguments():
             proto.wrap(f, inline=("pass", names))
     with pytest.raises(ValueError, match="modes_only"):
         proto.wrap(f, modes_only=True, inline=("pass", {}))
+    with pytest.raises(ValueError, match="inline_first=True needs inline="):
+        proto.wrap(f, inline_first=True)

@@ -148,3 +148,32 @@ def test_slow_path_refuses_bad_arguments() -> None:
                                ENABLED, SUBCLASSES_DISABLED)
     with pytest.raises(TypeError, match="spec, args: tuple"):
         entry(None, [], {})
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_handler_set_after_the_type_was_seen_is_called(kind) -> None:
+    lib = _library(kind)
+
+    class Sub(lib.Arr):
+        pass
+
+    class Base(lib.Arr):
+        pass
+
+    class Child(Base):
+        pass
+
+    s, c = Sub(3), Child(3)
+    assert (type(lib.double(s)).__name__, type(lib.double(c)).__name__) == ("Sub", "Child")  # the shortcut, twice
+
+    def own(cls, func, types, args=(), kwargs=None):
+        return ("own", cls.__name__)
+
+    Sub.__arr_function__ = classmethod(own)  # on the class the shortcut saw
+    assert lib.double(s) == ("own", "Sub")
+    del Sub.__arr_function__
+    assert type(lib.double(s)).__name__ == "Sub"
+    Base.__arr_function__ = classmethod(own)  # on a base of it
+    assert lib.double(c) == ("own", "Child")
+    del Base.__arr_function__
+    assert type(lib.double(c)).__name__ == "Child"
