@@ -30,10 +30,9 @@
  *   run_all(ready, buffers, deps, retain_graph, pending)
  *                                   -> the backward loop over every reachable node (tensorlib._autograd.engine's
  *                                      _run_all, statement for statement; setup_engine() hands it the names it uses).
- *                                      Three common nodes' backward run here in their usual case (setup_nodes():
- *                                      the sum of everything, the product by a tensor that needs no gradient, a
- *                                      linear layer's weight.t()); their Python methods are the twins, and run in
- *                                      every other case
+ *                                      Two common nodes' backward run here in their usual case (setup_nodes():
+ *                                      the sum of everything, and the product by a tensor that needs no gradient);
+ *                                      their Python methods are the twins, and run in every other case
  *
  * The Tensor's fields are __slots__ of a Python class: setup() reads their offsets from the class's member
  * descriptors once, so a store is one pointer write, as the interpreter's own slot store is. It touches no
@@ -603,7 +602,7 @@ none_buffer(PyObject *node)
  * tag still matches holds facts that are still true (the type pointer is borrowed: a type freed and another made
  * at its address has another tag). */
 
-enum { FAST_NONE, FAST_SUM, FAST_SCALED, FAST_TRANSPOSE };
+enum { FAST_NONE, FAST_SUM, FAST_SCALED };
 
 typedef struct {
     PyTypeObject *type;      /* borrowed */
@@ -622,15 +621,13 @@ static type_facts facts_cache[FACTS_SIZE];
 typedef struct {
     PyTypeObject *sum;          /* SumBackward0 */
     PyTypeObject *scaled;       /* the MulBackward0 of ``x * other`` with only x needing a gradient */
-    PyTypeObject *transpose;    /* the TBackward0 of a linear layer's weight */
     PyTypeObject *saved;        /* SavedTensor */
-    PyObject *sum_backward, *scaled_backward, *transpose_backward;  /* their Python methods, which the bodies below
-                                                                     * stand in for */
+    PyObject *sum_backward, *scaled_backward;  /* their Python backward methods: the bodies below stand in for them */
     PyObject *grad_state;       /* grad mode's thread-local state (``.enabled``) */
     PyObject *empty;            /* numpy.empty */
     Py_ssize_t fill_limit;      /* broadcast.py's _FILL_LIMIT */
     Py_ssize_t sum_shape, scaled_other, scaled_self_meta, saved_tensor, saved_counter, saved_version;
-    PyObject *s_enabled, *s_shape, *s_kind, *s_strides, *s_base, *s_T;
+    PyObject *s_enabled, *s_shape, *s_kind, *s_saved_slots_name, *s_backward_name;
 } nodes_state;
 
 static nodes_state N;
@@ -738,16 +735,13 @@ facts_of(PyTypeObject *tp, type_facts *scratch)
         }
         Py_XDECREF(saved);
     }
-    if (a && fresh.node_slots && (tp == N.sum || tp == N.scaled || tp == N.transpose)) {
-        int kind = tp == N.sum ? FAST_SUM : tp == N.scaled ? FAST_SCALED : FAST_TRANSPOSE;
-        PyObject *method = kind == FAST_SUM ? N.sum_backward : kind == FAST_SCALED ? N.scaled_backward
-                                                                                   : N.transpose_backward;
-        int same = type_attr_is(tp, "backward", method);
+    if (a && fresh.node_slots && (tp == N.sum || tp == N.scaled)) {
+        int same = type_attr_is(tp, "backward", tp == N.sum ? N.sum_backward : N.scaled_backward);
         if (same < 0) {
             Py_XDECREF(fresh.saved_slots);
             return NULL;
         }
-        fresh.fast = same ? (char)kind : FAST_NONE;
+        fresh.fast = !same ? FAST_NONE : tp == N.sum ? FAST_SUM : FAST_SCALED;
     }
     fresh.version = tp->tp_version_tag;  /* (the lookups above gave the type a tag if it had none) */
     if (fresh.version == 0) {  /* nothing to key the facts by: used once, holding no reference */
@@ -921,83 +915,6 @@ scaled_backward(PyObject *node, PyObject *g)
     return out;
 }
 
-/* 1 when the tuples ``a`` and ``b`` hold the same items, ``b``'s in reverse order; 0 when not, -1 on error */
-static int
-reversed_of(PyObject *a, PyObject *b)
-{
-    if (!PyTuple_CheckExact(a) || !PyTuple_CheckExact(b) || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b)) {
-        return 0;
-    }
-    Py_ssize_t n = PyTuple_GET_SIZE(a);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, n - 1 - i), Py_EQ);
-        if (same != 1) {
-            return same;
-        }
-    }
-    return 1;
-}
-
-/* WeightTBackward.backward's first case (tensorlib.ops.shape): nothing recorded, a 2-D gradient, its array
- * transposed; when that array is the transpose of all of its base, the base itself. A new ``(gradient,)`` tuple;
- * NULL with no error set when the case does not apply (the Python method then runs). */
-static PyObject *
-transpose_backward(PyObject *node, PyObject *g)
-{
-    if (!Py_IS_TYPE(g, S.tensor)) {
-        return NULL;
-    }
-    int recording = attr_true(N.grad_state, N.s_enabled);
-    if (recording != 0) {
-        return NULL;  /* (an error stays set) */
-    }
-    PyObject *a = SLOT(g, S.data);
-    if (!Py_IS_TYPE(a, S.ndarray)) {
-        return NULL;
-    }
-    PyObject *shape = PyObject_GetAttr(a, N.s_shape);
-    if (shape == NULL) {
-        return NULL;
-    }
-    PyObject *result = NULL;
-    if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != 2) {
-        Py_DECREF(shape);
-        return NULL;
-    }
-    PyObject *base = PyObject_GetAttr(a, N.s_base);
-    if (base == NULL) {
-        Py_DECREF(shape);
-        return NULL;
-    }
-    int whole = 0;
-    if (base != Py_None) {
-        PyObject *bshape = PyObject_GetAttr(base, N.s_shape);
-        whole = bshape == NULL ? -1 : reversed_of(bshape, shape);
-        Py_XDECREF(bshape);
-        if (whole == 1) {
-            PyObject *bstrides = PyObject_GetAttr(base, N.s_strides);
-            PyObject *strides = bstrides == NULL ? NULL : PyObject_GetAttr(a, N.s_strides);
-            whole = strides == NULL ? -1 : reversed_of(bstrides, strides);
-            Py_XDECREF(bstrides);
-            Py_XDECREF(strides);
-        }
-    }
-    if (whole >= 0) {
-        PyObject *data = whole ? Py_NewRef(base) : PyObject_GetAttr(a, N.s_T);
-        if (data != NULL) {
-            PyObject *t = new_tensor(data);
-            Py_DECREF(data);
-            if (t != NULL) {
-                result = PyTuple_Pack(1, t);
-                Py_DECREF(t);
-            }
-        }
-    }
-    Py_DECREF(base);
-    Py_DECREF(shape);
-    return result;
-}
-
 /* compiled_backward(node, g): what run_all computes in C for ``node.apply([g])`` (a tuple), or None when the node
  * is not one of the common nodes, or their case does not apply (run_all then calls the Python method) */
 static PyObject *
@@ -1017,8 +934,7 @@ compiled_backward(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *outs = f->fast == FAST_SUM ? sum_backward(args[0], args[1])
-                   : f->fast == FAST_SCALED ? scaled_backward(args[0], args[1])
-                   : f->fast == FAST_TRANSPOSE ? transpose_backward(args[0], args[1]) : NULL;
+                   : f->fast == FAST_SCALED ? scaled_backward(args[0], args[1]) : NULL;
     if (outs == NULL && !PyErr_Occurred()) {
         Py_RETURN_NONE;
     }
@@ -1028,11 +944,11 @@ compiled_backward(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 setup_nodes(PyObject *module, PyObject *args)
 {
-    PyTypeObject *sum, *scaled, *transpose, *saved;
+    PyTypeObject *sum, *scaled, *saved;
     PyObject *grad_state, *empty;
     Py_ssize_t fill_limit;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOn:setup_nodes", &PyType_Type, &sum, &PyType_Type, &scaled, &PyType_Type,
-                          &transpose, &PyType_Type, &saved, &grad_state, &empty, &fill_limit)) {
+    if (!PyArg_ParseTuple(args, "O!O!O!OOn:setup_nodes", &PyType_Type, &sum, &PyType_Type, &scaled, &PyType_Type,
+                          &saved, &grad_state, &empty, &fill_limit)) {
         return NULL;
     }
     if (R.node == NULL || E.accumulate_grad == NULL || !ready()) {
@@ -1040,8 +956,8 @@ setup_nodes(PyObject *module, PyObject *args)
         return NULL;
     }
     if (N.s_enabled == NULL) {
-        const char *names[] = {"enabled", "shape", "kind", "strides", "base", "T"};
-        PyObject **slots[] = {&N.s_enabled, &N.s_shape, &N.s_kind, &N.s_strides, &N.s_base, &N.s_T};
+        const char *names[] = {"enabled", "shape", "kind"};
+        PyObject **slots[] = {&N.s_enabled, &N.s_shape, &N.s_kind};
         if (intern_all(names, slots, sizeof(names) / sizeof(names[0])) < 0) {
             return NULL;
         }
@@ -1055,28 +971,22 @@ setup_nodes(PyObject *module, PyObject *args)
         return NULL;
     }
     PyObject *sb = type_attr(sum, "backward"), *cb = sb == NULL ? NULL : type_attr(scaled, "backward");
-    PyObject *tb = cb == NULL ? NULL : type_attr(transpose, "backward");
-    if (tb == NULL) {
+    if (cb == NULL) {
         Py_XDECREF(sb);
-        Py_XDECREF(cb);
         return NULL;
     }
     n.fill_limit = fill_limit;
     Py_XSETREF(N.sum_backward, sb);
     Py_XSETREF(N.scaled_backward, cb);
-    Py_XSETREF(N.transpose_backward, tb);
     Py_XSETREF(N.sum, (PyTypeObject *)Py_NewRef(sum));
     Py_XSETREF(N.scaled, (PyTypeObject *)Py_NewRef(scaled));
-    Py_XSETREF(N.transpose, (PyTypeObject *)Py_NewRef(transpose));
     Py_XSETREF(N.saved, (PyTypeObject *)Py_NewRef(saved));
     Py_XSETREF(N.grad_state, Py_NewRef(grad_state));
     Py_XSETREF(N.empty, Py_NewRef(empty));
     n.sum_backward = N.sum_backward;
     n.scaled_backward = N.scaled_backward;
-    n.transpose_backward = N.transpose_backward;
     n.sum = N.sum;
     n.scaled = N.scaled;
-    n.transpose = N.transpose;
     n.saved = N.saved;
     n.grad_state = N.grad_state;
     n.empty = N.empty;
@@ -1156,9 +1066,6 @@ call_apply(PyObject *node, PyObject *grads, const type_facts *f)
     }
     else if (f->fast == FAST_SCALED) {
         outs = scaled_backward(node, g);
-    }
-    else if (f->fast == FAST_TRANSPOSE) {
-        outs = transpose_backward(node, g);
     }
     if (outs == NULL && !PyErr_Occurred()) {
         outs = PyObject_CallMethodOneArg(node, E.s_backward, g);
@@ -2001,7 +1908,7 @@ static PyMethodDef accel_methods[] = {
     {"sub_scaled", (PyCFunction)(void (*)(void))sub_scaled, METH_FASTCALL,
      "sub_scaled(p, g, lr)\n--\n\n``p -= lr * g`` in one pass for float arrays laid out alike; whether it applied."},
     {"setup_nodes", setup_nodes, METH_VARARGS,
-     "setup_nodes(SumBackward0, ScaledBackward, WeightTBackward, SavedTensor, grad_state, empty, fill_limit)\n--\n\n"
+     "setup_nodes(SumBackward0, ScaledBackward, SavedTensor, grad_state, empty, fill_limit)\n--\n\n"
      "The common nodes whose backward run_all computes itself when their usual case applies."},
     {"compiled_backward", (PyCFunction)(void (*)(void))compiled_backward, METH_FASTCALL,
      "compiled_backward(node, g)\n--\n\nWhat run_all computes itself for ``node.apply([g])``, or None."},

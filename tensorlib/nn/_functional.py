@@ -9,8 +9,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from .._autograd.engine import edge
-from .._autograd.graph import Node, SavedTensor, named_node_class, new_node, save_input, unpack
+from .._autograd.graph import Node, SavedTensor, named_node_class, save_input, unpack
 from .._registry import NN_FUNCTIONAL, TENSORLIB, op
 from .._size import Size
 from .._tensor import Tensor, bump_version, legacy_type_name, wrap_dim
@@ -18,7 +17,6 @@ from ..ops import activation, broadcast, reduction as reduction_ops, shape as sh
 from ..ops._kernels import last_axis_sums
 from ..ops._pointwise import inplace_apply
 from ..ops._util import (
-    _NO_EDGE,
     GRAD,
     float_only,
     float_arg,
@@ -57,8 +55,7 @@ from ._normalization import fused_layer_norm
 
 
 class AddmmBackward0(Node):
-    """``input @ weight.T + bias`` for 2-D input, as torch records it: ``addmm(bias, input, weight.t())``, its edges
-    to the bias, the input and the weight's ``TBackward0``."""
+    """``input @ weight.T + bias`` for 2-D input: one node for the whole layer."""
 
     __slots__ = ("input", "weight", "has_bias")
     _saved_slots = ("input", "weight")
@@ -68,37 +65,33 @@ class AddmmBackward0(Node):
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
-        nf = self.next_functions
-        ib = self.has_bias
-        gi = gwt = gb = None
+        gi = gw = gb = None
         gd = g._data
         if not GRAD.enabled and type(g) is Tensor and gd.dtype.kind == "f" and gd.ndim == 2:
             # nothing to record, real operands: the three products on the arrays (the layer's whole backward)
-            if nf[ib][0] is not None:
+            nf = self.next_functions
+            if nf[0][0] is not None:
                 gi = wrap(matrix_product(gd, unpack(self, self.weight)._data))
-            if nf[ib + 1][0] is not None:
-                # weight.t()'s gradient, as the transpose of the weight's (its TBackward0 transposes it back)
-                gwt = wrap(matrix_product(gd.T, unpack(self, self.input)._data).T)
-            if ib and nf[0][0] is not None:
+            if nf[1][0] is not None:
+                gw = wrap(matrix_product(gd.T, unpack(self, self.input)._data))
+            if self.has_bias and nf[2][0] is not None:
                 # NumPy 2.5's stubs have no overload for this call (2.4's do); the ignore holds for both
                 gb = wrap(np.add.reduce(gd, 0))  # type: ignore[call-overload, unused-ignore]
-            return (gb, gi, gwt) if ib else (gi, gwt)
+            return gi, gw, gb
         # complex operands enter conjugated: the gradient of a holomorphic product
-        if self.needs(ib):
+        if self.needs(0):
             gi = mm(g, _conj(unpack(self, self.weight)))
-        if self.needs(ib + 1):
-            gwt = mm(shape_ops.t(_conj(unpack(self, self.input))), g)
-        if ib and self.needs(0):
+        if self.needs(1):
+            gw = mm(shape_ops.t(g), _conj(unpack(self, self.input)))
+        if self.has_bias and self.needs(2):
             gb = broadcast.sum(g, 0)
-        return (gb, gi, gwt) if ib else (gi, gwt)
+        return gi, gw, gb
 
 
 class MmBackward0(AddmmBackward0):
-    """The same layer without a bias (torch records it as a plain matrix product: ``mm(input, weight.t())``)."""
+    """The same layer without a bias (torch records it as a plain matrix product)."""
 
     __slots__ = ()
-
-
 
 
 @op(namespace=(NN_FUNCTIONAL, TENSORLIB))
@@ -132,23 +125,16 @@ def _linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
                     f"at non-singleton dimension 1"
                 ) from None
         if GRAD.enabled and (x._requires_grad or w._requires_grad or (bias is not None and bias._requires_grad)):
-            # torch's graph: addmm(bias, x, w.t()) (mm(x, w.t()) without a bias), w.t() a TBackward0 node only
-            wt = (new_node(shape_ops.WeightTBackward, (edge(w),)), 0) if w._requires_grad else _NO_EDGE
-            if bias is not None:
-                res, node = record(AddmmBackward0, r, (bias, x))
-                node.next_functions += (wt,)
-            else:
-                res, node = record(MmBackward0, r, (x,))
-                node.next_functions += (wt,)
-            node.input = save_input(x) if w._requires_grad else None
-            node.weight = save_input(w) if x._requires_grad else None
+            res, node = record(AddmmBackward0 if bias is not None else MmBackward0, r, (x, w, bias))
+            node.input = save_input(x) if node.needs(1) else None
+            node.weight = save_input(w) if node.needs(0) else None
             node.has_bias = bias is not None
             return res
         return wrap(r)
-    if (a.ndim != 2 and a.ndim and wd.ndim == 2 and a.dtype == wd.dtype and isinstance(bias, Tensor)
-            and bias._data.ndim == 1 and a.flags.c_contiguous):
-        # a batch of rows (or one row) with a bias, as torch: one layer on the rows, viewed back (ViewBackward0
-        # over AddmmBackward0); one BLAS call instead of NumPy's loop over the batch
+    if (a.ndim > 2 and wd.ndim == 2 and a.dtype == wd.dtype and isinstance(bias, Tensor) and bias._data.ndim == 1
+            and a.flags.c_contiguous):
+        # a batch of rows with a bias, as torch: one layer on the rows, viewed back (ViewBackward0 over
+        # AddmmBackward0); one BLAS call instead of NumPy's loop over the batch
         rows = _linear(shape_ops.reshape(x, (math.prod(a.shape[:-1]), a.shape[-1])), w, bias)
         return shape_ops.reshape(rows, a.shape[:-1] + (wd.shape[0],))
     if bias is not None and a.ndim == 2 and wd.ndim == 2 and a.dtype != wd.dtype:

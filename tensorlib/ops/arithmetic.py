@@ -33,7 +33,6 @@ from ._util import (
     write_out_exact,
 )
 from .broadcast import _FILL_LIMIT, SumBackward0
-from .shape import WeightTBackward
 from .conversion import conj
 
 # -- add / sub ------------------------------------------------------------------
@@ -218,8 +217,8 @@ class _ScaledBackward(MulBackward0):
 
 _ScaledBackward.__name__ = _ScaledBackward.__qualname__ = "MulBackward0"
 
-if accel is not None:  # the compiled backward loop computes these nodes' usual case itself
-    accel.setup_nodes(SumBackward0, _ScaledBackward, WeightTBackward, SavedTensor, GRAD, np.empty, _FILL_LIMIT)
+if accel is not None:  # the compiled backward loop computes this node's and SumBackward0's usual case itself
+    accel.setup_nodes(SumBackward0, _ScaledBackward, SavedTensor, GRAD, np.empty, _FILL_LIMIT)
 
 
 def _conj(v: Any) -> Any:

@@ -411,26 +411,6 @@ class TBackward0(Node):
         return (_transposed(g),)
 
 
-class WeightTBackward(TBackward0):
-    """The ``TBackward0`` of a linear layer's ``weight.t()``, recorded without making the transposed tensor (see
-    nn.functional.linear): with nothing to record, the gradient's array transposed. The layer's node made that
-    gradient as the transpose of a whole fresh array, which is then the result itself (``.grad`` may keep it)."""
-
-    __slots__ = ()
-
-    def backward(self, g: Tensor) -> tuple:
-        a = g._data
-        if not GRAD.enabled and type(g) is Tensor and a.ndim == 2:
-            b = a.base
-            if b is not None and b.shape == a.shape[::-1] and b.strides == a.strides[::-1]:
-                return (wrap(b),)
-            return (wrap(a.T),)
-        return TBackward0.backward(self, g)
-
-
-WeightTBackward.__name__ = WeightTBackward.__qualname__ = "TBackward0"
-
-
 def _transposed(x: Tensor) -> Tensor:
     """``x`` (at most 2-D) transposed, a view recorded as ``t``."""
     a = x._data

@@ -202,27 +202,3 @@ def test_the_loop_reads_overridden_node_attributes(loop) -> None:
     assert a.grad_fn.num_outputs == 3
     (b.sum() + c.sum()).backward()
     assert x.grad.tolist() == [5.0, 5.0]  # a has no gradient: materialized as zeros
-
-
-@needs_accel
-def test_a_linear_weights_transpose_gives_the_python_methods_gradient() -> None:
-    from tensorlib.ops import shape as shape_ops
-
-    w = tensorlib.ones(2, 3, requires_grad=True)
-    node = tensorlib.nn.functional.linear(tensorlib.ones(4, 3), w).grad_fn.next_functions[1][0]
-    assert type(node) is shape_ops.WeightTBackward and node.name() == "TBackward0"
-    whole = np.arange(6.0).reshape(2, 3).copy()  # (owning its memory, as a product does)
-    cases = {
-        "the transpose of a whole array": tensorlib.from_numpy(whole.T),  # -> that array itself
-        "a contiguous array": tensorlib.from_numpy(np.arange(6.0).reshape(3, 2)),  # -> its transpose, a view
-        "part of an array": tensorlib.from_numpy(np.arange(12.0).reshape(4, 3)[:3, :2]),
-    }
-    with tensorlib.no_grad():
-        for name, g in cases.items():
-            got, want = accel.compiled_backward(node, g), type(node).backward(node, g)
-            np.testing.assert_array_equal(got[0].numpy(), want[0].numpy(), strict=True)
-            gd, wd = got[0]._data, want[0]._data  # (numpy() hands out views)
-            assert gd.base is wd.base and (gd is whole) == (wd is whole) == (name.startswith("the transpose")), name
-        assert accel.compiled_backward(node, tensorlib.ones(3)) is None  # not 2-D
-        assert accel.compiled_backward(node, tensorlib.ones(3, 2).as_subclass(_Sub)) is None
-    assert accel.compiled_backward(node, tensorlib.ones(3, 2)) is None  # recording: the transposed view, in Python
