@@ -627,7 +627,7 @@ typedef struct {
     PyObject *empty;            /* numpy.empty */
     Py_ssize_t fill_limit;      /* broadcast.py's _FILL_LIMIT */
     Py_ssize_t sum_shape, scaled_other, scaled_self_meta, saved_tensor, saved_counter, saved_version;
-    PyObject *s_enabled, *s_shape, *s_kind, *s_saved_slots_name, *s_backward_name;
+    PyObject *s_enabled, *s_shape, *s_kind;
 } nodes_state;
 
 static nodes_state N;

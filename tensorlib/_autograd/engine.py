@@ -86,12 +86,8 @@ def _commit(pending: list) -> None:
     nodes, with the leaf's metadata, and from non-leaves that retain their
     gradient, with None.
     """
-    if _commit_compiled is None or STATE.enabled or not _commit_compiled(pending):
-        _commit_general(pending)
-
-
-def _commit_general(pending: list) -> None:
-    """:func:`_commit` in Python: every case (its compiled twin takes the usual ones)."""
+    if _commit_compiled is not None and not STATE.enabled and _commit_compiled(pending):
+        return
     post = False
     if STATE.enabled:
         post = _commit_recorded(pending)
@@ -419,8 +415,8 @@ def _run_from(node: Node, nr: int, g: Tensor, retain_graph: bool) -> None:
         buf[nr] = g
     pending: list = []
     _run_all([node], {node: buf}, deps, retain_graph, pending)
-    if pending and (_commit_compiled is None or STATE.enabled or not _commit_compiled(pending)):  # (_commit inlined)
-        _commit_general(pending)
+    if pending:
+        _commit(pending)
 
 
 def _targets(inputs: Sequence[Any], fname: str) -> tuple[list[tuple[Node, int]], Sequence[Any]]:

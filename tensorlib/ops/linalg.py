@@ -415,7 +415,7 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"vector + matrix @ vector expected, got {x._data.ndim}, {v._data.ndim}")
     if x._data.shape[1] != v._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({x._data.shape[0]}), mat ({_dims(x._data.shape)}), vec ({v._data.shape[0]})")
-    return matmul(x, v, out=out) if out is not None else rename_grad_fn(matmul(x, v), "MvBackward0")
+    return matmul(x, v, out=out)  # (recorded as MvBackward0 there)
 
 
 @op(variants="function method")
@@ -432,7 +432,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
         )
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {x.dtype.name} and {y.dtype.name}")
-    return matmul(x, y, out=out) if out is not None else rename_grad_fn(matmul(x, y), "DotBackward0")
+    return matmul(x, y, out=out)  # (recorded as DotBackward0 there)
 
 
 @op(variants="function method")
